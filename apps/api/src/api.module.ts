@@ -1,0 +1,30 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AuthModule } from '@foresight/auth';
+import { MetricsServer, PlatformModule, type Runtime } from '@foresight/platform';
+import { HealthController, ProbesController } from './health/health.controller';
+import { AccessGuard } from './http/access.guard';
+import { AllExceptionsFilter } from './http/all-exceptions.filter';
+import { TokensController } from './tokens/tokens.controller';
+import { ProcessorsModule } from '../../worker/src/processors.module';
+
+@Module({})
+export class ApiModule {
+  static register(runtime: Runtime): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        PlatformModule.forRoot(runtime),
+        AuthModule,
+        // Embedded and small deployments run the worker's processors inside the API process.
+        ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
+      ],
+      controllers: [HealthController, ProbesController, TokensController],
+      providers: [
+        MetricsServer,
+        { provide: APP_GUARD, useClass: AccessGuard },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+}

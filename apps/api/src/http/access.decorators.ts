@@ -1,0 +1,25 @@
+import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { Principal, Scope } from '@foresight/auth';
+
+export const PUBLIC_ROUTE = 'foresight:public';
+export const REQUIRED_SCOPE = 'foresight:scope';
+
+/** Outside the token check: probes only. */
+export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC_ROUTE, true);
+
+/** The token must carry this scope (CONTRACT.md "Authentication and tokens"). */
+export const RequireScope = (scope: Scope): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_SCOPE, scope);
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+/** The authenticated caller; every organization id a handler uses comes from here. */
+export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
+  const principal = context.switchToHttp().getRequest<FastifyRequest>().principal;
+  if (!principal) throw new Error('CurrentPrincipal used on a route without authentication');
+  return principal;
+});

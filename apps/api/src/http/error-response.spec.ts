@@ -1,0 +1,46 @@
+import { BadRequestException, NotFoundException } from '@nestjs/common';
+import { RateLimitedError } from '@foresight/auth';
+import { AppError } from '@foresight/platform';
+import { toErrorResponse } from './error-response';
+
+describe('toErrorResponse', () => {
+  it('maps domain codes to their statuses with the contract body', () => {
+    expect(toErrorResponse(new AppError('not_found', 'model x not found'))).toMatchObject({
+      status: 404,
+      body: { error: 'not_found', message: 'model x not found' },
+    });
+    expect(toErrorResponse(new AppError('insufficient_scope', 'no')).status).toBe(403);
+    expect(toErrorResponse(new AppError('pii_detected', 'no')).status).toBe(400);
+  });
+
+  it('adds WWW-Authenticate to invalid_token', () => {
+    expect(toErrorResponse(new AppError('invalid_token', 'bad')).headers).toEqual({ 'www-authenticate': 'Bearer error="invalid_token"' });
+  });
+
+  it('gives rate_limited exactly {error, retry_after} and Retry-After', () => {
+    expect(toErrorResponse(new RateLimitedError(3))).toEqual({
+      status: 429,
+      body: { error: 'rate_limited', retry_after: 3 },
+      headers: { 'retry-after': '3' },
+      unexpected: false,
+    });
+  });
+
+  it('answers 503 with Retry-After when a backing service is unreachable', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const wrapped = Object.assign(new Error('query failed'), { driverError: refused });
+    expect(toErrorResponse(wrapped)).toMatchObject({ status: 503, body: { error: 'unavailable' }, headers: { 'retry-after': '5' } });
+  });
+
+  it('hides unexpected errors behind internal_error, without stack or SQL', () => {
+    const response = toErrorResponse(new Error('syntax error at or near "SELEC" in SELEC * FROM secrets'));
+    expect(response.status).toBe(500);
+    expect(response.unexpected).toBe(true);
+    expect(JSON.stringify(response.body)).not.toMatch(/SELEC|secrets|\.ts:/);
+  });
+
+  it('translates Nest HTTP exceptions', () => {
+    expect(toErrorResponse(new NotFoundException('Cannot GET /v1/x')).body).toEqual({ error: 'not_found', message: 'No route GET /v1/x' });
+    expect(toErrorResponse(new BadRequestException('bad')).status).toBe(400);
+  });
+});

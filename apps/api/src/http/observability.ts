@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import { Histogram, type Registry } from 'prom-client';
+import type { Logger } from '@foresight/platform';
+
+/**
+ * One access log line and one histogram sample per request, both keyed by the route pattern:
+ * raw URLs carry ids and user ids, which belong neither in logs nor in metric labels.
+ */
+export function observeRequests(fastify: FastifyInstance, registry: Registry, logger: Logger): void {
+  const duration = new Histogram({
+    name: 'foresight_http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    logger.debug(
+      { reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+    done();
+  });
+}

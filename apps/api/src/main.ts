@@ -1,0 +1,46 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Registry } from 'prom-client';
+import { closeOnSignals, PinoNestLogger, startRuntime } from '@foresight/platform';
+import { ApiModule } from './api.module';
+import { sendError } from './http/error-reply';
+import { observeRequests } from './http/observability';
+import { serveOpenApi } from './openapi/openapi';
+
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+async function bootstrap(): Promise<void> {
+  const runtime = await startRuntime('api');
+  const { config, logger } = runtime;
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    disableRequestLogging: true,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: true,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule.register(runtime), adapter, {
+    logger: new PinoNestLogger(logger),
+    // Fastify's own JSON parser (prototype-poisoning safe) is the only one; Nest would add urlencoded.
+    bodyParser: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  // JSON only: any other body type is answered 415 (Fastify also parses text/plain by default).
+  fastify.removeContentTypeParser('text/plain');
+  fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, logger));
+  observeRequests(fastify, app.get(Registry), logger);
+  app.setGlobalPrefix('v1', { exclude: ['livez', 'readyz'] });
+  serveOpenApi(app);
+  await app.listen(config.port, config.host);
+  logger.info({ port: config.port, embedded: config.embedded, workerMode: config.workerMode }, 'Foresight API listening');
+  closeOnSignals(app, runtime);
+}
+
+bootstrap().catch((error: unknown) => {
+  // A configuration error lists every bad variable; print it plainly for the operator.
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,10 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from '@foresight/auth';
+import { PlatformModule, type Runtime } from '@foresight/platform';
+
+@Module({})
+export class CliModule {
+  static register(runtime: Runtime): DynamicModule {
+    return { module: CliModule, imports: [PlatformModule.forRoot(runtime), AuthModule] };
+  }
+}

@@ -1,0 +1,23 @@
+import 'reflect-metadata';
+import { Command } from 'commander';
+import { SERVICE_VERSION } from '@foresight/platform';
+import { CliContext } from './cli-context';
+import { registerMigrateCommand } from './commands/migrate.command';
+import { registerOrgCommands } from './commands/org.command';
+import { registerTokenCommands } from './commands/token.command';
+
+const program = new Command('foresight')
+  .description('Foresight operator CLI')
+  .version(SERVICE_VERSION)
+  .option('--json', 'print one JSON object (for scripts)', false)
+  .showHelpAfterError();
+const context = new CliContext(() => program.opts<{ json: boolean }>().json);
+
+registerMigrateCommand(program, context);
+registerOrgCommands(program, context);
+registerTokenCommands(program, context);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

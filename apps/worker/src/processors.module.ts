@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { QueueModule } from '@foresight/platform';
+
+/**
+ * Every lib's processor module. The worker process runs them; with WORKER_MODE=inline the
+ * API process imports this same module, so both compositions run identical processors.
+ */
+@Module({
+  imports: [QueueModule],
+})
+export class ProcessorsModule {}

@@ -1,0 +1,34 @@
+/** Unit specs live beside the code; e2e suites drive the built API process (npm test builds first). */
+const swc = ['@swc/jest', {
+  jsc: {
+    target: 'es2022',
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+  },
+  module: { type: 'commonjs' },
+}];
+const moduleNameMapper = { '^@foresight/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts' };
+const common = {
+  rootDir: __dirname,
+  // NestJS 12 ships ES modules; Node loads them with require(esm), Jest needs them compiled to CommonJS.
+  transform: { '^.+\\.[cm]?[tj]s$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+  moduleNameMapper,
+  testEnvironment: 'node',
+};
+
+module.exports = {
+  // e2e suites start real processes; nothing here is a timing assertion.
+  testTimeout: 120_000,
+  maxWorkers: 2,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+    },
+  ],
+};

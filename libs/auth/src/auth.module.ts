@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Organization } from './organizations/organization.entity';
+import { OrganizationsService } from './organizations/organizations.service';
+import { RateLimiterService } from './rate-limit/rate-limiter.service';
+import { ApiToken } from './tokens/api-token.entity';
+import { TokensService } from './tokens/tokens.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Organization, ApiToken])],
+  providers: [OrganizationsService, TokensService, RateLimiterService],
+  exports: [OrganizationsService, TokensService, RateLimiterService],
+})
+export class AuthModule {}

@@ -1,0 +1,34 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { Scope, TokenEnvironment } from './scopes';
+
+/** A token is stored only as a keyed hash; the secret is shown once, at creation. */
+@Entity({ name: 'api_tokens' })
+export class ApiToken {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ name: 'organization_id', type: 'text' })
+  organizationId!: string;
+
+  @Column({ type: 'text' })
+  environment!: TokenEnvironment;
+
+  @Column({ type: 'text', array: true })
+  scopes!: Scope[];
+
+  @Column({ name: 'secret_hash', type: 'bytea', select: false })
+  secretHash!: Buffer;
+
+  /** The last four characters, so people can tell their tokens apart. */
+  @Column({ type: 'text' })
+  hint!: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt!: Date | null;
+
+  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
+  revokedAt!: Date | null;
+}

@@ -1,0 +1,158 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { APP_CONFIG, AppError, newId, notFound, type AppConfig } from '@foresight/platform';
+import { ApiToken } from './api-token.entity';
+import type { Principal } from './principal';
+import { type Scope, type TokenEnvironment } from './scopes';
+import { generateTokenSecret, hashTokenSecret, looksLikeToken } from './token-secret';
+
+export interface IssueToken {
+  organizationId: string;
+  environment: TokenEnvironment;
+  scopes: readonly Scope[];
+  expiresInDays?: number;
+}
+
+export interface IssuedToken {
+  token: ApiToken;
+  /** The only time the secret exists outside the caller's hands. */
+  secret: string;
+}
+
+/**
+ * How long a verified token is trusted without asking Postgres again. Revocation and expiry
+ * take effect on every replica within this time, with no cross-replica messaging to fail.
+ */
+const VERIFIED_TOKEN_TTL_MS = 500;
+const MAX_CACHED_TOKENS = 10_000;
+
+interface CachedVerification {
+  principal: Principal | null;
+  verifiedAt: number;
+}
+
+interface TokenRow {
+  id: string;
+  organization_id: string;
+  environment: TokenEnvironment;
+  scopes: Scope[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  rate_limit_per_minute: number;
+  burst_per_minute: number;
+}
+
+@Injectable()
+export class TokensService {
+  private readonly verified = new Map<string, CachedVerification>();
+
+  constructor(
+    @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async issue(input: IssueToken): Promise<IssuedToken> {
+    if (input.scopes.length === 0) throw new AppError('invalid_request', 'scopes: at least one scope');
+    if (input.expiresInDays !== undefined && !(Number.isInteger(input.expiresInDays) && input.expiresInDays >= 1)) {
+      throw new AppError('invalid_request', 'expiresInDays: a whole number of days, at least 1');
+    }
+    const secret = generateTokenSecret(input.environment);
+    const token = this.tokens.create({
+      id: newId('tok'),
+      organizationId: input.organizationId,
+      environment: input.environment,
+      scopes: [...new Set(input.scopes)],
+      secretHash: this.hash(secret),
+      hint: secret.slice(-4),
+      expiresAt: input.expiresInDays === undefined ? null : new Date(Date.now() + input.expiresInDays * 86_400_000),
+      revokedAt: null,
+    });
+    await this.tokens.insert(token);
+    return { token: await this.get(input.organizationId, token.id), secret };
+  }
+
+  /** Resolves a bearer secret to its principal, or throws `invalid_token`. */
+  async authenticate(secret: string): Promise<Principal> {
+    if (!looksLikeToken(secret)) throw invalidToken('The token is malformed.');
+    const key = this.hash(secret).toString('base64');
+    const now = Date.now();
+    let cached = this.verified.get(key);
+    if (!cached || now - cached.verifiedAt >= VERIFIED_TOKEN_TTL_MS) {
+      cached = { principal: await this.lookup(key), verifiedAt: now };
+      this.remember(key, cached);
+    }
+    const { principal } = cached;
+    if (!principal) throw invalidToken('The token is unknown or revoked.');
+    if (principal.expiresAt && principal.expiresAt.getTime() <= now) throw invalidToken('The token has expired.');
+    return principal;
+  }
+
+  list(organizationId: string): Promise<ApiToken[]> {
+    return this.tokens.find({ where: { organizationId }, order: { createdAt: 'ASC' } });
+  }
+
+  async get(organizationId: string, id: string): Promise<ApiToken> {
+    const token = await this.tokens.findOneBy({ id, organizationId });
+    if (!token) throw notFound(`token ${id}`);
+    return token;
+  }
+
+  /** Revokes a token of the organization; revoking twice keeps the first time. */
+  async revoke(organizationId: string, id: string): Promise<ApiToken> {
+    await this.tokens
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: () => 'now()' })
+      .where('id = :id AND organization_id = :organizationId AND revoked_at IS NULL', { id, organizationId })
+      .execute();
+    return this.get(organizationId, id);
+  }
+
+  /** For operators (CLI): revoke by id alone. */
+  async revokeById(id: string): Promise<ApiToken> {
+    const token = await this.tokens.findOneBy({ id });
+    if (!token) throw notFound(`token ${id}`);
+    return this.revoke(token.organizationId, id);
+  }
+
+  private hash(secret: string): Buffer {
+    return hashTokenSecret(secret, this.config.tokenPepper.reveal());
+  }
+
+  private async lookup(hashBase64: string): Promise<Principal | null> {
+    const rows: TokenRow[] = await this.dataSource.query(
+      `SELECT t.id, t.organization_id, t.environment, t.scopes, t.expires_at, t.revoked_at,
+              o.rate_limit_per_minute, o.burst_per_minute
+         FROM api_tokens t
+         JOIN organizations o ON o.id = t.organization_id
+        WHERE t.secret_hash = decode($1, 'base64')`,
+      [hashBase64],
+    );
+    const row = rows[0];
+    if (!row || row.revoked_at) return null;
+    return {
+      tokenId: row.id,
+      organizationId: row.organization_id,
+      environment: row.environment,
+      scopes: row.scopes,
+      expiresAt: row.expires_at,
+      rateLimitPerMinute: row.rate_limit_per_minute,
+      burstPerMinute: row.burst_per_minute,
+    };
+  }
+
+  private remember(key: string, entry: CachedVerification): void {
+    if (this.verified.size >= MAX_CACHED_TOKENS) {
+      const oldest = this.verified.keys().next();
+      if (!oldest.done) this.verified.delete(oldest.value);
+    }
+    this.verified.delete(key);
+    this.verified.set(key, entry);
+  }
+}
+
+function invalidToken(message: string): AppError {
+  return new AppError('invalid_token', message);
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { environmentSchema, REQUIRED_WITH_EXTERNAL_DATABASE } from './config.schema';
+import { Secret } from './secret';
+
+export type Region = 'eu' | 'us';
+export type WorkerMode = 'inline' | 'off';
+
+export interface AppConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Absent: the embedded PGlite database under dataDir. */
+  readonly databaseUrl?: Secret;
+  readonly databasePoolSize: number;
+  readonly dataDir: string;
+  readonly redisUrl: Secret;
+  readonly redisPrefix: string;
+  readonly tokenPepper: Secret;
+  readonly encryptionKey: Secret;
+  readonly region: Region;
+  readonly logLevel: string;
+  readonly metricsPort: number;
+  readonly workerMode: WorkerMode;
+  readonly embedded: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The only place that reads the environment. Every bad variable is reported at once.
+ * In embedded mode (no DATABASE_URL) missing secrets are generated once and kept in DATA_DIR,
+ * so a newcomer needs no configuration at all.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  const vars = parsed.data;
+  const embedded = vars.DATABASE_URL === undefined;
+  if (!embedded) {
+    const missing = REQUIRED_WITH_EXTERNAL_DATABASE.filter((name) => vars[name] === undefined);
+    if (missing.length > 0) {
+      throw new ConfigError(missing.map((name) => `${name}: required when DATABASE_URL is set`));
+    }
+  }
+  const dataDir = resolve(vars.DATA_DIR);
+  return {
+    port: vars.PORT,
+    host: vars.HOST,
+    databaseUrl: vars.DATABASE_URL === undefined ? undefined : new Secret(vars.DATABASE_URL),
+    databasePoolSize: vars.DATABASE_POOL_SIZE,
+    dataDir,
+    redisUrl: new Secret(vars.REDIS_URL),
+    redisPrefix: vars.REDIS_PREFIX,
+    tokenPepper: new Secret(vars.TOKEN_PEPPER ?? keptSecret(dataDir, 'token-pepper', 32)),
+    encryptionKey: new Secret(vars.ENCRYPTION_KEY ?? keptSecret(dataDir, 'encryption-key', 32)),
+    region: vars.REGION,
+    logLevel: vars.LOG_LEVEL,
+    metricsPort: vars.METRICS_PORT,
+    workerMode: vars.WORKER_MODE ?? (embedded ? 'inline' : 'off'),
+    embedded,
+  };
+}
+
+/** A hex secret generated on first use and kept (mode 0600) so restarts keep the same value. */
+function keptSecret(dataDir: string, name: string, bytes: number): string {
+  const file = join(dataDir, 'secrets', name);
+  if (existsSync(file)) {
+    return readFileSync(file, 'utf8').trim();
+  }
+  mkdirSync(join(dataDir, 'secrets'), { recursive: true, mode: 0o700 });
+  const value = randomBytes(bytes).toString('hex');
+  writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
+  return value;
+}

@@ -1,0 +1,26 @@
+import type { DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/config';
+import { EMBEDDED_SOCKET_PORT, type EmbeddedPostgres } from './embedded-postgres';
+import { MIGRATIONS } from './migrations';
+
+/** Options for the one TypeORM data source; entities are added by each lib's TypeOrmModule.forFeature. */
+export function dataSourceOptions(config: AppConfig, embedded?: EmbeddedPostgres): DataSourceOptions {
+  const connection = embedded
+    ? {
+        host: embedded.socketDir,
+        port: EMBEDDED_SOCKET_PORT,
+        username: 'postgres',
+        database: 'postgres',
+        // PGlite runs one transaction at a time; one pooled connection keeps them apart.
+        extra: { max: 1 },
+      }
+    : { url: config.databaseUrl?.reveal(), extra: { max: config.databasePoolSize, connectionTimeoutMillis: 5000 } };
+  return {
+    type: 'postgres',
+    ...connection,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    synchronize: false,
+    logging: ['error'],
+  };
+}

@@ -1,0 +1,14 @@
+import { randomInt } from 'node:crypto';
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `prefix_` + 16 lowercase alphanumerics (about 82 bits), e.g. `org_k3v9...`. */
+export function newId(prefix: 'org' | 'tok' | 'mdl' | 'ver' | 'run' | 'whk' | 'dlv' | 'era'): string {
+  let id = `${prefix}_`;
+  for (let i = 0; i < 16; i++) id += ALPHABET[randomInt(ALPHABET.length)];
+  return id;
+}
+
+export function isId(prefix: string, value: string): boolean {
+  return new RegExp(`^${prefix}_[a-z0-9]{16}$`).test(value);
+}

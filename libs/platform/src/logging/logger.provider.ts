@@ -1,0 +1,2 @@
+/** Injection token for the process's pino logger. */
+export const LOGGER = Symbol('LOGGER');

@@ -1,0 +1,27 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ConfigModule } from './config/config.module';
+import { HealthService } from './health/health.service';
+import { LOGGER } from './logging/logger.provider';
+import { MetricsModule } from './metrics/metrics.module';
+import { RedisModule } from './redis/redis.module';
+import type { Runtime } from './runtime';
+
+/** Infrastructure every process needs: config, logger, Postgres, Redis, metrics. */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(runtime: Runtime): DynamicModule {
+    return {
+      module: PlatformModule,
+      imports: [
+        ConfigModule.forRoot(runtime.config),
+        TypeOrmModule.forRoot({ ...runtime.database, autoLoadEntities: true }),
+        RedisModule,
+        MetricsModule,
+      ],
+      providers: [{ provide: LOGGER, useValue: runtime.logger }, HealthService],
+      exports: [LOGGER, HealthService, MetricsModule],
+    };
+  }
+}

@@ -1,0 +1,28 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { LOGGER } from '../logging/logger.provider';
+import type { Logger } from '../logging/logger';
+import { REDIS } from '../redis/redis.module';
+
+/** Redis evicting keys would silently drop queued jobs: say so loudly at start-up. */
+@Injectable()
+export class RedisPolicyCheck implements OnApplicationBootstrap {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      const [, policy] = (await this.redis.config('GET', 'maxmemory-policy')) as [string, string];
+      if (policy !== 'noeviction') {
+        this.logger.warn(
+          { policy },
+          `REDIS MISCONFIGURED: maxmemory-policy is "${policy}"; queued jobs can be evicted and lost. Set maxmemory-policy noeviction (and enable AOF).`,
+        );
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not read Redis maxmemory-policy (CONFIG may be disabled); make sure it is noeviction');
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config';
+import { LOGGER } from '../logging/logger.provider';
+import type { Logger } from '../logging/logger';
+
+/** Client for request-path commands: fails fast when Redis is down instead of queueing. */
+export const REDIS = Symbol('REDIS');
+
+@Injectable()
+export class RedisKeys {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  /** Every key this deployment writes starts with REDIS_PREFIX, so deployments and test suites never collide. */
+  key(...parts: string[]): string {
+    return `${this.config.redisPrefix}${parts.join(':')}`;
+  }
+}
+
+@Injectable()
+class RedisCloser implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REDIS,
+      inject: [APP_CONFIG, LOGGER],
+      useFactory: async (config: AppConfig, logger: Logger): Promise<Redis> => {
+        const redis = new Redis(config.redisUrl.reveal(), {
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 1,
+          enableAutoPipelining: true,
+          connectTimeout: 2000,
+          retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+        });
+        let lastWarning = 0;
+        redis.on('error', (error: Error) => {
+          if (Date.now() - lastWarning < 30_000) return;
+          lastWarning = Date.now();
+          logger.warn({ err: error }, 'Redis connection error');
+        });
+        // Give the first connection a moment; if Redis is down the process still starts (readyz says so).
+        await Promise.race([
+          new Promise((resolve) => redis.once('ready', resolve)),
+          new Promise((resolve) => setTimeout(resolve, 2000).unref()),
+        ]);
+        return redis;
+      },
+    },
+    RedisKeys,
+    RedisCloser,
+  ],
+  exports: [REDIS, RedisKeys],
+})
+export class RedisModule {}

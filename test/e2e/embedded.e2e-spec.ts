@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { request } from '../support/http';
+import { cliJson, startApi, type RunningProcess } from '../support/processes';
+import { REDIS_URL } from '../support/services';
+import type { OrganizationWithToken } from '../support/suite';
+
+/** The zero-configuration path of the README: no DATABASE_URL, PGlite in DATA_DIR, worker inline. */
+describe('embedded mode (PGlite)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'foresight-embedded-'));
+  const env = { DATA_DIR: dataDir, REDIS_URL, REDIS_PREFIX: `e2e:embedded:${randomBytes(4).toString('hex')}:` };
+  let api: RunningProcess | undefined;
+
+  afterAll(async () => {
+    await api?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates an organization with the CLI, serves it, and lets the CLI reach the running database', async () => {
+    const created = await cliJson<OrganizationWithToken>(env, ['org', 'create', '--name', 'Embedded']);
+    api = await startApi(env);
+    const health = await request(`${api.baseUrl}/v1/health`, { token: created.token.secret });
+    expect(health).toMatchObject({ status: 200, body: { status: 'ok' } });
+
+    // While the API owns the PGlite directory, the CLI goes through its socket.
+    const second = await cliJson<{ token: { secret: string } }>(env, ['token', 'create', '--org', created.organization.id, '--env', 'dev', '--scopes', 'read']);
+    expect((await request(`${api.baseUrl}/v1/health`, { token: second.token.secret })).status).toBe(200);
+    const listed = await cliJson<{ tokens: unknown[] }>(env, ['token', 'list', '--org', created.organization.id]);
+    expect(listed.tokens).toHaveLength(2);
+  });
+});

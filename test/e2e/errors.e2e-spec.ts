@@ -1,0 +1,88 @@
+import { request } from '../support/http';
+import { startApi, type RunningProcess } from '../support/processes';
+import { TcpProxy } from '../support/tcp-proxy';
+import { TestSuite, type OrganizationWithToken } from '../support/suite';
+
+describe('error responses', () => {
+  let suite: TestSuite;
+  let api: RunningProcess;
+  let org: OrganizationWithToken;
+
+  beforeAll(async () => {
+    suite = await TestSuite.create('errors');
+    org = await suite.createOrganization('Errors');
+    api = await startApi(suite.env);
+  });
+
+  afterAll(async () => {
+    await api?.stop();
+    await suite?.destroy();
+  });
+
+  const post = (body: string, contentType = 'application/json') =>
+    request(`${api.baseUrl}/v1/tokens`, { token: org.token.secret, method: 'POST', body, headers: { 'content-type': contentType } });
+
+  it('answers malformed JSON with 400 invalid_request', async () => {
+    const response = await post('{"environment":');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'invalid_request', message: expect.any(String) });
+  });
+
+  it('names each invalid field in details', async () => {
+    const response = await post(JSON.stringify({ environment: 'qa', scopes: ['read', 'root'] }));
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'invalid_request', details: expect.arrayContaining([expect.objectContaining({ path: 'environment' })]) });
+    expect((response.body as { details: Array<{ path: string }> }).details.map((d) => d.path)).toContain('scopes.1');
+  });
+
+  it('answers a body over 1 MiB with 413 payload_too_large', async () => {
+    const response = await post(JSON.stringify({ padding: 'x'.repeat(1024 * 1024) }));
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ error: 'payload_too_large', message: expect.any(String) });
+  });
+
+  it('answers a body that is not JSON with 415 unsupported_media_type', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const response = await post('environment=dev', type);
+      expect(response.status).toBe(415);
+      expect(response.body).toEqual({ error: 'unsupported_media_type', message: expect.any(String) });
+    }
+  });
+
+  it('answers an unknown route with 404 not_found', async () => {
+    for (const path of ['/v1/nothing-here', '/nothing']) {
+      const response = await request(`${api.baseUrl}${path}`, { token: org.token.secret });
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ error: 'not_found', message: expect.stringContaining(path) });
+    }
+  });
+
+  it('answers 503 unavailable with Retry-After when Postgres is unreachable, and recovers', async () => {
+    const url = new URL(suite.env.DATABASE_URL);
+    const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+    url.host = `127.0.0.1:${proxy.port}`;
+    const cutOff = await startApi({ ...suite.env, DATABASE_URL: url.toString() });
+    try {
+      expect((await request(`${cutOff.baseUrl}/v1/health`, { token: org.token.secret })).status).toBe(200);
+      proxy.cut();
+      await new Promise((r) => setTimeout(r, 600)); // past the verified-token cache
+      const response = await request(`${cutOff.baseUrl}/v1/tokens`, { token: org.token.secret });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ error: 'unavailable', message: expect.any(String) });
+      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(JSON.stringify(response.body)).not.toMatch(/ECONN|at .*\.js|SELECT/);
+      expect((await request(`${cutOff.baseUrl}/readyz`)).status).toBe(503);
+
+      proxy.restore();
+      let recovered = 0;
+      for (let i = 0; i < 50 && recovered !== 200; i++) {
+        recovered = (await request(`${cutOff.baseUrl}/v1/tokens`, { token: org.token.secret })).status;
+        if (recovered !== 200) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(recovered).toBe(200);
+    } finally {
+      await cutOff.stop();
+      await proxy.close();
+    }
+  });
+});

@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { freePort } from './ports';
+
+const ROOT = join(__dirname, '..', '..');
+const START_TIMEOUT_MS = 60_000;
+
+export interface RunningProcess {
+  readonly baseUrl: string;
+  readonly metricsUrl: string;
+  readonly child: ChildProcess;
+  /** Everything the process printed, for failure messages. */
+  output(): string;
+  /** Graceful stop (SIGTERM) and wait for exit. */
+  stop(): Promise<void>;
+  /** Hard kill, like a crashed pod. */
+  kill(): Promise<void>;
+}
+
+/** Starts the built API (`dist/apps/api/src/main.js`) and waits until /livez answers. */
+export async function startApi(env: Record<string, string>): Promise<RunningProcess> {
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port), METRICS_PORT: String(metricsPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const running = wrap(child, `http://127.0.0.1:${port}`, `http://127.0.0.1:${metricsPort}`);
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`API exited with ${child.exitCode} during start:\n${running.output()}`);
+    const live = await fetch(`${running.baseUrl}/livez`).then((r) => r.ok, () => false);
+    if (live) return running;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await running.kill();
+  throw new Error(`API did not start within ${START_TIMEOUT_MS} ms:\n${running.output()}`);
+}
+
+function wrap(child: ChildProcess, baseUrl: string, metricsUrl: string): RunningProcess {
+  const chunks: string[] = [];
+  child.stdout?.on('data', (d: Buffer) => chunks.push(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => chunks.push(d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const signal = async (name: NodeJS.Signals): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    await exited;
+  };
+  return { baseUrl, metricsUrl, child, output: () => chunks.join(''), stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI with `--json` and the suite's environment. */
+export function runCli(env: Record<string, string>, args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/apps/cli/src/main.js'), '--json', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+export async function cliJson<T>(env: Record<string, string>, args: string[]): Promise<T> {
+  const result = await runCli(env, args);
+  if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
