@@ -18,10 +18,15 @@ export interface RunningProcess {
 }
 
 /** Starts the built API (`dist/apps/api/src/main.js`) and waits until /livez answers. */
-export async function startApi(env: Record<string, string>): Promise<RunningProcess> {
+export function startApi(env: Record<string, string>): Promise<RunningProcess> {
+  return startServer([join(ROOT, 'dist/apps/api/src/main.js')], env);
+}
+
+/** Starts a node server that honours PORT and METRICS_PORT and waits until its /livez answers. */
+export async function startServer(nodeArgs: string[], env: Record<string, string>): Promise<RunningProcess> {
   const port = await freePort();
   const metricsPort = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/api/src/main.js')], {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port), METRICS_PORT: String(metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,13 +34,13 @@ export async function startApi(env: Record<string, string>): Promise<RunningProc
   const running = wrap(child, `http://127.0.0.1:${port}`, `http://127.0.0.1:${metricsPort}`);
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`API exited with ${child.exitCode} during start:\n${running.output()}`);
+    if (child.exitCode !== null) throw new Error(`${nodeArgs.join(' ')} exited with ${child.exitCode} during start:\n${running.output()}`);
     const live = await fetch(`${running.baseUrl}/livez`).then((r) => r.ok, () => false);
     if (live) return running;
     await new Promise((r) => setTimeout(r, 100));
   }
   await running.kill();
-  throw new Error(`API did not start within ${START_TIMEOUT_MS} ms:\n${running.output()}`);
+  throw new Error(`${nodeArgs.join(' ')} did not start within ${START_TIMEOUT_MS} ms:\n${running.output()}`);
 }
 
 function wrap(child: ChildProcess, baseUrl: string, metricsUrl: string): RunningProcess {

@@ -7,13 +7,10 @@ export class TcpProxy {
   private server?: Server;
   private open = true;
 
-  private constructor(
-    readonly port: number,
-    private readonly target: { host: string; port: number },
-  ) {}
+  private constructor(readonly port: number) {}
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
-    const proxy = new TcpProxy(await freePort(), target);
+    const proxy = new TcpProxy(await freePort());
     proxy.server = createServer((client) => {
       if (!proxy.open) return client.destroy();
       const upstream = connect(target.port, target.host);

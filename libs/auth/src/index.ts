@@ -8,7 +8,7 @@ export {
   type RateLimitSettings,
 } from './organizations/organizations.service';
 export { RateLimiterService } from './rate-limit/rate-limiter.service';
-export { bucketShape, takeFromBucket, type BucketDecision } from './rate-limit/token-bucket';
+export { bucketShape, takeFromBucket, decisionsFor, type BucketDecision } from './rate-limit/token-bucket';
 export { ApiToken } from './tokens/api-token.entity';
 export type { Principal } from './tokens/principal';
 export { SCOPES, ENVIRONMENTS, isScope, isEnvironment, type Scope, type TokenEnvironment } from './tokens/scopes';

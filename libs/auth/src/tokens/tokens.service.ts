@@ -76,12 +76,12 @@ export class TokensService {
   /** Resolves a bearer secret to its principal, or throws `invalid_token`. */
   async authenticate(secret: string): Promise<Principal> {
     if (!looksLikeToken(secret)) throw invalidToken('The token is malformed.');
-    const key = this.hash(secret).toString('base64');
     const now = Date.now();
-    let cached = this.verified.get(key);
+    // Keyed by the presented secret (kept in memory only), so a cached token costs no HMAC.
+    let cached = this.verified.get(secret);
     if (!cached || now - cached.verifiedAt >= VERIFIED_TOKEN_TTL_MS) {
-      cached = { principal: await this.lookup(key), verifiedAt: now };
-      this.remember(key, cached);
+      cached = { principal: await this.lookup(this.hash(secret)), verifiedAt: now };
+      this.remember(secret, cached);
     }
     const { principal } = cached;
     if (!principal) throw invalidToken('The token is unknown or revoked.');
@@ -121,14 +121,14 @@ export class TokensService {
     return hashTokenSecret(secret, this.config.tokenPepper.reveal());
   }
 
-  private async lookup(hashBase64: string): Promise<Principal | null> {
+  private async lookup(secretHash: Buffer): Promise<Principal | null> {
     const rows: TokenRow[] = await this.dataSource.query(
       `SELECT t.id, t.organization_id, t.environment, t.scopes, t.expires_at, t.revoked_at,
               o.rate_limit_per_minute, o.burst_per_minute
          FROM api_tokens t
          JOIN organizations o ON o.id = t.organization_id
-        WHERE t.secret_hash = decode($1, 'base64')`,
-      [hashBase64],
+        WHERE t.secret_hash = $1`,
+      [secretHash],
     );
     const row = rows[0];
     if (!row || row.revoked_at) return null;

@@ -39,6 +39,8 @@ class RedisCloser implements OnApplicationShutdown {
           maxRetriesPerRequest: 1,
           enableAutoPipelining: true,
           connectTimeout: 2000,
+          // A slow Redis must not hold requests: callers fall back (rate limiter) or answer 503.
+          commandTimeout: 250,
           retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
         });
         let lastWarning = 0;
