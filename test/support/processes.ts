@@ -43,6 +43,27 @@ export async function startServer(nodeArgs: string[], env: Record<string, string
   throw new Error(`${nodeArgs.join(' ')} did not start within ${START_TIMEOUT_MS} ms:\n${running.output()}`);
 }
 
+/** Starts the built worker and waits until it reports that its processors run. */
+export async function startWorker(env: Record<string, string>): Promise<RunningProcess> {
+  const metricsPort = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/worker/src/main.js')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env, METRICS_PORT: String(metricsPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const running = wrap(child, '', `http://127.0.0.1:${metricsPort}`);
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!running.output().includes('Foresight worker running')) {
+    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode} during start:\n${running.output()}`);
+    if (Date.now() > deadline) {
+      await running.kill();
+      throw new Error(`worker did not start within ${START_TIMEOUT_MS} ms:\n${running.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return running;
+}
+
 function wrap(child: ChildProcess, baseUrl: string, metricsUrl: string): RunningProcess {
   const chunks: string[] = [];
   child.stdout?.on('data', (d: Buffer) => chunks.push(d.toString()));

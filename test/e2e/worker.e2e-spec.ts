@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { freePort } from '../support/ports';
+import { startWorker } from '../support/processes';
+import { TestSuite } from '../support/suite';
+
+describe('worker process', () => {
+  let suite: TestSuite;
+
+  beforeAll(async () => {
+    suite = await TestSuite.create('worker');
+  });
+
+  afterAll(async () => {
+    await suite?.destroy();
+  });
+
+  it('starts, serves metrics, and exits cleanly on SIGTERM', async () => {
+    const worker = await startWorker(suite.env);
+    const metrics = await fetch(`${worker.metricsUrl}/metrics`).then((r) => r.text());
+    expect(metrics).toContain('process_cpu_user_seconds_total');
+    expect(worker.output()).not.toContain('REDIS MISCONFIGURED');
+    await worker.stop();
+    expect(worker.child.exitCode).toBe(0);
+  });
+
+  it('warns loudly when Redis may evict keys', async () => {
+    const port = await freePort();
+    const evicting: ChildProcess = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'allkeys-lru'],
+      { stdio: 'ignore' },
+    );
+    try {
+      const probe = new Redis(`redis://127.0.0.1:${port}`, { retryStrategy: (n) => (n > 50 ? null : 100) });
+      await probe.ping();
+      probe.disconnect();
+      const worker = await startWorker({ ...suite.env, REDIS_URL: `redis://127.0.0.1:${port}` });
+      await worker.stop();
+      const warning = worker.output().split('\n').find((line) => line.includes('REDIS MISCONFIGURED'));
+      expect(warning && JSON.parse(warning)).toMatchObject({ level: 40, policy: 'allkeys-lru' });
+    } finally {
+      evicting.kill('SIGTERM');
+    }
+  });
+});
