@@ -23,7 +23,7 @@ module.exports = {
   testTimeout: 120_000,
   maxWorkers: 2,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/packaging/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'e2e',
