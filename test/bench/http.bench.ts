@@ -17,7 +17,7 @@ async function main(): Promise<void> {
       { name: 'GET /v1/health (token + Redis rate limit)', url: `${api.baseUrl}/v1/health`, options: { headers } },
     ]);
     if (health.result.non2xx > 0) throw new Error(`/v1/health answered ${health.result.non2xx} non-2xx responses during the run`);
-    report('bench:http (autocannon, 50 connections, median of 3 alternating 5 s rounds, one machine)', [baseline, health]);
+    report('bench:http (autocannon, 50 connections, median of 3 alternating 5 s rounds, one machine; API LOG_LEVEL=warn, no access log)', [baseline, health]);
     ratioLine('throughput ratio health / baseline', health.result.requestsPerSecond, baseline.result.requestsPerSecond, '>= 0.5');
   } finally {
     await Promise.all([api.stop(), bare.stop()]);
