@@ -14,3 +14,4 @@ export type { Principal } from './tokens/principal';
 export { SCOPES, ENVIRONMENTS, isScope, isEnvironment, type Scope, type TokenEnvironment } from './tokens/scopes';
 export { TokensService, type IssueToken, type IssuedToken } from './tokens/tokens.service';
 export { RateLimitedError } from './rate-limit/rate-limited.error';
+export { tokenView, type TokenView } from './tokens/token-view';

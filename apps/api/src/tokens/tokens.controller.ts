@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { ENVIRONMENTS, SCOPES, TokensService, type ApiToken, type Principal } from '@foresight/auth';
+import { ENVIRONMENTS, SCOPES, TokensService, tokenView, type Principal, type TokenView } from '@foresight/auth';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
@@ -11,8 +11,10 @@ const createTokenSchema = z.strictObject({
   expiresInDays: z.number().int().min(1).max(3650).optional(),
 });
 
+/** Documents TokenView of @foresight/auth in the OpenAPI document. */
 const tokenViewSchema = z.object({
   id: z.string(),
+  organizationId: z.string(),
   environment: z.enum(ENVIRONMENTS),
   scopes: z.array(z.enum(SCOPES)),
   hint: z.string().describe('last four characters of the secret'),
@@ -20,8 +22,6 @@ const tokenViewSchema = z.object({
   expiresAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
 });
-
-type TokenView = z.infer<typeof tokenViewSchema>;
 
 /** Token management for the caller's own organization (admin scope). */
 @ApiTags('tokens')
@@ -57,16 +57,4 @@ export class TokensController {
   async revoke(@CurrentPrincipal() principal: Principal, @Param('tokenId') tokenId: string): Promise<TokenView> {
     return tokenView(await this.tokens.revoke(principal.organizationId, tokenId));
   }
-}
-
-function tokenView(token: ApiToken): TokenView {
-  return {
-    id: token.id,
-    environment: token.environment,
-    scopes: token.scopes,
-    hint: token.hint,
-    createdAt: token.createdAt.toISOString(),
-    expiresAt: token.expiresAt?.toISOString() ?? null,
-    revokedAt: token.revokedAt?.toISOString() ?? null,
-  };
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isEnvironment, isScope, TokensService, type ApiToken, type Scope, type TokenEnvironment } from '@foresight/auth';
+import { isEnvironment, isScope, TokensService, tokenView, type ApiToken, type Scope, type TokenEnvironment } from '@foresight/auth';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
 
@@ -78,19 +78,6 @@ function state(t: ApiToken): string {
   if (t.revokedAt) return `revoked ${t.revokedAt.toISOString()}`;
   if (t.expiresAt) return `${t.expiresAt.getTime() <= Date.now() ? 'expired' : 'expires'} ${t.expiresAt.toISOString()}`;
   return 'active';
-}
-
-function tokenView(t: ApiToken): Record<string, unknown> {
-  return {
-    id: t.id,
-    organizationId: t.organizationId,
-    environment: t.environment,
-    scopes: t.scopes,
-    hint: t.hint,
-    createdAt: t.createdAt.toISOString(),
-    expiresAt: t.expiresAt?.toISOString() ?? null,
-    revokedAt: t.revokedAt?.toISOString() ?? null,
-  };
 }
 
 function tokenLines(t: ApiToken): string[] {
