@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthModule } from '@foresight/auth';
+import { EventsModule } from '@foresight/events';
 import { MetricsServer, PlatformModule, type Runtime } from '@foresight/platform';
+import { EventsController } from './events/events.controller';
 import { HealthController, ProbesController } from './health/health.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
@@ -16,10 +18,11 @@ export class ApiModule {
       imports: [
         PlatformModule.forRoot(runtime),
         AuthModule,
+        EventsModule,
         // Embedded and small deployments run the worker's processors inside the API process.
         ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
       ],
-      controllers: [HealthController, ProbesController, TokensController],
+      controllers: [EventsController, HealthController, ProbesController, TokensController],
       providers: [
         MetricsServer,
         { provide: APP_GUARD, useClass: AccessGuard },

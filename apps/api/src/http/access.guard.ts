@@ -21,7 +21,7 @@ export class AccessGuard implements CanActivate {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
 
-    const principal = await this.tokens.authenticate(bearerSecret(request.headers.authorization));
+    const principal = await this.tokens.authenticate(presentedSecret(request.headers.authorization));
     const decision = await this.rateLimiter.take(principal);
     void reply.headers({
       'ratelimit-limit': String(principal.rateLimitPerMinute),
@@ -39,9 +39,12 @@ export class AccessGuard implements CanActivate {
   }
 }
 
-function bearerSecret(header: string | undefined): string {
+/** `Bearer <token>`, or `Basic base64(<token>:)` as Segment and RudderStack clients send their write key. */
+function presentedSecret(header: string | undefined): string {
   if (!header) throw new AppError('invalid_token', 'The Authorization header is missing; send "Authorization: Bearer <token>".');
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw new AppError('invalid_token', 'The Authorization header must be "Bearer <token>".');
-  return match[1];
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (bearer) return bearer[1];
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (basic) return Buffer.from(basic[1], 'base64').toString('utf8').replace(/:.*$/s, '');
+  throw new AppError('invalid_token', 'The Authorization header must be "Bearer <token>".');
 }

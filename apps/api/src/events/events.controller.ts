@@ -1,0 +1,76 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { z } from 'zod';
+import type { Principal } from '@foresight/auth';
+import { eventSchema, IngestService, segmentToEvents, validateEvents, type IngestResult, type SegmentCall } from '@foresight/events';
+import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { openApiSchema } from '../http/zod';
+
+const ingestResultSchema = z.object({
+  status: z.literal('accepted'),
+  accepted: z.number().int().describe('events stored by this request'),
+  duplicates: z.number().int().describe('events whose messageId was already stored'),
+});
+
+const segmentBody = { schema: { type: 'object', description: 'A Segment message (https://segment.com/docs/connections/spec/)' } };
+
+@ApiTags('events')
+@ApiBearerAuth()
+@RequireScope('ingest')
+@Controller()
+export class EventsController {
+  constructor(private readonly ingest: IngestService) {}
+
+  @Post('events')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Send one event or a batch of up to 1,000; answered after they are durable' })
+  @ApiBody({ schema: openApiSchema(z.union([eventSchema, z.array(eventSchema).max(1000)])) })
+  @ApiOkResponse({ schema: openApiSchema(ingestResultSchema) })
+  events(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+    return this.ingest.ingest(principal.organizationId, body);
+  }
+
+  @Post('batch')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Segment-compatible batch (also accepts Basic auth with the token as user name)' })
+  @ApiBody(segmentBody)
+  batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+    return this.segment(principal, 'batch', body);
+  }
+
+  @Post('track')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Segment-compatible track' })
+  @ApiBody(segmentBody)
+  track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+    return this.segment(principal, 'track', body);
+  }
+
+  @Post('identify')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Segment-compatible identify: links anonymousId to userId (traits are not stored)' })
+  @ApiBody(segmentBody)
+  identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+    return this.segment(principal, 'identify', body);
+  }
+
+  @Post('page')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Segment-compatible page (stored as page_view)' })
+  @ApiBody(segmentBody)
+  page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+    return this.segment(principal, 'page', body);
+  }
+
+  @Post('screen')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Segment-compatible screen (stored as screen_view)' })
+  @ApiBody(segmentBody)
+  screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+    return this.segment(principal, 'screen', body);
+  }
+
+  private segment(principal: Principal, call: SegmentCall | 'batch', body: unknown): Promise<IngestResult> {
+    return this.ingest.ingestEvents(principal.organizationId, validateEvents(segmentToEvents(call, body)));
+  }
+}

@@ -1,0 +1,39 @@
+import { eventSchema } from './event.schema';
+
+const base = { event: 'click', userId: 'u1' };
+const issues = (input: unknown) => {
+  const result = eventSchema.safeParse(input);
+  return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+};
+
+describe('eventSchema', () => {
+  it('accepts a minimal event and the behavioral signals', () => {
+    expect(issues(base)).toEqual([]);
+    expect(issues({ event: 'scroll', anonymousId: 'a1', properties: { depth: 0.75 } })).toEqual([]);
+    expect(issues({ ...base, event: 'screen_view', properties: { screen: 'Cart', dwellMs: 1200, hesitationMs: 0 } })).toEqual([]);
+    expect(issues({ ...base, timestamp: '2026-01-02T03:04:05+02:00' })).toEqual([]);
+  });
+
+  it('names each bad field', () => {
+    expect(issues({ userId: 'u' })).toEqual([expect.stringMatching(/^event:/)]);
+    expect(issues({ event: 'click' })).toEqual(['userId: userId or anonymousId is required']);
+    expect(issues({ ...base, userId: 'x'.repeat(256) })).toEqual([expect.stringMatching(/^userId:/)]);
+    expect(issues({ ...base, event: 'bad name!' })).toEqual([expect.stringMatching(/^event:/)]);
+    expect(issues({ ...base, properties: [] })).toEqual([expect.stringMatching(/^properties:/)]);
+    expect(issues({ ...base, timestamp: 'yesterday' })).toEqual([expect.stringMatching(/^timestamp:/)]);
+    expect(issues({ ...base, timestamp: '2026-01-02T03:04:05' })).toEqual([expect.stringMatching(/^timestamp:/)]);
+  });
+
+  it('refuses timestamps more than 24 hours ahead', () => {
+    const ahead = (hours: number) => new Date(Date.now() + hours * 3600_000).toISOString();
+    expect(issues({ ...base, timestamp: ahead(23) })).toEqual([]);
+    expect(issues({ ...base, timestamp: ahead(25) })).toEqual(['timestamp: more than 24 hours in the future']);
+  });
+
+  it('checks behavioral signal types', () => {
+    expect(issues({ ...base, event: 'scroll', properties: { depth: 3 } })).toEqual(['properties.depth: scroll depth is a number from 0 to 1']);
+    expect(issues({ ...base, event: 'scroll' })).toEqual(['properties.depth: scroll depth is a number from 0 to 1']);
+    expect(issues({ ...base, event: 'page_view', properties: {} })).toEqual([expect.stringMatching(/^properties.url:/)]);
+    expect(issues({ ...base, properties: { dwellMs: -1, hesitationMs: 'slow' } })).toHaveLength(2);
+  });
+});

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+export const MAX_EVENTS_PER_BATCH = 1000;
+export const MAX_EVENT_BYTES = 32 * 1024;
+const MAX_FUTURE_MS = 24 * 3600 * 1000;
+
+const identifier = (max: number) => z.string().min(1).max(max);
+const nonNegativeMs = z.number().finite().min(0).max(2_147_483_647);
+
+/** CONTRACT.md "Events": the fields of one event, before behavioral rules. */
+export const eventSchema = z
+  .object({
+    event: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9 _.:/-]+$/, 'letters, digits, space and _ . : / - only'),
+    userId: identifier(255).optional(),
+    anonymousId: identifier(255).optional(),
+    timestamp: z.iso.datetime({ offset: true }).optional(),
+    messageId: identifier(128).optional(),
+    sessionId: identifier(255).optional(),
+    properties: z.record(z.string(), z.unknown()).optional(),
+    context: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((event, ctx) => {
+    if (event.userId === undefined && event.anonymousId === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['userId'], message: 'userId or anonymousId is required' });
+    }
+    if (event.timestamp !== undefined && Date.parse(event.timestamp) > Date.now() + MAX_FUTURE_MS) {
+      ctx.addIssue({ code: 'custom', path: ['timestamp'], message: 'more than 24 hours in the future' });
+    }
+    checkBehavioralSignals(event.event, event.properties ?? {}, ctx);
+  });
+
+export type EventInput = z.infer<typeof eventSchema>;
+
+/** First-class signals are stored in typed columns; their types are checked here. */
+function checkBehavioralSignals(name: string, properties: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const issue = (key: string, message: string) => ctx.addIssue({ code: 'custom', path: ['properties', key], message });
+  if ((name === 'screen_view' || name === 'page_view') && !isText(properties.screen) && !isText(properties.url)) {
+    issue(name === 'screen_view' ? 'screen' : 'url', `${name} needs properties.screen or properties.url (a string)`);
+  }
+  for (const key of ['screen', 'url'] as const) {
+    if (properties[key] !== undefined && !isText(properties[key])) issue(key, 'a string of 1 to 2048 characters');
+  }
+  if (name === 'scroll' || properties.depth !== undefined) {
+    const depth = properties.depth;
+    if (typeof depth !== 'number' || !(depth >= 0 && depth <= 1)) issue('depth', 'scroll depth is a number from 0 to 1');
+  }
+  for (const key of ['dwellMs', 'hesitationMs'] as const) {
+    if (properties[key] !== undefined && !nonNegativeMs.safeParse(properties[key]).success) {
+      issue(key, 'milliseconds: a number >= 0');
+    }
+  }
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value.length >= 1 && value.length <= 2048;
+}

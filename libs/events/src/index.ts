@@ -1,0 +1,5 @@
+export { EventsModule } from './events.module';
+export { eventSchema, MAX_EVENTS_PER_BATCH, MAX_EVENT_BYTES, type EventInput } from './event.schema';
+export { IngestService, validateEvents, type IngestResult } from './ingest/ingest.service';
+export { looksLikePersonalData } from './pii';
+export { segmentToEvents, type SegmentCall } from './segment/segment.mapper';

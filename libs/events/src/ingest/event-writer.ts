@@ -1,0 +1,158 @@
+import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { EventRow } from './event-row';
+
+export interface WriteResult {
+  accepted: number;
+  duplicates: number;
+}
+
+interface PendingWrite {
+  rows: EventRow[];
+  resolve: (result: WriteResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Upper bound on rows in one statement; a larger backlog is written in several groups. */
+const MAX_ROWS_PER_GROUP = 5000;
+/** Groups written at once; each holds one pooled connection for its transaction. */
+const MAX_CONCURRENT_GROUPS = 2;
+
+/**
+ * Inserts the new messageIds and, in the same statement, the events whose messageId was new.
+ * Returns the keys actually stored, so each request learns its own accepted and duplicate counts.
+ */
+const INSERT_EVENTS_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest(
+      $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
+      $9::text[], $10::real[], $11::integer[], $12::integer[], $13::jsonb[], $14::jsonb[]
+    ) AS t(organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
+           screen, scroll_depth, dwell_ms, hesitation_ms, properties, context)
+  ), fresh AS (
+    INSERT INTO event_message_ids (organization_id, message_id)
+    SELECT organization_id, message_id FROM input
+    ON CONFLICT DO NOTHING
+    RETURNING organization_id, message_id
+  ), stored AS (
+    INSERT INTO events (organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
+                        screen, scroll_depth, dwell_ms, hesitation_ms, properties, context)
+    SELECT i.* FROM input i JOIN fresh f USING (organization_id, message_id)
+    RETURNING organization_id, message_id
+  )
+  SELECT organization_id || ' ' || message_id AS key FROM stored`;
+
+const LINK_IDENTITIES_SQL = `
+  INSERT INTO identities (organization_id, anonymous_id, user_id)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+  ON CONFLICT (organization_id, anonymous_id) DO UPDATE SET user_id = EXCLUDED.user_id, linked_at = now()
+  WHERE identities.user_id IS DISTINCT FROM EXCLUDED.user_id`;
+
+/**
+ * Group commit: requests arriving while a write is in flight are coalesced into the next single
+ * transaction. A request is answered only after its group committed, so acknowledged events are durable.
+ */
+@Injectable()
+export class EventWriter implements BeforeApplicationShutdown {
+  private readonly queue: PendingWrite[] = [];
+  private running = 0;
+  private idle: Array<() => void> = [];
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  write(rows: EventRow[]): Promise<WriteResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ rows, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Acknowledged or not, nothing queued is dropped on shutdown: wait for every group to commit. */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.running === 0 && this.queue.length === 0) return;
+    await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  private pump(): void {
+    while (this.running < MAX_CONCURRENT_GROUPS && this.queue.length > 0) {
+      this.running++;
+      void this.writeGroup(this.takeGroup()).finally(() => {
+        this.running--;
+        this.pump();
+        if (this.running === 0 && this.queue.length === 0) this.idle.splice(0).forEach((resolve) => resolve());
+      });
+    }
+  }
+
+  private takeGroup(): PendingWrite[] {
+    const group: PendingWrite[] = [];
+    let rows = 0;
+    while (this.queue.length > 0 && (group.length === 0 || rows + this.queue[0].rows.length <= MAX_ROWS_PER_GROUP)) {
+      const next = this.queue.shift() as PendingWrite;
+      rows += next.rows.length;
+      group.push(next);
+    }
+    return group;
+  }
+
+  private async writeGroup(group: PendingWrite[]): Promise<void> {
+    // The first occurrence of a messageId in the group is the one that may be stored.
+    const firsts = new Map<string, EventRow>();
+    for (const { rows } of group) for (const row of rows) if (!firsts.has(keyOf(row))) firsts.set(keyOf(row), row);
+    try {
+      const stored = await this.dataSource.transaction(async (manager) => {
+        const keys = await insertEvents(manager, [...firsts.values()]);
+        await linkIdentities(manager, [...firsts.values()]);
+        return keys;
+      });
+      const claimed = new Set<string>();
+      for (const pending of group) {
+        let accepted = 0;
+        for (const row of pending.rows) {
+          const key = keyOf(row);
+          if (stored.has(key) && !claimed.has(key)) {
+            claimed.add(key);
+            accepted++;
+          }
+        }
+        pending.resolve({ accepted, duplicates: pending.rows.length - accepted });
+      }
+    } catch (error) {
+      for (const pending of group) pending.reject(error);
+    }
+  }
+}
+
+function keyOf(row: EventRow): string {
+  return `${row.organizationId} ${row.messageId}`;
+}
+
+async function insertEvents(manager: EntityManager, rows: EventRow[]): Promise<Set<string>> {
+  const column = <K extends keyof EventRow>(key: K) => rows.map((row) => row[key]);
+  const result: Array<{ key: string }> = await manager.query(INSERT_EVENTS_SQL, [
+    column('organizationId'),
+    column('messageId'),
+    column('event'),
+    column('userId'),
+    column('anonymousId'),
+    column('sessionId'),
+    column('occurredAt'),
+    column('receivedAt'),
+    column('screen'),
+    column('scrollDepth'),
+    column('dwellMs'),
+    column('hesitationMs'),
+    column('properties'),
+    column('context'),
+  ]);
+  return new Set(result.map((r) => r.key));
+}
+
+async function linkIdentities(manager: EntityManager, rows: EventRow[]): Promise<void> {
+  // One link per anonymousId per statement (Postgres refuses to update a row twice); the latest wins.
+  const links = new Map<string, EventRow>();
+  for (const row of rows) if (row.userId && row.anonymousId) links.set(`${row.organizationId} ${row.anonymousId}`, row);
+  if (links.size === 0) return;
+  const list = [...links.values()];
+  await manager.query(LINK_IDENTITIES_SQL, [list.map((r) => r.organizationId), list.map((r) => r.anonymousId), list.map((r) => r.userId)]);
+}

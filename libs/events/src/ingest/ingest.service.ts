@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { AppError, invalidRequest, type ErrorDetail } from '@foresight/platform';
+import { eventSchema, MAX_EVENT_BYTES, MAX_EVENTS_PER_BATCH, type EventInput } from '../event.schema';
+import { looksLikePersonalData, personalDataKeys } from '../pii';
+import { toEventRow } from './event-row';
+import { EventWriter } from './event-writer';
+
+export interface IngestResult {
+  status: 'accepted';
+  accepted: number;
+  duplicates: number;
+}
+
+/** Validates a request's events all-or-nothing, then hands them to the group-commit writer. */
+@Injectable()
+export class IngestService {
+  constructor(private readonly writer: EventWriter) {}
+
+  /** `body` is one event or an array of them, exactly as received. */
+  async ingest(organizationId: string, body: unknown): Promise<IngestResult> {
+    return this.ingestEvents(organizationId, validateEvents(body));
+  }
+
+  /** For callers that already validated (the Segment mapping). */
+  async ingestEvents(organizationId: string, events: EventInput[]): Promise<IngestResult> {
+    const receivedAt = new Date();
+    const { accepted, duplicates } = await this.writer.write(events.map((event) => toEventRow(organizationId, event, receivedAt)));
+    return { status: 'accepted', accepted, duplicates };
+  }
+}
+
+/**
+ * Every problem of every event is reported (`details[].path` is `<index>.<field>` in a batch);
+ * one bad event rejects the whole request, so nothing is half-written.
+ */
+export function validateEvents(body: unknown): EventInput[] {
+  const batch = Array.isArray(body);
+  const items: unknown[] = batch ? (body as unknown[]) : [body];
+  if (batch && items.length === 0) throw invalidRequest('The batch is empty; send at least one event.');
+  if (items.length > MAX_EVENTS_PER_BATCH) {
+    throw invalidRequest(`A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${items.length}.`);
+  }
+  const invalid: ErrorDetail[] = [];
+  const personal: ErrorDetail[] = [];
+  const events: EventInput[] = [];
+  items.forEach((item, index) => {
+    const at = (field: string) => (batch ? (field ? `${index}.${field}` : String(index)) : field || '(body)');
+    if (Buffer.byteLength(JSON.stringify(item) ?? '') > MAX_EVENT_BYTES) {
+      invalid.push({ path: at(''), message: `the event is larger than ${MAX_EVENT_BYTES / 1024} KiB` });
+      return;
+    }
+    // A name carrying personal data is reported as such, even when it also breaks the character rules.
+    const name = (item as { event?: unknown } | null)?.event;
+    const personalName = typeof name === 'string' && looksLikePersonalData(name);
+    if (personalName) personal.push({ path: at('event'), message: 'the event name looks like personal data' });
+    const parsed = eventSchema.safeParse(item);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        if (!(personalName && issue.path[0] === 'event')) invalid.push({ path: at(issue.path.join('.')), message: issue.message });
+      }
+      return;
+    }
+    for (const key of personalDataKeys(parsed.data.properties)) {
+      personal.push({ path: at(`properties.${key}`), message: 'the property key looks like personal data' });
+    }
+    events.push(parsed.data);
+  });
+  if (invalid.length > 0) {
+    throw invalidRequest(summary(invalid, 'invalid'), [...invalid, ...personal]);
+  }
+  if (personal.length > 0) {
+    throw new AppError('pii_detected', summary(personal, 'refused: names must not carry personal data'), personal);
+  }
+  return events;
+}
+
+function summary(details: ErrorDetail[], what: string): string {
+  const shown = details.slice(0, 3).map((d) => `${d.path}: ${d.message}`).join('; ');
+  return `${details.length} field(s) ${what}: ${shown}${details.length > 3 ? '; …' : ''}`;
+}

@@ -1,0 +1,64 @@
+import { invalidRequest } from '@foresight/platform';
+import { MAX_EVENTS_PER_BATCH } from '../event.schema';
+
+export type SegmentCall = 'track' | 'identify' | 'page' | 'screen';
+const SEGMENT_CALLS: readonly string[] = ['track', 'identify', 'page', 'screen'];
+
+type Json = Record<string, unknown>;
+
+/**
+ * Maps Segment messages (analytics-node, RudderStack and the Segment mobile SDKs send them) onto
+ * our events; the result goes through the same validation as POST /v1/events.
+ * `identify` keeps only the anonymousId → userId link: traits are personal data we do not need.
+ */
+export function segmentToEvents(call: SegmentCall | 'batch', body: unknown): unknown[] {
+  if (!isObject(body)) throw invalidRequest('(body): a JSON object is required');
+  if (call !== 'batch') return [segmentMessageToEvent(call, body)];
+  const batch = body.batch;
+  if (!Array.isArray(batch) || batch.length === 0) throw invalidRequest('batch: a non-empty array of messages is required');
+  if (batch.length > MAX_EVENTS_PER_BATCH) throw invalidRequest(`batch: at most ${MAX_EVENTS_PER_BATCH} messages`);
+  return batch.map((message: unknown, index) => {
+    const type = isObject(message) ? message.type : undefined;
+    if (typeof type !== 'string' || !SEGMENT_CALLS.includes(type)) {
+      throw invalidRequest(`batch.${index}.type: one of track, identify, page, screen`, [
+        { path: `${index}.type`, message: 'one of track, identify, page, screen' },
+      ]);
+    }
+    return segmentMessageToEvent(type as SegmentCall, message as Json);
+  });
+}
+
+function segmentMessageToEvent(call: SegmentCall, message: Json): Json {
+  const properties = isObject(message.properties) ? message.properties : undefined;
+  const common: Json = {
+    userId: message.userId ?? undefined,
+    anonymousId: message.anonymousId ?? undefined,
+    timestamp: message.timestamp ?? undefined,
+    messageId: message.messageId ?? undefined,
+    sessionId: sessionIdOf(message),
+    context: isObject(message.context) ? message.context : undefined,
+  };
+  switch (call) {
+    case 'track':
+      return { ...common, event: message.event, properties: message.properties };
+    case 'page': {
+      const url = properties?.url ?? (isObject(message.context) && isObject(message.context.page) ? message.context.page.url : undefined);
+      return { ...common, event: 'page_view', properties: { ...properties, ...(url ? { url } : { screen: message.name }) } };
+    }
+    case 'screen':
+      return { ...common, event: 'screen_view', properties: { ...properties, screen: message.name } };
+    case 'identify':
+      return { ...common, event: 'identify' };
+  }
+}
+
+/** Segment carries no session field; mobile SDKs and ours put one in context or properties. */
+function sessionIdOf(message: Json): unknown {
+  const context = isObject(message.context) ? message.context : {};
+  const properties = isObject(message.properties) ? message.properties : {};
+  return context.sessionId ?? properties.sessionId ?? undefined;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { Analytics } from '@segment/analytics-node';
+import { request } from '../support/http';
+import { startApi, type RunningProcess } from '../support/processes';
+import { TestSuite, type OrganizationWithToken } from '../support/suite';
+
+const event = (i: number, extra: Record<string, unknown> = {}) => ({
+  event: i % 3 === 0 ? 'scroll' : 'click',
+  userId: `user-${i % 50}`,
+  messageId: `msg-${i}-${randomUUID()}`,
+  timestamp: new Date(Date.now() - i * 1000).toISOString(),
+  properties: i % 3 === 0 ? { depth: 0.5, dwellMs: 1200 } : { button: 'buy' },
+  ...extra,
+});
+
+describe('event ingestion', () => {
+  let suite: TestSuite;
+  let api: RunningProcess;
+  let org: OrganizationWithToken;
+
+  beforeAll(async () => {
+    suite = await TestSuite.create('events');
+    org = await suite.createOrganization('Events');
+    api = await startApi(suite.env);
+  });
+
+  afterAll(async () => {
+    await api?.stop();
+    await suite?.destroy();
+  });
+
+  const countEvents = async () => Number((await suite.sql<{ n: string }>('SELECT count(*) AS n FROM events'))[0].n);
+  const post = (body: unknown, headers: Record<string, string> = {}, path = '/v1/events') =>
+    request(`${api.baseUrl}${path}`, { token: org.token.secret, method: 'POST', body, headers });
+
+  it('acknowledges a batch of 500, stores all of it, and stores a resend once', async () => {
+    const batch = Array.from({ length: 500 }, (_, i) => event(i));
+    const first = await post(batch);
+    expect(first).toMatchObject({ status: 200, body: { status: 'accepted', accepted: 500, duplicates: 0 } });
+    const ids = batch.map((e) => e.messageId);
+    const stored = await suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = ANY($1)', [ids]);
+    expect(Number(stored[0].n)).toBe(500);
+
+    const again = await post(batch);
+    expect(again.body).toEqual({ status: 'accepted', accepted: 0, duplicates: 500 });
+    expect(Number((await suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = ANY($1)', [ids]))[0].n)).toBe(500);
+  });
+
+  it('stores behavioral signals in typed columns and keeps receivedAt beside timestamp', async () => {
+    const scroll = { event: 'scroll', userId: 'typed', messageId: randomUUID(), timestamp: '2026-11-20T10:00:00+02:00', properties: { depth: 0.8, hesitationMs: 350.4 } };
+    const view = { event: 'screen_view', userId: 'typed', messageId: randomUUID(), properties: { screen: 'Cart', dwellMs: 5000, plan: 'pro' } };
+    expect((await post([scroll, view])).body).toMatchObject({ accepted: 2 });
+    const rows = await suite.sql<Record<string, unknown>>(
+      `SELECT event, screen, scroll_depth, dwell_ms, hesitation_ms, occurred_at, received_at, properties FROM events WHERE user_id = 'typed' ORDER BY event`,
+    );
+    expect(rows[0]).toMatchObject({ event: 'screen_view', screen: 'Cart', dwell_ms: 5000, properties: { screen: 'Cart', dwellMs: 5000, plan: 'pro' } });
+    expect(rows[1]).toMatchObject({ event: 'scroll', scroll_depth: 0.8, hesitation_ms: 350 });
+    expect((rows[1].occurred_at as Date).toISOString()).toBe('2026-11-20T08:00:00.000Z');
+    expect((rows[1].received_at as Date).getTime()).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('counts a messageId repeated inside one request once', async () => {
+    const one = event(1);
+    expect((await post([one, one, { ...one }])).body).toEqual({ status: 'accepted', accepted: 1, duplicates: 2 });
+  });
+
+  describe('bad input stores nothing', () => {
+    const big = 'x'.repeat(33 * 1024);
+    const cases: Array<[string, () => Promise<{ status: number; body: unknown }>, number, string]> = [
+      ['non-JSON body', () => post('{"event": "click", ', { 'content-type': 'application/json' }), 400, 'invalid_request'],
+      ['wrong content type', () => post('event=click', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type'],
+      ['body over 1 MiB', () => post(Array.from({ length: 40 }, (_, i) => event(i, { properties: { pad: 'y'.repeat(30_000) } }))), 413, 'payload_too_large'],
+      ['1,001 events', () => post(Array.from({ length: 1001 }, (_, i) => ({ event: 'click', userId: `u${i}` }))), 400, 'invalid_request'],
+      ['an event over 32 KiB', () => post([event(1), event(2, { properties: { pad: big } })]), 400, 'invalid_request'],
+      ['missing event', () => post({ userId: 'u1' }), 400, 'invalid_request'],
+      ['missing both userId and anonymousId', () => post({ event: 'click' }), 400, 'invalid_request'],
+      ['userId of 256 chars', () => post({ event: 'click', userId: 'u'.repeat(256) }), 400, 'invalid_request'],
+      ['bad timestamp', () => post({ event: 'click', userId: 'u', timestamp: 'last tuesday' }), 400, 'invalid_request'],
+      ['future timestamp', () => post({ event: 'click', userId: 'u', timestamp: new Date(Date.now() + 48 * 3600_000).toISOString() }), 400, 'invalid_request'],
+      ['properties not an object', () => post({ event: 'click', userId: 'u', properties: 'pro' }), 400, 'invalid_request'],
+      ['scroll depth 3', () => post({ event: 'scroll', userId: 'u', properties: { depth: 3 } }), 400, 'invalid_request'],
+      ['an e-mail address as a property key', () => post({ event: 'click', userId: 'u', properties: { 'jane@example.com': true } }), 400, 'pii_detected'],
+      ['a phone number as the event name', () => post({ event: '+44 20 7946 0958', userId: 'u' }), 400, 'pii_detected'],
+      ['an e-mail address in the event name', () => post({ event: 'signup jane@example.com', userId: 'u' }), 400, 'pii_detected'],
+    ];
+
+    it.each(cases)('%s', async (_name, send, status, code) => {
+      const before = await countEvents();
+      const response = await send();
+      expect(response.status).toBe(status);
+      expect(response.body).toMatchObject({ error: code, message: expect.any(String) });
+      expect(await countEvents()).toBe(before);
+    });
+
+    it('one bad event among 500 good ones: 400 naming its index and field', async () => {
+      const before = await countEvents();
+      const batch = Array.from({ length: 500 }, (_, i) => event(i));
+      batch[317] = { ...batch[317], timestamp: 'not a time' };
+      const response = await post(batch);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ error: 'invalid_request', details: [{ path: '317.timestamp', message: expect.any(String) }] });
+      expect(await countEvents()).toBe(before);
+    });
+  });
+
+  it('needs the ingest scope', async () => {
+    const reader = await request<{ token: string }>(`${api.baseUrl}/v1/tokens`, {
+      token: org.token.secret,
+      method: 'POST',
+      body: { environment: 'prod', scopes: ['read'] },
+    });
+    const response = await request(`${api.baseUrl}/v1/events`, { token: reader.body.token, method: 'POST', body: event(1) });
+    expect(response.status).toBe(403);
+  });
+
+  it('accepts the real Segment client (analytics-node) with Basic auth and attributes identify', async () => {
+    const analytics = new Analytics({ writeKey: org.token.secret, host: api.baseUrl, path: '/v1/batch', flushAt: 10, maxRetries: 0 });
+    const errors: unknown[] = [];
+    analytics.on('error', (e) => errors.push(e));
+    analytics.page({ anonymousId: 'anon-seg', name: 'Pricing', properties: { url: 'https://shop.test/pricing' } });
+    analytics.track({ anonymousId: 'anon-seg', event: 'add_to_cart', properties: { sku: 'A1' } });
+    analytics.identify({ anonymousId: 'anon-seg', userId: 'seg-user', traits: { plan: 'pro' } });
+    analytics.track({ userId: 'seg-user', event: 'checkout_start' });
+    await analytics.closeAndFlush({ timeout: 10_000 });
+    expect(errors).toEqual([]);
+
+    const rows = await suite.sql<{ event: string; user_id: string | null; anonymous_id: string | null; screen: string | null }>(
+      `SELECT event, user_id, anonymous_id, screen FROM events WHERE anonymous_id = 'anon-seg' OR user_id = 'seg-user' ORDER BY occurred_at, event`,
+    );
+    expect(rows.map((r) => r.event).sort()).toEqual(['add_to_cart', 'checkout_start', 'identify', 'page_view']);
+    expect(rows.find((r) => r.event === 'page_view')?.screen).toBe('https://shop.test/pricing');
+    // The anonymous history is attributed to the identified user.
+    const attributed = await suite.sql<{ n: string }>(
+      `SELECT count(*) AS n FROM events e
+        WHERE e.user_id = 'seg-user'
+           OR e.anonymous_id IN (SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = 'seg-user')`,
+      [org.organization.id],
+    );
+    expect(Number(attributed[0].n)).toBe(4);
+  });
+
+  it('loses no acknowledged event when the API process is killed (SIGKILL) mid-stream', async () => {
+    const victim = await startApi(suite.env);
+    const acknowledged: string[] = [];
+    let stop = false;
+    const clients = Array.from({ length: 8 }, async (_, c) => {
+      for (let i = 0; !stop; i++) {
+        const batch = Array.from({ length: 20 }, (_, j) => event(j, { messageId: `kill-${c}-${i}-${j}-${randomUUID()}` }));
+        const response = await request(`${victim.baseUrl}/v1/events`, { token: org.token.secret, method: 'POST', body: batch }).catch(() => undefined);
+        if (!response) return;
+        if (response.status === 200) acknowledged.push(...batch.map((e) => e.messageId));
+      }
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    await victim.kill();
+    stop = true;
+    await Promise.all(clients);
+    expect(acknowledged.length).toBeGreaterThan(100);
+    const stored = await suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = ANY($1)', [acknowledged]);
+    expect(Number(stored[0].n)).toBe(acknowledged.length);
+  });
+});
