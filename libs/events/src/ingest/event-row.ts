@@ -20,7 +20,8 @@ export interface EventRow {
 }
 
 /** Lifts the first-class behavioral signals out of properties into typed columns. */
-export function toEventRow(organizationId: string, input: EventInput, receivedAt: Date): EventRow {
+/** `receivedAt` is an ISO string, formatted once per request. */
+export function toEventRow(organizationId: string, input: EventInput, receivedAt: string): EventRow {
   const properties = input.properties ?? {};
   const screen = properties.screen ?? properties.url;
   return {
@@ -30,8 +31,8 @@ export function toEventRow(organizationId: string, input: EventInput, receivedAt
     userId: input.userId ?? null,
     anonymousId: input.anonymousId ?? null,
     sessionId: input.sessionId ?? null,
-    occurredAt: input.timestamp ? new Date(input.timestamp).toISOString() : receivedAt.toISOString(),
-    receivedAt: receivedAt.toISOString(),
+    occurredAt: input.timestamp ? new Date(input.timestamp).toISOString() : receivedAt,
+    receivedAt,
     screen: typeof screen === 'string' ? screen : null,
     scrollDepth: typeof properties.depth === 'number' ? properties.depth : null,
     dwellMs: typeof properties.dwellMs === 'number' ? Math.round(properties.dwellMs) : null,

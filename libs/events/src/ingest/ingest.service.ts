@@ -23,7 +23,7 @@ export class IngestService {
 
   /** For callers that already validated (the Segment mapping). */
   async ingestEvents(organizationId: string, events: EventInput[]): Promise<IngestResult> {
-    const receivedAt = new Date();
+    const receivedAt = new Date().toISOString();
     const { accepted, duplicates } = await this.writer.write(events.map((event) => toEventRow(organizationId, event, receivedAt)));
     return { status: 'accepted', accepted, duplicates };
   }

@@ -1,0 +1,53 @@
+// npm run bench:events — durable ingestion through POST /v1/events beside a bare Fastify INSERT route, same run.
+import { join } from 'node:path';
+import { startApi, startServer } from '../support/processes';
+import { TestSuite } from '../support/suite';
+import { interleaved, ratioLine, report } from './support/measure';
+
+/** No messageId: the server generates one per event, so every request stores new events. */
+const oneEvent = (i: number) => ({
+  event: i % 4 === 0 ? 'scroll' : 'click',
+  userId: `bench-user-${i % 1000}`,
+  properties: i % 4 === 0 ? { depth: 0.6, dwellMs: 900 } : { button: 'buy', plan: 'pro' },
+});
+
+async function main(): Promise<void> {
+  const suite = await TestSuite.create('bench_events');
+  const { token } = await suite.createOrganization('Bench', ['--rate-limit', '100000000', '--burst', '200000000']);
+  const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
+  const bare = await startServer(['-r', '@swc-node/register', join(__dirname, 'baselines', 'bare-insert.server.ts')], {
+    DATABASE_URL: suite.env.DATABASE_URL,
+  });
+  try {
+    const json = { 'content-type': 'application/json' };
+    const auth = { ...json, authorization: `Bearer ${token.secret}` };
+    const single = JSON.stringify(oneEvent(1));
+    const batch = JSON.stringify(Array.from({ length: 500 }, (_, i) => oneEvent(i)));
+    const post = (headers: Record<string, string>, body: string, connections: number) => ({ method: 'POST' as const, headers, body, connections });
+
+    const [baseline, singles, batches] = await interleaved([
+      { name: 'baseline: bare Fastify, one INSERT', url: `${bare.baseUrl}/insert`, options: post(json, single, 50) },
+      { name: 'POST /v1/events, 1 event', url: `${api.baseUrl}/v1/events`, options: post(auth, single, 50) },
+      { name: 'POST /v1/events, 500 events (8 clients)', url: `${api.baseUrl}/v1/events`, options: post(auth, batch, 8) },
+    ]);
+    for (const { name, result } of [singles, batches]) {
+      if (result.non2xx + result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    }
+    const stored = await suite.sql<{ n: string }>('SELECT count(*) AS n FROM events');
+    report('bench:events (autocannon, median of 3 alternating 5 s rounds; every event durable before its response)', [baseline, singles, batches]);
+    const eventsPerSecond = batches.result.requestsPerSecond * 500;
+    console.log(`${'batched ingest, events/s'.padEnd(44)}${eventsPerSecond.toFixed(0).padStart(10)}   target >= 20000`);
+    console.log(`${'single-event POST, requests/s'.padEnd(44)}${singles.result.requestsPerSecond.toFixed(0).padStart(10)}   target >= 2000, p99 ${singles.result.p99Ms} ms`);
+    ratioLine('ratio single POST / baseline INSERT route', singles.result.requestsPerSecond, baseline.result.requestsPerSecond, '(in-run context)');
+    ratioLine('ratio batched events/s / baseline rows/s', eventsPerSecond, baseline.result.requestsPerSecond, '(in-run context)');
+    console.log(`${'events stored during the run'.padEnd(44)}${stored[0].n.padStart(10)}`);
+  } finally {
+    await Promise.all([api.stop(), bare.stop()]);
+    await suite.destroy();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
