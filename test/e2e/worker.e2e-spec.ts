@@ -24,6 +24,29 @@ describe('worker process', () => {
     expect(worker.child.exitCode).toBe(0);
   });
 
+  it('creates monthly event partitions at start and moves early rows out of the default partition', async () => {
+    const now = new Date().toISOString();
+    await suite.sql(
+      `INSERT INTO events (organization_id, message_id, event, user_id, occurred_at, received_at) VALUES ('org_x', 'early', 'click', 'u', $1, $1)`,
+      [now],
+    );
+    const worker = await startWorker(suite.env);
+    try {
+      const month = `events_${now.slice(0, 4)}_${now.slice(5, 7)}`;
+      let partitions: string[] = [];
+      for (let i = 0; i < 100 && !partitions.includes(month); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        partitions = (await suite.sql<{ name: string }>(`SELECT inhrelid::regclass::text AS name FROM pg_inherits WHERE inhparent = 'events'::regclass`)).map((p) => p.name);
+      }
+      expect(partitions).toEqual(expect.arrayContaining(['events_default', month]));
+      expect(partitions.length).toBeGreaterThanOrEqual(5); // last month, this month, three ahead
+      const [row] = await suite.sql<{ partition: string }>(`SELECT tableoid::regclass::text AS partition FROM events WHERE message_id = 'early'`);
+      expect(row.partition).toBe(month);
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it('warns loudly when Redis may evict keys', async () => {
     const port = await freePort();
     const evicting: ChildProcess = spawn(

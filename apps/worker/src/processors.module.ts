@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsProcessorsModule } from '@foresight/events';
 import { QueueModule } from '@foresight/platform';
 
 /**
@@ -6,6 +7,6 @@ import { QueueModule } from '@foresight/platform';
  * API process imports this same module, so both compositions run identical processors.
  */
 @Module({
-  imports: [QueueModule],
+  imports: [QueueModule, EventsProcessorsModule],
 })
 export class ProcessorsModule {}

@@ -3,3 +3,4 @@ export { eventSchema, MAX_EVENTS_PER_BATCH, MAX_EVENT_BYTES, type EventInput } f
 export { IngestService, validateEvents, type IngestResult } from './ingest/ingest.service';
 export { looksLikePersonalData } from './pii';
 export { segmentToEvents, type SegmentCall } from './segment/segment.mapper';
+export { EventsProcessorsModule } from './partitions/events-processors.module';

@@ -11,7 +11,7 @@ export { LOGGER } from './logging/logger.provider';
 export { PinoNestLogger } from './logging/nest-logger';
 export { MetricsModule, MetricsServer } from './metrics/metrics.module';
 export { PlatformModule } from './platform.module';
-export { QUEUES, DEFAULT_JOB_OPTIONS, type QueueName } from './queue/queue-contract';
+export { QUEUES, JOBS, DEFAULT_JOB_OPTIONS, type QueueName, type JobPayloads } from './queue/queue-contract';
 export { QueueModule } from './queue/queue.module';
 export { REDIS, RedisKeys } from './redis/redis.module';
 export { closeOnSignals } from './lifecycle/shutdown';

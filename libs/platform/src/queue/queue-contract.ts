@@ -3,12 +3,24 @@ import type { DefaultJobOptions } from 'bullmq';
 /**
  * The queue contract: every queue name, job name and payload type, and the default job options.
  * Producers and processors import from here only, so the two sides cannot drift apart.
+ * One queue per lib with background work, so a processor never receives another domain's jobs.
  */
 export const QUEUES = {
-  maintenance: 'maintenance',
+  events: 'events',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export const JOBS = {
+  events: {
+    /** Creates the coming months' event partitions (and moves early rows out of the default one). */
+    ensurePartitions: 'events.ensure-partitions',
+  },
+} as const;
+
+export interface JobPayloads {
+  [JOBS.events.ensurePartitions]: { monthsAhead: number };
+}
 
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
   attempts: 5,

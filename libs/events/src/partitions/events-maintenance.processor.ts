@@ -1,0 +1,36 @@
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Job, Queue } from 'bullmq';
+import { JOBS, LOGGER, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
+import { EventPartitionsService } from './event-partitions.service';
+
+const MONTHS_AHEAD = 3;
+type EnsurePartitions = JobPayloads[typeof JOBS.events.ensurePartitions];
+
+/** Translates the events queue's jobs to service calls, and schedules them. */
+@Processor(QUEUES.events)
+export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap {
+  constructor(
+    private readonly partitions: EventPartitionsService,
+    @InjectQueue(QUEUES.events) private readonly queue: Queue,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    super();
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const data: EnsurePartitions = { monthsAhead: MONTHS_AHEAD };
+    // Daily, and once at start so a fresh deployment has its partitions before the first night.
+    await this.queue.upsertJobScheduler(JOBS.events.ensurePartitions, { pattern: '17 3 * * *', immediately: true }, {
+      name: JOBS.events.ensurePartitions,
+      data,
+    });
+  }
+
+  async process(job: Job<EnsurePartitions>): Promise<{ created: string[] }> {
+    if (job.name !== JOBS.events.ensurePartitions) throw new Error(`unknown job ${job.name} on ${QUEUES.events}`);
+    const created = await this.partitions.ensure(job.data.monthsAhead);
+    if (created.length > 0) this.logger.info({ created }, 'event partitions created');
+    return { created };
+  }
+}
