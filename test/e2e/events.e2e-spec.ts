@@ -103,6 +103,29 @@ describe('event ingestion', () => {
     });
   });
 
+  it('reports client and derived sessions, cutting derived ones after 30 minutes of inactivity', async () => {
+    const at = (minutes: number) => new Date(Date.UTC(2026, 10, 19, 9, 0) + minutes * 60_000).toISOString();
+    const e = (minutes: number, extra: Record<string, unknown> = {}) => ({ event: 'click', userId: 'sess-user', messageId: randomUUID(), timestamp: at(minutes), ...extra });
+    await post([
+      e(0), e(10), e(39), // one derived session: gaps of 10 and 29 minutes
+      e(80), e(81), // a second: 41 minutes after the last
+      e(20, { sessionId: 'client-1' }), e(50, { sessionId: 'client-1' }), // the client's own session
+      { event: 'click', anonymousId: 'sess-anon', messageId: randomUUID(), timestamp: at(200) },
+      { event: 'identify', anonymousId: 'sess-anon', userId: 'sess-user', messageId: randomUUID(), timestamp: at(201) },
+    ]);
+    const response = await request<{ sessions: Array<Record<string, unknown>> }>(`${api.baseUrl}/v1/users/sessions?userId=sess-user`, { token: org.token.secret });
+    expect(response.status).toBe(200);
+    expect(response.body.sessions).toEqual([
+      { sessionId: `derived:${Date.parse(at(0))}`, derived: true, startedAt: at(0), endedAt: at(39), durationMs: 39 * 60_000, eventCount: 3 },
+      { sessionId: 'client-1', derived: false, startedAt: at(20), endedAt: at(50), durationMs: 30 * 60_000, eventCount: 2 },
+      { sessionId: `derived:${Date.parse(at(80))}`, derived: true, startedAt: at(80), endedAt: at(81), durationMs: 60_000, eventCount: 2 },
+      // The anonymous event and the identify that linked it count for the user.
+      { sessionId: `derived:${Date.parse(at(200))}`, derived: true, startedAt: at(200), endedAt: at(201), durationMs: 60_000, eventCount: 2 },
+    ]);
+    expect((await request(`${api.baseUrl}/v1/users/sessions?userId=nobody`, { token: org.token.secret })).status).toBe(404);
+    expect((await request(`${api.baseUrl}/v1/users/sessions`, { token: org.token.secret })).status).toBe(400);
+  });
+
   it('needs the ingest scope', async () => {
     const reader = await request<{ token: string }>(`${api.baseUrl}/v1/tokens`, {
       token: org.token.secret,

@@ -8,6 +8,7 @@ import { HealthController, ProbesController } from './health/health.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { TokensController } from './tokens/tokens.controller';
+import { UsersController } from './users/users.controller';
 import { ProcessorsModule } from '../../worker/src/processors.module';
 
 @Module({})
@@ -22,7 +23,7 @@ export class ApiModule {
         // Embedded and small deployments run the worker's processors inside the API process.
         ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
       ],
-      controllers: [EventsController, HealthController, ProbesController, TokensController],
+      controllers: [EventsController, HealthController, ProbesController, TokensController, UsersController],
       providers: [
         MetricsServer,
         { provide: APP_GUARD, useClass: AccessGuard },

@@ -4,3 +4,4 @@ export { IngestService, validateEvents, type IngestResult } from './ingest/inges
 export { looksLikePersonalData } from './pii';
 export { segmentToEvents, type SegmentCall } from './segment/segment.mapper';
 export { EventsProcessorsModule } from './partitions/events-processors.module';
+export { SessionsService, SESSION_GAP_MINUTES, USER_EVENTS_FILTER, type Session } from './sessions/sessions.service';
