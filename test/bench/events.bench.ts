@@ -1,7 +1,7 @@
 // npm run bench:events — durable ingestion through POST /v1/events beside a bare Fastify INSERT route, same run.
 import { join } from 'node:path';
 import { startApi, startServer } from '../support/processes';
-import { TestSuite } from '../support/suite';
+import { benchmark } from './support/benchmark';
 import { interleaved, ratioLine, report } from './support/measure';
 
 /** No messageId: the server generates one per event, so every request stores new events. */
@@ -11,8 +11,7 @@ const oneEvent = (i: number) => ({
   properties: i % 4 === 0 ? { depth: 0.6, dwellMs: 900 } : { button: 'buy', plan: 'pro' },
 });
 
-async function main(): Promise<void> {
-  const suite = await TestSuite.create('bench_events');
+benchmark('bench_events', async (suite) => {
   const { token } = await suite.createOrganization('Bench', ['--rate-limit', '100000000', '--burst', '200000000']);
   const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
   const bare = await startServer(['-r', '@swc-node/register', join(__dirname, 'baselines', 'bare-insert.server.ts')], {
@@ -43,11 +42,5 @@ async function main(): Promise<void> {
     console.log(`${'events stored during the run'.padEnd(44)}${stored[0].n.padStart(10)}`);
   } finally {
     await Promise.all([api.stop(), bare.stop()]);
-    await suite.destroy();
   }
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
 });

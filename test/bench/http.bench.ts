@@ -1,11 +1,10 @@
 // npm run bench:http — GET /v1/health with auth and rate limiting on, beside a bare Fastify route, same run.
 import { join } from 'node:path';
 import { startApi, startServer } from '../support/processes';
-import { TestSuite } from '../support/suite';
+import { benchmark } from './support/benchmark';
 import { interleaved, ratioLine, report } from './support/measure';
 
-async function main(): Promise<void> {
-  const suite = await TestSuite.create('bench_http');
+benchmark('bench_http', async (suite) => {
   // A limit far above what the machine can send keeps the limiter on the hot path without rejecting.
   const { token } = await suite.createOrganization('Bench', ['--rate-limit', '100000000', '--burst', '200000000']);
   const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
@@ -21,11 +20,5 @@ async function main(): Promise<void> {
     ratioLine('throughput ratio health / baseline', health.result.requestsPerSecond, baseline.result.requestsPerSecond, '>= 0.5');
   } finally {
     await Promise.all([api.stop(), bare.stop()]);
-    await suite.destroy();
   }
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
 });

@@ -1,26 +1,13 @@
 import { request } from '../support/http';
-import { startApi, type RunningProcess } from '../support/processes';
+import { startApi } from '../support/processes';
 import { TcpProxy } from '../support/tcp-proxy';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { withApiSuite } from '../support/suite';
 
 describe('error responses', () => {
-  let suite: TestSuite;
-  let api: RunningProcess;
-  let org: OrganizationWithToken;
-
-  beforeAll(async () => {
-    suite = await TestSuite.create('errors');
-    org = await suite.createOrganization('Errors');
-    api = await startApi(suite.env);
-  });
-
-  afterAll(async () => {
-    await api?.stop();
-    await suite?.destroy();
-  });
+  const t = withApiSuite('errors');
 
   const post = (body: string, contentType = 'application/json') =>
-    request(`${api.baseUrl}/v1/tokens`, { token: org.token.secret, method: 'POST', body, headers: { 'content-type': contentType } });
+    request(`${t.api.baseUrl}/v1/tokens`, { token: t.org.token.secret, method: 'POST', body, headers: { 'content-type': contentType } });
 
   it('answers malformed JSON with 400 invalid_request', async () => {
     const response = await post('{"environment":');
@@ -51,22 +38,22 @@ describe('error responses', () => {
 
   it('answers an unknown route with 404 not_found', async () => {
     for (const path of ['/v1/nothing-here', '/nothing']) {
-      const response = await request(`${api.baseUrl}${path}`, { token: org.token.secret });
+      const response = await request(`${t.api.baseUrl}${path}`, { token: t.org.token.secret });
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ error: 'not_found', message: expect.stringContaining(path) });
     }
   });
 
   it('answers 503 unavailable with Retry-After when Postgres is unreachable, and recovers', async () => {
-    const url = new URL(suite.env.DATABASE_URL);
+    const url = new URL(t.suite.env.DATABASE_URL);
     const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
     url.host = `127.0.0.1:${proxy.port}`;
-    const cutOff = await startApi({ ...suite.env, DATABASE_URL: url.toString() });
+    const cutOff = await startApi({ ...t.suite.env, DATABASE_URL: url.toString() });
     try {
-      expect((await request(`${cutOff.baseUrl}/v1/health`, { token: org.token.secret })).status).toBe(200);
+      expect((await request(`${cutOff.baseUrl}/v1/health`, { token: t.org.token.secret })).status).toBe(200);
       proxy.cut();
       await new Promise((r) => setTimeout(r, 600)); // past the verified-token cache
-      const response = await request(`${cutOff.baseUrl}/v1/tokens`, { token: org.token.secret });
+      const response = await request(`${cutOff.baseUrl}/v1/tokens`, { token: t.org.token.secret });
       expect(response.status).toBe(503);
       expect(response.body).toEqual({ error: 'unavailable', message: expect.any(String) });
       expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -76,7 +63,7 @@ describe('error responses', () => {
       proxy.restore();
       let recovered = 0;
       for (let i = 0; i < 50 && recovered !== 200; i++) {
-        recovered = (await request(`${cutOff.baseUrl}/v1/tokens`, { token: org.token.secret })).status;
+        recovered = (await request(`${cutOff.baseUrl}/v1/tokens`, { token: t.org.token.secret })).status;
         if (recovered !== 200) await new Promise((r) => setTimeout(r, 200));
       }
       expect(recovered).toBe(200);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Analytics } from '@segment/analytics-node';
 import { request } from '../support/http';
-import { startApi, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { startApi } from '../support/processes';
+import { withApiSuite } from '../support/suite';
 
 const event = (i: number, extra: Record<string, unknown> = {}) => ({
   event: i % 3 === 0 ? 'scroll' : 'click',
@@ -14,43 +14,30 @@ const event = (i: number, extra: Record<string, unknown> = {}) => ({
 });
 
 describe('event ingestion', () => {
-  let suite: TestSuite;
-  let api: RunningProcess;
-  let org: OrganizationWithToken;
+  const t = withApiSuite('events');
 
-  beforeAll(async () => {
-    suite = await TestSuite.create('events');
-    org = await suite.createOrganization('Events');
-    api = await startApi(suite.env);
-  });
-
-  afterAll(async () => {
-    await api?.stop();
-    await suite?.destroy();
-  });
-
-  const countEvents = async () => Number((await suite.sql<{ n: string }>('SELECT count(*) AS n FROM events'))[0].n);
+  const countEvents = async () => Number((await t.suite.sql<{ n: string }>('SELECT count(*) AS n FROM events'))[0].n);
   const post = (body: unknown, headers: Record<string, string> = {}, path = '/v1/events') =>
-    request(`${api.baseUrl}${path}`, { token: org.token.secret, method: 'POST', body, headers });
+    request(`${t.api.baseUrl}${path}`, { token: t.org.token.secret, method: 'POST', body, headers });
 
   it('acknowledges a batch of 500, stores all of it, and stores a resend once', async () => {
     const batch = Array.from({ length: 500 }, (_, i) => event(i));
     const first = await post(batch);
     expect(first).toMatchObject({ status: 200, body: { status: 'accepted', accepted: 500, duplicates: 0 } });
     const ids = batch.map((e) => e.messageId);
-    const stored = await suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = ANY($1)', [ids]);
+    const stored = await t.suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = ANY($1)', [ids]);
     expect(Number(stored[0].n)).toBe(500);
 
     const again = await post(batch);
     expect(again.body).toEqual({ status: 'accepted', accepted: 0, duplicates: 500 });
-    expect(Number((await suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = ANY($1)', [ids]))[0].n)).toBe(500);
+    expect(Number((await t.suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = ANY($1)', [ids]))[0].n)).toBe(500);
   });
 
   it('stores behavioral signals in typed columns and keeps receivedAt beside timestamp', async () => {
     const scroll = { event: 'scroll', userId: 'typed', messageId: randomUUID(), timestamp: '2026-11-20T10:00:00+02:00', properties: { depth: 0.8, hesitationMs: 350.4 } };
     const view = { event: 'screen_view', userId: 'typed', messageId: randomUUID(), properties: { screen: 'Cart', dwellMs: 5000, plan: 'pro' } };
     expect((await post([scroll, view])).body).toMatchObject({ accepted: 2 });
-    const rows = await suite.sql<Record<string, unknown>>(
+    const rows = await t.suite.sql<Record<string, unknown>>(
       `SELECT event, screen, scroll_depth, dwell_ms, hesitation_ms, occurred_at, received_at, properties FROM events WHERE user_id = 'typed' ORDER BY event`,
     );
     expect(rows[0]).toMatchObject({ event: 'screen_view', screen: 'Cart', dwell_ms: 5000, properties: { screen: 'Cart', dwellMs: 5000, plan: 'pro' } });
@@ -113,7 +100,7 @@ describe('event ingestion', () => {
       { event: 'click', anonymousId: 'sess-anon', messageId: randomUUID(), timestamp: at(200) },
       { event: 'identify', anonymousId: 'sess-anon', userId: 'sess-user', messageId: randomUUID(), timestamp: at(201) },
     ]);
-    const response = await request<{ sessions: Array<Record<string, unknown>> }>(`${api.baseUrl}/v1/users/sessions?userId=sess-user`, { token: org.token.secret });
+    const response = await request<{ sessions: Array<Record<string, unknown>> }>(`${t.api.baseUrl}/v1/users/sessions?userId=sess-user`, { token: t.org.token.secret });
     expect(response.status).toBe(200);
     expect(response.body.sessions).toEqual([
       { sessionId: `derived:${Date.parse(at(0))}`, derived: true, startedAt: at(0), endedAt: at(39), durationMs: 39 * 60_000, eventCount: 3 },
@@ -122,22 +109,22 @@ describe('event ingestion', () => {
       // The anonymous event and the identify that linked it count for the user.
       { sessionId: `derived:${Date.parse(at(200))}`, derived: true, startedAt: at(200), endedAt: at(201), durationMs: 60_000, eventCount: 2 },
     ]);
-    expect((await request(`${api.baseUrl}/v1/users/sessions?userId=nobody`, { token: org.token.secret })).status).toBe(404);
-    expect((await request(`${api.baseUrl}/v1/users/sessions`, { token: org.token.secret })).status).toBe(400);
+    expect((await request(`${t.api.baseUrl}/v1/users/sessions?userId=nobody`, { token: t.org.token.secret })).status).toBe(404);
+    expect((await request(`${t.api.baseUrl}/v1/users/sessions`, { token: t.org.token.secret })).status).toBe(400);
   });
 
   it('needs the ingest scope', async () => {
-    const reader = await request<{ token: string }>(`${api.baseUrl}/v1/tokens`, {
-      token: org.token.secret,
+    const reader = await request<{ token: string }>(`${t.api.baseUrl}/v1/tokens`, {
+      token: t.org.token.secret,
       method: 'POST',
       body: { environment: 'prod', scopes: ['read'] },
     });
-    const response = await request(`${api.baseUrl}/v1/events`, { token: reader.body.token, method: 'POST', body: event(1) });
+    const response = await request(`${t.api.baseUrl}/v1/events`, { token: reader.body.token, method: 'POST', body: event(1) });
     expect(response.status).toBe(403);
   });
 
   it('accepts the real Segment client (analytics-node) with Basic auth and attributes identify', async () => {
-    const analytics = new Analytics({ writeKey: org.token.secret, host: api.baseUrl, path: '/v1/batch', flushAt: 10, maxRetries: 0 });
+    const analytics = new Analytics({ writeKey: t.org.token.secret, host: t.api.baseUrl, path: '/v1/batch', flushAt: 10, maxRetries: 0 });
     const errors: unknown[] = [];
     analytics.on('error', (e) => errors.push(e));
     analytics.page({ anonymousId: 'anon-seg', name: 'Pricing', properties: { url: 'https://shop.test/pricing' } });
@@ -147,29 +134,29 @@ describe('event ingestion', () => {
     await analytics.closeAndFlush({ timeout: 10_000 });
     expect(errors).toEqual([]);
 
-    const rows = await suite.sql<{ event: string; user_id: string | null; anonymous_id: string | null; screen: string | null }>(
+    const rows = await t.suite.sql<{ event: string; user_id: string | null; anonymous_id: string | null; screen: string | null }>(
       `SELECT event, user_id, anonymous_id, screen FROM events WHERE anonymous_id = 'anon-seg' OR user_id = 'seg-user' ORDER BY occurred_at, event`,
     );
     expect(rows.map((r) => r.event).sort()).toEqual(['add_to_cart', 'checkout_start', 'identify', 'page_view']);
     expect(rows.find((r) => r.event === 'page_view')?.screen).toBe('https://shop.test/pricing');
     // The anonymous history is attributed to the identified user.
-    const attributed = await suite.sql<{ n: string }>(
+    const attributed = await t.suite.sql<{ n: string }>(
       `SELECT count(*) AS n FROM events e
         WHERE e.user_id = 'seg-user'
            OR e.anonymous_id IN (SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = 'seg-user')`,
-      [org.organization.id],
+      [t.org.organization.id],
     );
     expect(Number(attributed[0].n)).toBe(4);
   });
 
   it('loses no acknowledged event when the API process is killed (SIGKILL) mid-stream', async () => {
-    const victim = await startApi(suite.env);
+    const victim = await startApi(t.suite.env);
     const acknowledged: string[] = [];
     let stop = false;
     const clients = Array.from({ length: 8 }, async (_, c) => {
       for (let i = 0; !stop; i++) {
         const batch = Array.from({ length: 20 }, (_, j) => event(j, { messageId: `kill-${c}-${i}-${j}-${randomUUID()}` }));
-        const response = await request(`${victim.baseUrl}/v1/events`, { token: org.token.secret, method: 'POST', body: batch }).catch(() => undefined);
+        const response = await request(`${victim.baseUrl}/v1/events`, { token: t.org.token.secret, method: 'POST', body: batch }).catch(() => undefined);
         if (!response) return;
         if (response.status === 200) acknowledged.push(...batch.map((e) => e.messageId));
       }
@@ -179,7 +166,7 @@ describe('event ingestion', () => {
     stop = true;
     await Promise.all(clients);
     expect(acknowledged.length).toBeGreaterThan(100);
-    const stored = await suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = ANY($1)', [acknowledged]);
+    const stored = await t.suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = ANY($1)', [acknowledged]);
     expect(Number(stored[0].n)).toBe(acknowledged.length);
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
-import { cliJson } from './processes';
+import { cliJson, startApi, type RunningProcess } from './processes';
 import { ADMIN_DATABASE_URL, REDIS_URL } from './services';
 
 export interface OrganizationWithToken {
@@ -77,4 +77,25 @@ export class TestSuite {
       await pg.end();
     }
   }
+}
+
+export interface ApiSuite {
+  readonly suite: TestSuite;
+  readonly org: OrganizationWithToken;
+  readonly api: RunningProcess;
+}
+
+/** Registers beforeAll/afterAll for the common shape: a suite, one organization, one API process. */
+export function withApiSuite(name: string): ApiSuite {
+  const context = {} as { suite: TestSuite; org: OrganizationWithToken; api: RunningProcess };
+  beforeAll(async () => {
+    context.suite = await TestSuite.create(name);
+    context.org = await context.suite.createOrganization(name);
+    context.api = await startApi(context.suite.env);
+  });
+  afterAll(async () => {
+    await context.api?.stop();
+    await context.suite?.destroy();
+  });
+  return context;
 }
