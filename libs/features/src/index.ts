@@ -1,0 +1,10 @@
+export {
+  buildManifest,
+  computeFeatures,
+  featuresAt,
+  DAY_MS,
+  FEATURE_WINDOW_DAYS,
+  type Activity,
+  type FeatureManifest,
+} from './feature-definitions';
+export type { FeatureEvent } from './feature-event';
