@@ -1,0 +1,228 @@
+{{/*
+Names. The full name is capped at 55 characters so that the suffixed names (-api, -worker, -migrate,
+-metrics, -config) stay within Kubernetes' 63-character limit.
+*/}}
+{{- define "foresight.name" -}}
+{{- .Values.nameOverride | default .Chart.Name | trunc 55 | trimSuffix "-" -}}
+{{- end }}
+
+{{- define "foresight.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 55 | trimSuffix "-" -}}
+{{- else if contains (include "foresight.name" .) .Release.Name -}}
+{{- .Release.Name | trunc 55 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name (include "foresight.name" .) | trunc 55 | trimSuffix "-" -}}
+{{- end -}}
+{{- end }}
+
+{{- define "foresight.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "foresight.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* Immutable in Deployment selectors: never add anything that changes between releases. */}}
+{{- define "foresight.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "foresight.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "foresight.image" -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+{{- end }}
+
+{{/*
+ConfigMap and Secret names. The migration hook runs before the release's own ConfigMap and Secret
+exist (pre-install), so it reads copies created just before it under the migration name.
+*/}}
+{{- define "foresight.configMapName" -}}
+{{ include "foresight.fullname" . }}-config
+{{- end }}
+
+{{- define "foresight.secretName" -}}
+{{ .Values.existingSecret | default (include "foresight.fullname" .) }}
+{{- end }}
+
+{{- define "foresight.migrationName" -}}
+{{ include "foresight.fullname" . }}-migrate
+{{- end }}
+
+{{- define "foresight.migrationSecretName" -}}
+{{ .Values.existingSecret | default (include "foresight.migrationName" .) }}
+{{- end }}
+
+{{/* Non-secret settings, as environment variables (libs/platform/src/config/config.schema.ts). */}}
+{{- define "foresight.configData" -}}
+PORT: {{ .Values.ports.http | quote }}
+METRICS_PORT: {{ .Values.ports.metrics | quote }}
+REGION: {{ .Values.region | quote }}
+LOG_LEVEL: {{ .Values.logLevel | quote }}
+DATABASE_POOL_SIZE: {{ .Values.postgres.poolSize | quote }}
+REDIS_PREFIX: {{ .Values.redis.prefix | quote }}
+# The worker runs as its own Deployment: the API must not run the background processors as well.
+WORKER_MODE: "off"
+{{- end }}
+
+{{/* Secret settings, base64-encoded for a Secret's data (only without existingSecret). */}}
+{{- define "foresight.secretData" -}}
+DATABASE_URL: {{ .Values.postgres.url | b64enc | quote }}
+REDIS_URL: {{ .Values.redis.url | b64enc | quote }}
+TOKEN_PEPPER: {{ .Values.secrets.tokenPepper | b64enc | quote }}
+ENCRYPTION_KEY: {{ .Values.secrets.encryptionKey | b64enc | quote }}
+{{- end }}
+
+{{/*
+What every Foresight container shares: image, environment, security context, writable /tmp.
+Takes (dict "root" $ "configMap" NAME "secret" NAME). Secrets are read by explicit key so that a key
+missing from an existingSecret stops the pod with a clear error; with envFrom, a missing DATABASE_URL
+would silently start the embedded database instead.
+*/}}
+{{- define "foresight.container" -}}
+image: {{ include "foresight.image" .root }}
+imagePullPolicy: {{ .root.Values.image.pullPolicy }}
+envFrom:
+  - configMapRef:
+      name: {{ .configMap }}
+env:
+  - name: DATABASE_URL
+    valueFrom:
+      secretKeyRef:
+        name: {{ .secret }}
+        key: DATABASE_URL
+  - name: REDIS_URL
+    valueFrom:
+      secretKeyRef:
+        name: {{ .secret }}
+        key: REDIS_URL
+  - name: TOKEN_PEPPER
+    valueFrom:
+      secretKeyRef:
+        name: {{ .secret }}
+        key: TOKEN_PEPPER
+  - name: ENCRYPTION_KEY
+    valueFrom:
+      secretKeyRef:
+        name: {{ .secret }}
+        key: ENCRYPTION_KEY
+  {{- with .root.Values.extraEnv }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+securityContext:
+  allowPrivilegeEscalation: false
+  readOnlyRootFilesystem: true
+  capabilities:
+    drop: ["ALL"]
+volumeMounts:
+  - name: tmp
+    mountPath: /tmp
+  {{- with .root.Values.extraVolumeMounts }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+
+{{/* The container of the API and worker Deployments: the release's own ConfigMap and Secret. */}}
+{{- define "foresight.appContainer" -}}
+{{ include "foresight.container" (dict "root" . "configMap" (include "foresight.configMapName" .) "secret" (include "foresight.secretName" .)) }}
+{{- end }}
+
+{{/*
+Pod-level settings every Foresight pod shares. Takes (dict "root" $ "workload" .Values.<api|worker|migrations>).
+*/}}
+{{- define "foresight.podSpec" -}}
+# The processes never call the Kubernetes API.
+automountServiceAccountToken: false
+{{- with .root.Values.serviceAccountName }}
+serviceAccountName: {{ . }}
+{{- end }}
+{{- with .root.Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  runAsNonRoot: true
+  {{- with .root.Values.securityContext.runAsUser }}
+  runAsUser: {{ . }}
+  {{- end }}
+  {{- with .root.Values.securityContext.runAsGroup }}
+  runAsGroup: {{ . }}
+  {{- end }}
+  seccompProfile:
+    type: RuntimeDefault
+# On SIGTERM the processes finish in-flight requests and jobs for up to 30 s, after the API's 5 s preStop pause.
+terminationGracePeriodSeconds: 40
+{{- with .workload.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .workload.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .workload.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .workload.topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+volumes:
+  # The root filesystem is read-only; nothing is expected here, the limit stops a runaway writer.
+  - name: tmp
+    emptyDir:
+      sizeLimit: 128Mi
+  {{- with .root.Values.extraVolumes }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+
+{{/*
+Pod annotations of the API and worker. Environment variables are read only at start, so the checksums
+roll the pods whenever the settings change. An existingSecret is not the chart's to hash: after rotating
+it, run `kubectl rollout restart`. Takes (dict "root" $ "workload" .Values.<api|worker>).
+*/}}
+{{- define "foresight.podAnnotations" -}}
+checksum/config: {{ include "foresight.configData" .root | sha256sum }}
+{{- if not .root.Values.existingSecret }}
+checksum/secret: {{ include "foresight.secretData" .root | sha256sum }}
+{{- end }}
+{{- with .workload.podAnnotations }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+HorizontalPodAutoscaler of a Deployment. Takes (dict "root" $ "component" "api|worker" "autoscaling" .Values.<component>.autoscaling).
+*/}}
+{{- define "foresight.hpa" -}}
+{{- if .autoscaling.enabled }}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ include "foresight.fullname" .root }}-{{ .component }}
+  labels:
+    {{- include "foresight.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .component }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ include "foresight.fullname" .root }}-{{ .component }}
+  minReplicas: {{ .autoscaling.minReplicas }}
+  maxReplicas: {{ .autoscaling.maxReplicas }}
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ .autoscaling.targetCPUUtilizationPercentage }}
+{{- end }}
+{{- end }}

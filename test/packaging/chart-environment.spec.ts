@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import { loadConfig } from '../../libs/platform/src/config/config';
+import { environmentSchema, REQUIRED_WITH_EXTERNAL_DATABASE } from '../../libs/platform/src/config/config.schema';
+import {
+  container,
+  containerPort,
+  find,
+  loadTemplates,
+  renderRelease,
+  schemaErrors,
+  secretData,
+  workload,
+  type Manifest,
+  type Release,
+  type Values,
+} from './chart';
+import { EVERY_OPTION, EXISTING_SECRET, REQUIRED_INLINE, renderScenario, SCENARIOS } from './chart-scenarios';
+
+/**
+ * The environment each container gets, resolved from the rendered release as the kubelet would,
+ * checked against the app's own configuration schema (libs/platform/src/config/config.schema.ts),
+ * so a variable added there and required on Kubernetes fails here until the chart sets it.
+ */
+
+type Variable = keyof typeof environmentSchema.shape;
+
+/** Needed on Kubernetes beyond REQUIRED_WITH_EXTERNAL_DATABASE: an external database, Redis, the ports the pods declare, a separate worker. */
+const REQUIRED_ON_KUBERNETES: Variable[] = [
+  ...REQUIRED_WITH_EXTERNAL_DATABASE,
+  'DATABASE_URL',
+  'REDIS_URL',
+  'TOKEN_PEPPER',
+  'ENCRYPTION_KEY',
+  'REGION',
+  'PORT',
+  'METRICS_PORT',
+  'WORKER_MODE',
+];
+const SECRETS: Variable[] = ['DATABASE_URL', 'REDIS_URL', 'TOKEN_PEPPER', 'ENCRYPTION_KEY'];
+
+type Source = 'ConfigMap' | 'Secret' | 'value';
+
+interface Environment {
+  readonly variables: Record<string, string>;
+  readonly sources: Record<string, Source>;
+}
+
+/** Resolves envFrom, then env (which wins), failing on any reference Kubernetes could not resolve. */
+function environment(release: Release, manifest: Manifest): Environment {
+  const { envFrom, env } = container(manifest);
+  const variables: Record<string, string> = {};
+  const sources: Record<string, Source> = {};
+  const set = (name: string, value: unknown, source: Source) => {
+    if (typeof value !== 'string') throw new Error(`${manifest.metadata.name}: ${name} is ${JSON.stringify(value)}, not a string`);
+    variables[name] = value;
+    sources[name] = source;
+  };
+  for (const from of envFrom ?? []) {
+    if (!from.configMapRef || Object.keys(from).length !== 1) throw new Error(`unexpected envFrom ${JSON.stringify(from)}`);
+    const data = (find(release, 'ConfigMap', from.configMapRef.name).data ?? {}) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(data)) set(name, value, 'ConfigMap');
+  }
+  for (const variable of env ?? []) {
+    const ref = variable.valueFrom?.secretKeyRef;
+    if (!ref) {
+      set(variable.name, variable.value, 'value');
+      continue;
+    }
+    const existing = ref.name === (release.values.existingSecret as string) ? EXISTING_SECRET.data : undefined;
+    const data = existing ?? secretData(release, ref.name);
+    if (!data) throw new Error(`${manifest.metadata.name}: ${variable.name} reads Secret ${ref.name}, which is neither rendered nor the existingSecret`);
+    if (!(ref.key in data)) throw new Error(`${manifest.metadata.name}: Secret ${ref.name} has no key ${ref.key}`);
+    set(variable.name, data[ref.key], 'Secret');
+  }
+  return { variables, sources };
+}
+
+describe.each(SCENARIOS)('container environment with $name', (scenario) => {
+  const release = renderScenario(loadTemplates(), scenario);
+  const api = workload(release, 'api');
+  const worker = workload(release, 'worker');
+  const migrations = workload(release, 'migrations');
+  const extraEnv = ((release.values.extraEnv ?? []) as { name: string }[]).map((e) => e.name);
+
+  it('is the same for the API, the worker and the migration Job', () => {
+    expect(environment(release, worker)).toEqual(environment(release, api));
+    expect(environment(release, migrations)).toEqual(environment(release, api));
+  });
+
+  it.each([
+    ['api', api],
+    ['worker', worker],
+  ])('sets every variable the %s needs on Kubernetes, and only variables the app reads', (_, manifest) => {
+    const { variables } = environment(release, manifest);
+    expect(Object.keys(variables)).toEqual(expect.arrayContaining(REQUIRED_ON_KUBERNETES));
+    const known = [...Object.keys(environmentSchema.shape), ...extraEnv];
+    expect(Object.keys(variables).filter((name) => !known.includes(name))).toEqual([]);
+  });
+
+  it.each([
+    ['api', api],
+    ['worker', worker],
+  ])('passes the app’s own configuration check in the %s container: external database, separate worker', (_, manifest) => {
+    const { variables } = environment(release, manifest);
+    const parsed = environmentSchema.safeParse(variables);
+    expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+    const config = loadConfig(variables);
+    expect(config).toMatchObject({ embedded: false, workerMode: 'off', region: release.values.region });
+    expect(config.metricsPort).toBe(containerPort(manifest, 'metrics'));
+  });
+
+  it('makes the API listen on the port its probes and Service use', () => {
+    expect(loadConfig(environment(release, api).variables).port).toBe(containerPort(api, 'http'));
+  });
+
+  it('takes the secrets from a Secret only, never from a plain value or the ConfigMap', () => {
+    const { sources } = environment(release, api);
+    for (const name of SECRETS) expect(`${name} from ${sources[name]}`).toBe(`${name} from Secret`);
+  });
+});
+
+/** Each chart value that becomes an app variable, with values to probe the two validations with. */
+const MAPPINGS: { path: string; variable: Variable; samples: unknown[] }[] = [
+  { path: 'region', variable: 'REGION', samples: ['eu', 'us', 'mars', 'EU'] },
+  { path: 'logLevel', variable: 'LOG_LEVEL', samples: ['info', 'silent', 'verbose'] },
+  { path: 'postgres.poolSize', variable: 'DATABASE_POOL_SIZE', samples: [0, 1, 10, 200, 201, 2.5] },
+  { path: 'ports.http', variable: 'PORT', samples: [0, 80, 1023, 1024, 3000, 65535, 65536] },
+  { path: 'ports.metrics', variable: 'METRICS_PORT', samples: [0, 1024, 9464, 65536] },
+  { path: 'redis.prefix', variable: 'REDIS_PREFIX', samples: ['', 'foresight:', 'a_b-c:1', 'bad prefix', 'ü'] },
+  { path: 'postgres.url', variable: 'DATABASE_URL', samples: ['postgres://u:p@db:5432/f', 'postgresql://db/f', 'mysql://db/f', 'postgres://', 'db:5432'] },
+  { path: 'redis.url', variable: 'REDIS_URL', samples: ['redis://r:6379', 'rediss://:p@r:6380', 'http://r', 'redis://'] },
+  { path: 'secrets.tokenPepper', variable: 'TOKEN_PEPPER', samples: ['x'.repeat(31), 'x'.repeat(32)] },
+  { path: 'secrets.encryptionKey', variable: 'ENCRYPTION_KEY', samples: ['a'.repeat(64), 'A'.repeat(64), 'a'.repeat(63), 'g'.repeat(64)] },
+];
+
+const at = (path: string, value: unknown): Values =>
+  path
+    .split('.')
+    .reverse()
+    .reduce<unknown>((inner, key) => ({ [key]: inner }), value) as Values;
+
+const appRules = z.toJSONSchema(environmentSchema, { io: 'input' }).properties as Record<string, { enum?: unknown[] }>;
+
+describe('chart values that become app variables', () => {
+  const release = renderRelease(loadTemplates(), [EVERY_OPTION]);
+
+  it.each(MAPPINGS)('sets $variable from $path', ({ path, variable }) => {
+    const value = path.split('.').reduce<unknown>((v, key) => (v as Values)[key], release.values);
+    expect(environment(release, find(release, 'Deployment', 'analytics-api')).variables[variable]).toBe(String(value));
+  });
+
+  it.each(MAPPINGS)('accepts for $path only what the app accepts for $variable', ({ path, variable, samples }) => {
+    const enumValues = appRules[variable].enum ?? [];
+    const chartAccepts = (sample: unknown) => schemaErrors(REQUIRED_INLINE, at(path, sample)).length === 0;
+    const accepted = [...samples, ...enumValues].filter(chartAccepts);
+    expect(accepted.length).toBeGreaterThan(0);
+    const appRejects = accepted.filter((sample) => !environmentSchema.shape[variable].safeParse(String(sample)).success);
+    expect(appRejects).toEqual([]);
+    // Every value of an app enum is offered by the chart too (a region added to the app, say).
+    expect(enumValues.filter((value) => !chartAccepts(value))).toEqual([]);
+  });
+});
