@@ -2,9 +2,11 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthModule } from '@foresight/auth';
 import { EventsModule } from '@foresight/events';
-import { MetricsServer, PlatformModule, type Runtime } from '@foresight/platform';
+import { ModelsModule } from '@foresight/models';
+import { MetricsServer, PlatformModule, QueueModule, type Runtime } from '@foresight/platform';
 import { EventsController } from './events/events.controller';
 import { HealthController, ProbesController } from './health/health.controller';
+import { ModelsController } from './models/models.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { TokensController } from './tokens/tokens.controller';
@@ -20,10 +22,12 @@ export class ApiModule {
         PlatformModule.forRoot(runtime),
         AuthModule,
         EventsModule,
+        ModelsModule,
+        QueueModule,
         // Embedded and small deployments run the worker's processors inside the API process.
         ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
       ],
-      controllers: [EventsController, HealthController, ProbesController, TokensController, UsersController],
+      controllers: [EventsController, HealthController, ModelsController, ProbesController, TokensController, UsersController],
       providers: [
         MetricsServer,
         { provide: APP_GUARD, useClass: AccessGuard },

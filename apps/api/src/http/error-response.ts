@@ -8,7 +8,6 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_token: 401,
   insufficient_scope: 403,
   not_found: 404,
-  conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

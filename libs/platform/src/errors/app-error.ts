@@ -5,7 +5,6 @@ export type ErrorCode =
   | 'invalid_token'
   | 'insufficient_scope'
   | 'not_found'
-  | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'

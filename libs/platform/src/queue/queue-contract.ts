@@ -7,6 +7,7 @@ import type { DefaultJobOptions } from 'bullmq';
  */
 export const QUEUES = {
   events: 'events',
+  training: 'training',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -16,10 +17,15 @@ export const JOBS = {
     /** Creates the coming months' event partitions (and moves early rows out of the default one). */
     ensurePartitions: 'events.ensure-partitions',
   },
+  training: {
+    /** Trains a new version of one model; the job id is the model id, so one run per model at a time. */
+    train: 'models.train',
+  },
 } as const;
 
 export interface JobPayloads {
   [JOBS.events.ensurePartitions]: { monthsAhead: number };
+  [JOBS.training.train]: { organizationId: string; modelId: string; startedAt: string };
 }
 
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {

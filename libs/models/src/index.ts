@@ -1,0 +1,5 @@
+export { ModelsModule } from './models.module';
+export { Model, type ModelStatus, type ModelAlgorithm } from './registry/model.entity';
+export { ModelVersion, type VersionState } from './registry/model-version.entity';
+export { createModelSchema, retrainSchema, type CreateModel } from './registry/model.schema';
+export { ModelsService, type ModelWithVersion, type RetrainStarted } from './registry/models.service';

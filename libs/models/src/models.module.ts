@@ -1,0 +1,14 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { QUEUES } from '@foresight/platform';
+import { Model } from './registry/model.entity';
+import { ModelVersion } from './registry/model-version.entity';
+import { ModelsService } from './registry/models.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([Model, ModelVersion]), BullModule.registerQueue({ name: QUEUES.training })],
+  providers: [ModelsService],
+  exports: [ModelsService],
+})
+export class ModelsModule {}

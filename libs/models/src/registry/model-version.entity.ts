@@ -1,0 +1,61 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { FeatureManifest } from '@foresight/features';
+import type { ConfidenceHistogram, ValidationMetrics } from '../training';
+import type { ModelAlgorithm } from './model.entity';
+
+export type VersionState = 'serving' | 'retired' | 'rejected';
+
+/** One trained version: its ONNX bytes and everything needed to serve, explain and monitor it. */
+@Entity({ name: 'model_versions' })
+export class ModelVersion {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  @Column({ name: 'model_id', type: 'text' })
+  modelId!: string;
+
+  @Column({ name: 'organization_id', type: 'text' })
+  organizationId!: string;
+
+  @Column({ type: 'integer' })
+  version!: number;
+
+  @Column({ type: 'text' })
+  algorithm!: ModelAlgorithm;
+
+  @Column({ type: 'bytea', select: false })
+  onnx!: Buffer;
+
+  @Column({ type: 'jsonb' })
+  manifest!: FeatureManifest;
+
+  @Column({ type: 'jsonb' })
+  metrics!: ValidationMetrics;
+
+  @Column({ name: 'feature_importance', type: 'jsonb' })
+  featureImportance!: Array<{ feature: string; weight: number }>;
+
+  @Column({ name: 'confidence_baseline', type: 'jsonb' })
+  confidenceBaseline!: ConfidenceHistogram;
+
+  @Column({ name: 'window_start', type: 'timestamptz' })
+  windowStart!: Date;
+
+  @Column({ name: 'window_end', type: 'timestamptz' })
+  windowEnd!: Date;
+
+  @Column({ name: 'train_rows', type: 'integer' })
+  trainRows!: number;
+
+  @Column({ name: 'validation_rows', type: 'integer' })
+  validationRows!: number;
+
+  @Column({ type: 'text' })
+  state!: VersionState;
+
+  @Column({ name: 'rejection_reason', type: 'text', nullable: true })
+  rejectionReason!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

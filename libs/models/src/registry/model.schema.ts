@@ -1,0 +1,34 @@
+import { CronExpressionParser } from 'cron-parser';
+import { z } from 'zod';
+
+/** CONTRACT.md "Models": POST /v1/models. */
+export const createModelSchema = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9_]{2,63}$/, 'lowercase letters, digits and _, starting with a letter, 3 to 64 characters'),
+  targetEvent: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Za-z0-9 _.:/-]+$/, 'an event name'),
+  horizonDays: z.number().int().min(1).max(365).default(7),
+  algorithm: z.enum(['gbdt', 'logistic']).default('gbdt'),
+  labels: z
+    .tuple([z.string().min(1).max(64), z.string().min(1).max(64)])
+    .refine(([negative, positive]) => negative !== positive, 'the two labels must differ')
+    .default(['unlikely', 'likely']),
+  schedule: z
+    .string()
+    .refine((cron) => {
+      try {
+        CronExpressionParser.parse(cron);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'a cron expression, e.g. "0 3 * * *"')
+    .nullable()
+    .default(null),
+});
+
+export type CreateModel = z.infer<typeof createModelSchema>;
+
+export const retrainSchema = z.strictObject({ modelId: z.string().min(1).max(64) });

@@ -1,0 +1,104 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Queue } from 'bullmq';
+import { Repository } from 'typeorm';
+import { AppError, invalidRequest, JOBS, newId, notFound, QUEUES, type JobPayloads } from '@foresight/platform';
+import { Model } from './model.entity';
+import type { CreateModel } from './model.schema';
+import { ModelVersion } from './model-version.entity';
+
+export interface ModelWithVersion {
+  model: Model;
+  serving: ModelVersion | null;
+}
+
+export interface RetrainStarted {
+  modelId: string;
+  status: 'retraining';
+  startedAt: Date;
+}
+
+type TrainPayload = JobPayloads[typeof JOBS.training.train];
+
+/** The model registry: every query is scoped by the caller's organization. */
+@Injectable()
+export class ModelsService {
+  constructor(
+    @InjectRepository(Model) private readonly models: Repository<Model>,
+    @InjectRepository(ModelVersion) private readonly versions: Repository<ModelVersion>,
+    @InjectQueue(QUEUES.training) private readonly trainingQueue: Queue<TrainPayload>,
+  ) {}
+
+  async create(organizationId: string, input: CreateModel): Promise<ModelWithVersion> {
+    if (await this.models.existsBy({ organizationId, name: input.name })) {
+      throw invalidRequest(`name: a model named "${input.name}" already exists`, [{ path: 'name', message: 'already exists' }]);
+    }
+    const model = this.models.create({
+      id: newId('mdl'),
+      organizationId,
+      ...input,
+      labels: [...input.labels],
+      status: 'untrained',
+      servingVersionId: null,
+      lastError: null,
+      retrainStartedAt: null,
+      lastRetrainedAt: null,
+    });
+    await this.models.insert(model);
+    return { model: await this.getModel(organizationId, model.id), serving: null };
+  }
+
+  async list(organizationId: string): Promise<ModelWithVersion[]> {
+    const models = await this.models.find({ where: { organizationId }, order: { createdAt: 'ASC' } });
+    const servingIds = models.map((m) => m.servingVersionId).filter((id): id is string => id !== null);
+    const serving = servingIds.length > 0 ? await this.versions.findBy(servingIds.map((id) => ({ id, organizationId }))) : [];
+    const byId = new Map(serving.map((v) => [v.id, v]));
+    return models.map((model) => ({ model, serving: model.servingVersionId ? (byId.get(model.servingVersionId) ?? null) : null }));
+  }
+
+  async get(organizationId: string, modelId: string): Promise<ModelWithVersion> {
+    const model = await this.getModel(organizationId, modelId);
+    const serving = model.servingVersionId ? await this.versions.findOneBy({ id: model.servingVersionId, organizationId }) : null;
+    return { model, serving };
+  }
+
+  /**
+   * untrained | active | failed → retraining, and one training job. While a run is in flight the
+   * same startedAt is returned and nothing new starts (CONTRACT.md "Models").
+   */
+  async retrain(organizationId: string, modelId: string): Promise<RetrainStarted> {
+    const model = await this.getModel(organizationId, modelId);
+    // One conditional UPDATE decides the race between concurrent retrain requests.
+    const update = await this.models
+      .createQueryBuilder()
+      .update()
+      .set({ status: 'retraining', retrainStartedAt: () => 'now()' })
+      .where(`id = :modelId AND organization_id = :organizationId AND status <> 'retraining'`, { modelId, organizationId })
+      .returning(['retrain_started_at'])
+      .execute();
+    const started = update.raw as Array<{ retrain_started_at: Date }>;
+    if (started.length === 0) {
+      return { modelId, status: 'retraining', startedAt: (await this.getModel(organizationId, modelId)).retrainStartedAt as Date };
+    }
+    const startedAt = started[0].retrain_started_at;
+    try {
+      await this.trainingQueue.add(
+        JOBS.training.train,
+        { organizationId, modelId, startedAt: startedAt.toISOString() },
+        { jobId: modelId, removeOnComplete: true, removeOnFail: true, attempts: 2 },
+      );
+    } catch (error) {
+      // Never leave a model "retraining" with no job behind it.
+      await this.models.update({ id: modelId, organizationId }, { status: model.status, retrainStartedAt: model.retrainStartedAt });
+      throw new AppError('unavailable', `Could not queue the training run: ${(error as Error).message}`);
+    }
+    return { modelId, status: 'retraining', startedAt };
+  }
+
+  private async getModel(organizationId: string, modelId: string): Promise<Model> {
+    const model = await this.models.findOneBy({ id: modelId, organizationId });
+    if (!model) throw notFound(`model ${modelId}`);
+    return model;
+  }
+}

@@ -1,0 +1,124 @@
+import { runInThisContext } from 'vm';
+import { GbdtParameters } from './gbdt.trainer';
+import { LogisticParameters } from './logistic.trainer';
+import { ModelParameters } from './model-parameters';
+import {
+  exportOnnx,
+  ONNX_ALGORITHM_KEY,
+  ONNX_FEATURE_NAMES_KEY,
+  ONNX_INPUT,
+  ONNX_LABEL_OUTPUT,
+  ONNX_PROBABILITIES_OUTPUT,
+  readOnnxMetadata,
+} from './onnx-export';
+import { createRandom } from './random';
+import { makeSyntheticData } from './synthetic-data.fixture';
+import { predictProbabilities, trainModel } from './train-model';
+
+/**
+ * Jest runs specs in their own realm, but onnxruntime-node hands back typed arrays of the
+ * main realm and checks them with `instanceof` against constructors it captured when it
+ * loaded. Pointing this realm's globals at the main realm's constructors before loading
+ * ORT makes both sides agree; production code never runs inside such a sandbox.
+ */
+async function loadOnnxRuntime(): Promise<typeof import('onnxruntime-node')> {
+  const realm = globalThis as unknown as Record<string, unknown>;
+  for (const name of ['Float32Array', 'BigInt64Array']) realm[name] = runInThisContext(name);
+  return import('onnxruntime-node');
+}
+
+interface OnnxOutput {
+  labels: BigInt64Array;
+  probabilities: Float32Array;
+}
+
+async function runOnnx(bytes: Uint8Array, features: Float32Array, d: number): Promise<OnnxOutput> {
+  const { InferenceSession, Tensor } = await loadOnnxRuntime();
+  const session = await InferenceSession.create(bytes);
+  try {
+    expect(session.inputNames).toEqual([ONNX_INPUT]);
+    expect([...session.outputNames].sort()).toEqual([ONNX_LABEL_OUTPUT, ONNX_PROBABILITIES_OUTPUT].sort());
+    const input = new Tensor('float32', Float32Array.from(features), [features.length / d, d]);
+    const result = await session.run({ [ONNX_INPUT]: input });
+    const label = result[ONNX_LABEL_OUTPUT];
+    const probabilities = result[ONNX_PROBABILITIES_OUTPUT];
+    expect(label.type).toBe('int64');
+    expect(label.dims).toEqual([features.length / d]);
+    expect(probabilities.type).toBe('float32');
+    expect(probabilities.dims).toEqual([features.length / d, 2]);
+    return { labels: label.data as BigInt64Array, probabilities: probabilities.data as Float32Array };
+  } finally {
+    await session.release();
+  }
+}
+
+/** ONNX and the TypeScript predictor agree on P(positive), its complement and the label. */
+function expectParity(onnx: OnnxOutput, expected: Float64Array): void {
+  let worst = 0;
+  for (let i = 0; i < expected.length; i++) {
+    const p = expected[i];
+    worst = Math.max(worst, Math.abs(onnx.probabilities[2 * i + 1] - p), Math.abs(onnx.probabilities[2 * i] - (1 - p)));
+    // Rows within rounding of the boundary may legitimately go either way.
+    if (Math.abs(p - 0.5) > 1e-6) expect(onnx.labels[i]).toBe(p > 0.5 ? 1n : 0n);
+  }
+  expect(worst).toBeLessThan(1e-5);
+}
+
+describe('exportOnnx', () => {
+  const data = makeSyntheticData({ trainRows: 3000, validationRows: 1000, features: 10, positiveRate: 0.3, seed: 11 });
+  const { validation } = data.split;
+
+  it.each(['gbdt', 'logistic'] as const)('%s: onnxruntime reproduces the TypeScript probabilities', async (algorithm) => {
+    const model = trainModel({ algorithm, split: data.split });
+    const onnx = await runOnnx(model.onnx, validation.features, 10);
+    const expected = predictProbabilities(model, validation.features);
+    expectParity(onnx, expected);
+    // Not a trivial model: both labels occur.
+    expect(new Set(onnx.labels).size).toBe(2);
+  });
+
+  it('carries the feature manifest and algorithm in metadata_props', () => {
+    const model = trainModel({ algorithm: 'logistic', split: data.split });
+    const metadata = readOnnxMetadata(model.onnx);
+    expect(JSON.parse(metadata[ONNX_FEATURE_NAMES_KEY])).toEqual(validation.featureNames);
+    expect(metadata[ONNX_ALGORITHM_KEY]).toBe('logistic');
+    expect(readOnnxMetadata(exportOnnx(model.parameters, ['a'], { 'foresight.model_id': 'mdl_x' }))).toMatchObject({
+      'foresight.model_id': 'mdl_x',
+    });
+  });
+
+  it('keeps label and probabilities consistent when every leaf weight is non-negative', async () => {
+    // ORT decides such a binary ensemble's label by "score > 0.5" unless the exporter
+    // shifts a tree below zero. Margins here are 0.1, 0.3 and 0.45: all positive label.
+    const parameters: GbdtParameters = {
+      kind: 'gbdt',
+      baseScore: Math.fround(-0.2),
+      trees: [
+        { feature: [0, -1, -1], threshold: [Math.fround(0.5), 0, 0], left: [1, -1, -1], right: [2, -1, -1], value: [0, Math.fround(0.3), Math.fround(0.5)] },
+        { feature: [-1], threshold: [0], left: [-1], right: [-1], value: [Math.fround(0.15)] },
+      ],
+    };
+    const features = Float32Array.from([0, 1, 0.5]);
+    const expected = predictProbabilities({ parameters, featureNames: ['x'] }, features);
+    expect(Array.from(expected, (p) => p > 0.5)).toEqual([true, true, true]);
+    expectParity(await runOnnx(exportOnnx(parameters, ['x']), features, 1), expected);
+  });
+
+  it('stays accurate in float32 for a logistic model over features with large means', async () => {
+    // Folded into one intercept, this model's terms would be ~1e6 and cancel; float32
+    // would then lose the whole signal. The centred form keeps every term small.
+    const random = createRandom(3);
+    const n = 500;
+    const features = Float32Array.from({ length: n * 2 }, (_, k) => (k % 2 === 0 ? 1e6 : 5e4) + random() * 10);
+    const parameters: LogisticParameters = {
+      kind: 'logistic',
+      coefficients: [Math.fround(0.8), Math.fround(-1.1)],
+      center: [Math.fround(1e6 + 5), Math.fround(5e4 + 5)],
+      offset: Math.fround(0.2),
+      intercept: 0.2 - 0.8 * (1e6 + 5) + 1.1 * (5e4 + 5),
+    };
+    const model: { parameters: ModelParameters; featureNames: string[] } = { parameters, featureNames: ['a', 'b'] };
+    const expected = predictProbabilities(model, features);
+    expectParity(await runOnnx(exportOnnx(parameters, model.featureNames), features, 2), expected);
+  });
+});
