@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from '../support/http';
 import { cliJson, startApi, type RunningProcess } from '../support/processes';
 import { REDIS_URL } from '../support/services';
-import type { OrganizationWithToken } from '../support/suite';
+import { deleteRedisKeys, type OrganizationWithToken } from '../support/suite';
 
 /** The zero-configuration path of the README: no DATABASE_URL, PGlite in DATA_DIR, worker inline. */
 describe('embedded mode (PGlite)', () => {
@@ -16,6 +16,7 @@ describe('embedded mode (PGlite)', () => {
   afterAll(async () => {
     await api?.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    await deleteRedisKeys(env.REDIS_PREFIX);
   });
 
   it('creates an organization with the CLI, serves it, and lets the CLI reach the running database', async () => {

@@ -55,17 +55,7 @@ export class TestSuite {
 
   async destroy(): Promise<void> {
     await this.admin((pg) => pg.query(`DROP DATABASE IF EXISTS ${this.databaseName} WITH (FORCE)`));
-    const redis = new Redis(REDIS_URL);
-    try {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${this.env.REDIS_PREFIX}*`, 'COUNT', 1000);
-        if (keys.length > 0) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    } finally {
-      redis.disconnect();
-    }
+    await deleteRedisKeys(this.env.REDIS_PREFIX);
   }
 
   private async admin(work: (pg: Client) => Promise<unknown>): Promise<void> {
@@ -76,6 +66,21 @@ export class TestSuite {
     } finally {
       await pg.end();
     }
+  }
+}
+
+/** Removes every Redis key a suite wrote (all of them start with its prefix). */
+export async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
   }
 }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EventsProcessorsModule } from '@foresight/events';
+import { ModelsProcessorsModule } from '@foresight/models';
 import { QueueModule } from '@foresight/platform';
 
 /**
@@ -7,6 +8,6 @@ import { QueueModule } from '@foresight/platform';
  * API process imports this same module, so both compositions run identical processors.
  */
 @Module({
-  imports: [QueueModule, EventsProcessorsModule],
+  imports: [QueueModule, EventsProcessorsModule, ModelsProcessorsModule],
 })
 export class ProcessorsModule {}

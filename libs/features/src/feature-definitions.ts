@@ -118,15 +118,22 @@ export function computeFeatures(events: readonly FeatureEvent[], activity: Activ
  * window and activity that serving loads with SQL, then calls the same definition.
  * Returns undefined when the user had no event before the cutoff.
  */
-export function featuresAt(history: readonly FeatureEvent[], cutoff: number, manifest: FeatureManifest): Float32Array | undefined {
+export function featuresAt(
+  history: readonly FeatureEvent[],
+  cutoff: number,
+  manifest: FeatureManifest,
+  /** When `history` does not reach back to the user's first event (training loads a bounded range). */
+  firstSeenAt = history[0]?.occurredAt,
+): Float32Array | undefined {
   const end = firstIndexAtOrAfter(history, cutoff);
   if (end === 0) return undefined;
   const start = firstIndexAtOrAfter(history, cutoff - FEATURE_WINDOW_DAYS * DAY_MS);
-  const activity = { firstSeenAt: history[0].occurredAt, lastSeenAt: history[end - 1].occurredAt };
+  const activity = { firstSeenAt: Math.min(firstSeenAt, history[0].occurredAt), lastSeenAt: history[end - 1].occurredAt };
   return computeFeatures(history.slice(start, end), activity, cutoff, manifest);
 }
 
-function firstIndexAtOrAfter(history: readonly FeatureEvent[], time: number): number {
+/** Binary search over a time-sorted history. */
+export function firstIndexAtOrAfter(history: readonly FeatureEvent[], time: number): number {
   let low = 0;
   let high = history.length;
   while (low < high) {

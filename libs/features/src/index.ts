@@ -2,6 +2,7 @@ export {
   buildManifest,
   computeFeatures,
   featuresAt,
+  firstIndexAtOrAfter,
   DAY_MS,
   FEATURE_WINDOW_DAYS,
   type Activity,

@@ -3,3 +3,4 @@ export { Model, type ModelStatus, type ModelAlgorithm } from './registry/model.e
 export { ModelVersion, type VersionState } from './registry/model-version.entity';
 export { createModelSchema, retrainSchema, type CreateModel } from './registry/model.schema';
 export { ModelsService, type ModelWithVersion, type RetrainStarted } from './registry/models.service';
+export { ModelsProcessorsModule } from './training-run/models-processors.module';

@@ -75,13 +75,9 @@ export class ModelsService {
       .update()
       .set({ status: 'retraining', retrainStartedAt: () => 'now()' })
       .where(`id = :modelId AND organization_id = :organizationId AND status <> 'retraining'`, { modelId, organizationId })
-      .returning(['retrain_started_at'])
       .execute();
-    const started = update.raw as Array<{ retrain_started_at: Date }>;
-    if (started.length === 0) {
-      return { modelId, status: 'retraining', startedAt: (await this.getModel(organizationId, modelId)).retrainStartedAt as Date };
-    }
-    const startedAt = started[0].retrain_started_at;
+    const startedAt = (await this.getModel(organizationId, modelId)).retrainStartedAt as Date;
+    if (update.affected === 0) return { modelId, status: 'retraining', startedAt };
     try {
       await this.trainingQueue.add(
         JOBS.training.train,

@@ -1,0 +1,18 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { TrainedModel, TrainModelInput } from '../training';
+
+/** trainModel in a worker thread (fit.thread.ts). Its errors arrive with their message intact. */
+export function fitInThread(input: TrainModelInput): Promise<TrainedModel> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(join(__dirname, 'fit.thread.js'), {
+      workerData: input,
+      transferList: [input.split.train.features.buffer as ArrayBuffer, input.split.validation.features.buffer as ArrayBuffer],
+    });
+    worker.once('message', (model: TrainedModel) => resolve(model));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`training thread exited with code ${code}`));
+    });
+  });
+}

@@ -1,0 +1,16 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { QUEUES } from '@foresight/platform';
+import { DatasetBuilder } from '../dataset/dataset-builder';
+import { Model } from '../registry/model.entity';
+import { ModelVersion } from '../registry/model-version.entity';
+import { TrainingProcessor } from './training.processor';
+import { TrainingRunService } from './training-run.service';
+
+/** The models lib's background work (training runs), composed into the worker. */
+@Module({
+  imports: [TypeOrmModule.forFeature([Model, ModelVersion]), BullModule.registerQueue({ name: QUEUES.training })],
+  providers: [DatasetBuilder, TrainingRunService, TrainingProcessor],
+})
+export class ModelsProcessorsModule {}

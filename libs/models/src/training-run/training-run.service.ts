@@ -1,0 +1,99 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { LOGGER, newId, type Logger } from '@foresight/platform';
+import { DatasetBuilder } from '../dataset/dataset-builder';
+import { Model } from '../registry/model.entity';
+import { ModelVersion, type VersionState } from '../registry/model-version.entity';
+import { rowCount } from '../training';
+import { fitInThread } from './fit-in-thread';
+
+/** A challenger serves only if its validation AUC is at least the serving version's minus this. */
+export const PROMOTION_AUC_TOLERANCE = 0.005;
+
+export interface TrainingJob {
+  organizationId: string;
+  modelId: string;
+  startedAt: string;
+}
+
+/**
+ * One training run: build the matrix, fit off the event loop, store the version, promote it if it
+ * is good enough, and move the model out of `retraining` whatever happens.
+ */
+@Injectable()
+export class TrainingRunService {
+  constructor(
+    private readonly datasets: DatasetBuilder,
+    private readonly dataSource: DataSource,
+    @InjectRepository(Model) private readonly models: Repository<Model>,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async run(job: TrainingJob): Promise<void> {
+    const model = await this.models.findOneBy({ id: job.modelId, organizationId: job.organizationId });
+    if (!model || model.status !== 'retraining' || model.retrainStartedAt?.toISOString() !== job.startedAt) {
+      this.logger.warn({ modelId: job.modelId }, 'training job is stale (model deleted or run superseded); skipped');
+      return;
+    }
+    const startedAt = Date.now();
+    try {
+      const dataset = await this.datasets.build(model);
+      const trained = await fitInThread({ algorithm: model.algorithm, split: dataset.split });
+      await this.store(model, {
+        algorithm: trained.algorithm,
+        onnx: Buffer.from(trained.onnx),
+        manifest: dataset.manifest,
+        metrics: trained.metrics,
+        featureImportance: trained.featureImportance,
+        confidenceBaseline: trained.confidenceBaseline,
+        windowStart: new Date(dataset.plan.windowStart),
+        windowEnd: new Date(dataset.plan.windowEnd),
+        trainRows: trained.trainRows,
+        validationRows: rowCount(dataset.split.validation),
+      });
+      this.logger.info({ modelId: model.id, auc: trained.metrics.auc, seconds: (Date.now() - startedAt) / 1000 }, 'training run finished');
+    } catch (error) {
+      await this.fail(model, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  /** After the last attempt failed outside run() (a crashed or stalled worker). */
+  async fail(model: Pick<Model, 'id' | 'organizationId'>, reason: string): Promise<void> {
+    this.logger.warn({ modelId: model.id, reason }, 'training run failed');
+    // retraining --error--> failed, or active when an earlier version keeps serving.
+    await this.models
+      .createQueryBuilder()
+      .update()
+      .set({ status: () => `CASE WHEN serving_version_id IS NULL THEN 'failed' ELSE 'active' END`, lastError: reason })
+      .where(`id = :id AND organization_id = :organizationId AND status = 'retraining'`, model)
+      .execute();
+  }
+
+  private async store(model: Model, version: Omit<ModelVersion, 'id' | 'modelId' | 'organizationId' | 'version' | 'state' | 'rejectionReason' | 'createdAt'>): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const serving = model.servingVersionId ? await manager.findOneBy(ModelVersion, { id: model.servingVersionId }) : null;
+      const promote = !serving || version.metrics.auc >= serving.metrics.auc - PROMOTION_AUC_TOLERANCE;
+      const [{ next }] = await manager.query(`SELECT coalesce(max(version), 0) + 1 AS next FROM model_versions WHERE model_id = $1`, [model.id]);
+      const state: VersionState = promote ? 'serving' : 'rejected';
+      const id = newId('ver');
+      await manager.insert(ModelVersion, {
+        ...version,
+        id,
+        modelId: model.id,
+        organizationId: model.organizationId,
+        version: next,
+        state,
+        rejectionReason: promote
+          ? null
+          : `validation AUC ${version.metrics.auc.toFixed(4)} is below the serving version's ${(serving?.metrics.auc ?? 0).toFixed(4)} minus ${PROMOTION_AUC_TOLERANCE}`,
+      });
+      if (promote && serving) await manager.update(ModelVersion, { id: serving.id }, { state: 'retired' });
+      await manager.update(
+        Model,
+        { id: model.id },
+        { status: 'active', servingVersionId: promote ? id : model.servingVersionId, lastRetrainedAt: new Date(), lastError: null },
+      );
+    });
+  }
+}
