@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Command } from 'commander';
 import { SERVICE_VERSION } from '@foresight/platform';
 import { CliContext } from './cli-context';
+import { registerDemoCommands } from './commands/demo.command';
 import { registerMigrateCommand } from './commands/migrate.command';
 import { registerOrgCommands } from './commands/org.command';
 import { registerTokenCommands } from './commands/token.command';
@@ -16,6 +17,7 @@ const context = new CliContext(() => program.opts<{ json: boolean }>().json);
 registerMigrateCommand(program, context);
 registerOrgCommands(program, context);
 registerTokenCommands(program, context);
+registerDemoCommands(program, context);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

@@ -1,0 +1,70 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { oracleProbability, type DemoUserTruth } from './demo-oracle';
+import type { DemoTarget } from './demo-population';
+
+/** One user in the truth file: the generator's parameters and the oracle at the file's cutoff. */
+export interface DemoTruthRecord extends DemoUserTruth {
+  oracle: { cutoff: string; horizonDays: number } & Record<DemoTarget, number>;
+}
+
+/** What a JSON truth file says about the whole run (NDJSON files hold only user records). */
+export interface DemoTruthHeader {
+  seed: number;
+  shift: number;
+  userPrefix: string;
+  days: number;
+  now: string;
+  cutoff: string;
+  horizonDays: number;
+}
+
+const FLUSH_BYTES = 1 << 20;
+
+/**
+ * Writes the truth as it is generated, so a 50,000-user run never holds it all. `.ndjson` and
+ * `.jsonl` paths get one user per line; any other path one JSON document `{...header, users: [...]}`.
+ */
+export class DemoTruthFile {
+  private buffer = '';
+  private first = true;
+
+  private constructor(
+    private readonly file: FileHandle,
+    private readonly lines: boolean,
+    private readonly header: DemoTruthHeader,
+  ) {}
+
+  static async create(path: string, header: DemoTruthHeader): Promise<DemoTruthFile> {
+    const lines = /\.(ndjson|jsonl)$/i.test(path);
+    const file = new DemoTruthFile(await open(path, 'w'), lines, header);
+    if (!lines) file.buffer = `${JSON.stringify(header).slice(0, -1)},"users":[\n`;
+    return file;
+  }
+
+  async add(truth: DemoUserTruth): Promise<void> {
+    const { cutoff, horizonDays } = this.header;
+    const probability = (target: DemoTarget) => oracleProbability(truth, target, new Date(cutoff), horizonDays);
+    const oracle = { cutoff, horizonDays, checkout: probability('checkout'), upgrade: probability('upgrade'), churn: probability('churn') };
+    const record: DemoTruthRecord = { ...truth, oracle };
+    this.buffer += this.lines ? `${JSON.stringify(record)}\n` : `${this.first ? '' : ',\n'}${JSON.stringify(record)}`;
+    this.first = false;
+    if (this.buffer.length >= FLUSH_BYTES) await this.flush();
+  }
+
+  /** Completes the document; `complete: false` (a failed run) only releases the file. */
+  async close(complete: boolean): Promise<void> {
+    try {
+      if (complete) {
+        if (!this.lines) this.buffer += '\n]}\n';
+        await this.flush();
+      }
+    } finally {
+      await this.file.close();
+    }
+  }
+
+  private async flush(): Promise<void> {
+    await this.file.write(this.buffer);
+    this.buffer = '';
+  }
+}
