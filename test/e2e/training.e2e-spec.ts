@@ -1,5 +1,5 @@
 import { request } from '../support/http';
-import { startWorker, type RunningProcess } from '../support/processes';
+import { cliJson, runCli, startWorker, type RunningProcess } from '../support/processes';
 import { withApiSuite } from '../support/suite';
 
 const DAY = 86_400_000;
@@ -87,6 +87,21 @@ describe('training runs in the worker', () => {
       [model.body.id],
     );
     expect(versions).toEqual([{ version: 1, state: 'serving', bytes: expect.any(Number) }]);
+  });
+
+  it('creates and retrains a model from the CLI', async () => {
+    const created = await cliJson<{ model: { id: string; status: string } }>(t.suite.env, [
+      'model', 'create', '--org', t.org.organization.id, '--name', 'cli_checkout', '--target', 'checkout', '--algorithm', 'logistic',
+    ]);
+    expect(created.model.status).toBe('untrained');
+    const started = await cliJson<{ status: string }>(t.suite.env, ['model', 'retrain', '--org', t.org.organization.id, '--model', created.model.id]);
+    expect(started.status).toBe('retraining');
+    expect(await settled(created.model.id)).toMatchObject({ status: 'active', version: 1 });
+    const listed = await cliJson<{ models: Array<{ id: string; auc: number }> }>(t.suite.env, ['model', 'list', '--org', t.org.organization.id]);
+    expect(listed.models.find((m) => m.id === created.model.id)?.auc).toEqual(expect.any(Number));
+    const unknownOrg = await runCli(t.suite.env, ['model', 'create', '--org', 'org_nope', '--name', 'x_model', '--target', 'checkout']);
+    expect(unknownOrg.code).not.toBe(0);
+    expect(unknownOrg.stderr).toContain('organization org_nope not found');
   });
 
   it('ends failed with a clear lastError when there is too little data', async () => {

@@ -4,6 +4,7 @@ import { SERVICE_VERSION } from '@foresight/platform';
 import { CliContext } from './cli-context';
 import { registerDemoCommands } from './commands/demo.command';
 import { registerMigrateCommand } from './commands/migrate.command';
+import { registerModelCommands } from './commands/model.command';
 import { registerOrgCommands } from './commands/org.command';
 import { registerTokenCommands } from './commands/token.command';
 
@@ -18,6 +19,7 @@ registerMigrateCommand(program, context);
 registerOrgCommands(program, context);
 registerTokenCommands(program, context);
 registerDemoCommands(program, context);
+registerModelCommands(program, context);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

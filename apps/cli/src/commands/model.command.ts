@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import { OrganizationsService } from '@foresight/auth';
+import { createModelSchema, ModelsService, type ModelWithVersion } from '@foresight/models';
+import { invalidRequest } from '@foresight/platform';
+import type { CliContext } from '../cli-context';
+import { parseWholeNumber, printResult } from '../output';
+
+interface CreateOptions {
+  org: string;
+  name: string;
+  target: string;
+  horizonDays?: number;
+  algorithm?: string;
+  schedule?: string;
+}
+
+export function registerModelCommands(program: Command, context: CliContext): void {
+  const model = program.command('model').description('Prediction models');
+
+  model
+    .command('create')
+    .description('Create a model predicting whether a user does the target event within the horizon')
+    .requiredOption('--org <organizationId>', 'organization')
+    .requiredOption('--name <name>', 'model name, e.g. checkout_7d (used as "model" in predictions)')
+    .requiredOption('--target <event>', 'the event to predict, e.g. checkout')
+    .option('--horizon-days <days>', 'prediction horizon (default 7)', parseWholeNumber('--horizon-days'))
+    .option('--algorithm <algorithm>', 'gbdt (default) or logistic')
+    .option('--schedule <cron>', 'retrain on this cron schedule')
+    .action((options: CreateOptions) =>
+      context.run(async (app, { json }) => {
+        const parsed = createModelSchema.safeParse({
+          name: options.name,
+          targetEvent: options.target,
+          horizonDays: options.horizonDays,
+          algorithm: options.algorithm,
+          schedule: options.schedule,
+        });
+        if (!parsed.success) throw invalidRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+        await app.get(OrganizationsService).get(options.org);
+        const created = await app.get(ModelsService).create(options.org, parsed.data);
+        printResult(json, { model: modelView(created) }, modelLines(created));
+      }),
+    );
+
+  model
+    .command('retrain')
+    .description('Start a training run (a worker must be running: `npm run start:worker`, or WORKER_MODE=inline)')
+    .requiredOption('--org <organizationId>', 'organization')
+    .requiredOption('--model <modelId>', 'model id (mdl_…)')
+    .action((options: { org: string; model: string }) =>
+      context.run(async (app, { json }) => {
+        const started = await app.get(ModelsService).retrain(options.org, options.model);
+        printResult(json, { ...started, startedAt: started.startedAt.toISOString() }, [
+          `model     ${started.modelId}`,
+          `status    retraining since ${started.startedAt.toISOString()}`,
+        ]);
+      }),
+    );
+
+  model
+    .command('list')
+    .description("List an organization's models")
+    .requiredOption('--org <organizationId>', 'organization')
+    .action((options: { org: string }) =>
+      context.run(async (app, { json }) => {
+        const models = await app.get(ModelsService).list(options.org);
+        printResult(
+          json,
+          { models: models.map(modelView) },
+          models.map(({ model: m, serving }) => `${m.id}  ${m.status.padEnd(10)}  v${serving?.version ?? '-'}  AUC ${serving?.metrics.auc.toFixed(3) ?? '-'}  ${m.name} → ${m.targetEvent}`),
+        );
+      }),
+    );
+}
+
+function modelView({ model, serving }: ModelWithVersion): Record<string, unknown> {
+  return {
+    id: model.id,
+    name: model.name,
+    targetEvent: model.targetEvent,
+    horizonDays: model.horizonDays,
+    algorithm: model.algorithm,
+    status: model.status,
+    version: serving?.version ?? null,
+    auc: serving?.metrics.auc ?? null,
+    lastError: model.lastError,
+  };
+}
+
+function modelLines(entry: ModelWithVersion): string[] {
+  const { model } = entry;
+  return [`model     ${model.id}`, `name      ${model.name}`, `target    ${model.targetEvent} within ${model.horizonDays} days`, `status    ${model.status}`];
+}
