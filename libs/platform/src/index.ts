@@ -17,3 +17,4 @@ export { REDIS, RedisKeys } from './redis/redis.module';
 export { closeOnSignals } from './lifecycle/shutdown';
 export { startRuntime, type Runtime } from './runtime';
 export { SERVICE_VERSION } from './version';
+export { createRandom, type Random } from './random/seeded-random';

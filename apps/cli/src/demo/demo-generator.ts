@@ -1,7 +1,8 @@
 import type { EventInput } from '@foresight/events';
 import type { DemoUserTruth } from './demo-oracle';
 import { drawProfile, type DemoProfile } from './demo-population';
-import { clamp, createRandom, exponential, gaussian, hashSeed, logNormal, pick, poisson, type Random } from './demo-random';
+import { createRandom, type Random } from '@foresight/platform';
+import { clamp, exponential, gaussian, hashSeed, logNormal, pick, poisson } from './demo-random';
 
 export interface DemoOptions {
   users: number;

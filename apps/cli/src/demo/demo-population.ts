@@ -1,4 +1,5 @@
-import { clamp, gaussian, sigmoid, type Random } from './demo-random';
+import type { Random } from '@foresight/platform';
+import { clamp, gaussian, sigmoid } from './demo-random';
 
 /** The events the demo population does with a known per-user probability (models' `targetEvent`). */
 export const DEMO_TARGETS = ['checkout', 'upgrade', 'churn'] as const;

@@ -1,21 +1,4 @@
-/** A source of uniform numbers in [0, 1). */
-export type Random = () => number;
-
-/**
- * mulberry32: 32 bits of state, a few integer operations per draw. Each demo user gets its own
- * stream (seeded from the run seed and the user id), so a user's data never depends on how many
- * users came before it or in which order they are generated.
- */
-export function createRandom(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import type { Random } from '@foresight/platform';
 
 /** FNV-1a over the text, then a murmur3 finaliser so near-identical keys get unrelated seeds. */
 export function hashSeed(text: string): number {

@@ -3,7 +3,7 @@ import { GbdtParameters } from './gbdt.trainer';
 import { sigmoid } from './log-loss';
 import { LogisticParameters } from './logistic.trainer';
 import { predictMargins } from './model-parameters';
-import { createRandom } from './random';
+import { createRandom } from '@foresight/platform';
 import { gaussian } from './synthetic-data.fixture';
 
 describe('fitPlattScaling', () => {

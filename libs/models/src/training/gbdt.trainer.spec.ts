@@ -9,7 +9,7 @@ import {
 } from './gbdt.trainer';
 import { sigmoid } from './log-loss';
 import { rocAuc } from './metrics';
-import { createRandom } from './random';
+import { createRandom } from '@foresight/platform';
 import { makeSyntheticData } from './synthetic-data.fixture';
 import { TrainingSplit, trainingSetFromRows } from './training-set';
 

@@ -5,7 +5,7 @@ import {
   populationStabilityIndex,
   rocAuc,
 } from './metrics';
-import { createRandom } from './random';
+import { createRandom } from '@foresight/platform';
 
 const labels = (...values: number[]) => Uint8Array.from(values);
 

@@ -11,7 +11,7 @@ import {
   ONNX_PROBABILITIES_OUTPUT,
   readOnnxMetadata,
 } from './onnx-export';
-import { createRandom } from './random';
+import { createRandom } from '@foresight/platform';
 import { makeSyntheticData } from './synthetic-data.fixture';
 import { predictProbabilities, trainModel } from './train-model';
 
