@@ -4,3 +4,5 @@ export { ModelVersion, type VersionState } from './registry/model-version.entity
 export { createModelSchema, retrainSchema, type CreateModel } from './registry/model.schema';
 export { ModelsService, type ModelWithVersion, type RetrainStarted } from './registry/models.service';
 export { ModelsProcessorsModule } from './training-run/models-processors.module';
+export { planTraining, isValidationUser, ACTIVE_DAYS, type TrainingPlan } from './dataset/training-plan';
+export { rocAuc } from './training';

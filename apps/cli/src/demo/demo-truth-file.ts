@@ -27,6 +27,8 @@ const FLUSH_BYTES = 1 << 20;
 export class DemoTruthFile {
   private buffer = '';
   private first = true;
+  /** Writes run one after another: FileHandle.write must not overlap on one handle. */
+  private writing: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly file: FileHandle,
@@ -63,8 +65,11 @@ export class DemoTruthFile {
     }
   }
 
+  /** Takes the buffer before writing, so records added while a write is under way are kept for the next one. */
   private async flush(): Promise<void> {
-    await this.file.write(this.buffer);
+    const chunk = this.buffer;
     this.buffer = '';
+    this.writing = this.writing.then(() => this.file.write(chunk));
+    await this.writing;
   }
 }

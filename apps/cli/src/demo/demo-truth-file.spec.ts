@@ -1,0 +1,20 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateDemoUser } from './demo-generator';
+import { DemoTruthFile } from './demo-truth-file';
+
+describe('DemoTruthFile', () => {
+  it('keeps every user when adds overlap a flush (the seeder does not wait between users)', async () => {
+    const now = new Date('2026-11-21T00:00:00Z');
+    const options = { users: 4000, days: 10, seed: 3, shift: 0, userPrefix: 't-', now };
+    const path = join(mkdtempSync(join(tmpdir(), 'truth-')), 'truth.ndjson');
+    const file = await DemoTruthFile.create(path, { seed: 3, shift: 0, userPrefix: 't-', days: 10, now: now.toISOString(), cutoff: now.toISOString(), horizonDays: 7 });
+    // Several MiB of records: flushes happen while other adds are still running.
+    await Promise.all(Array.from({ length: options.users }, (_, i) => file.add(generateDemoUser(options, i).truth)));
+    await file.close(true);
+    const ids = readFileSync(path, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { userId: string }).userId);
+    expect(new Set(ids).size).toBe(options.users);
+    expect(ids).toHaveLength(options.users);
+  });
+});
