@@ -29,7 +29,7 @@ async function bootstrap(): Promise<void> {
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
-  // JSON only: any other body type is answered 415 (Fastify also parses text/plain by default).
+  // Only JSON bodies are parsed; every other type is answered 415 (Fastify also parses text/plain by default).
   fastify.removeContentTypeParser('text/plain');
   fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, logger));
   observeRequests(fastify, app.get(Registry), logger);
