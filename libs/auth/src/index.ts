@@ -2,13 +2,11 @@ export { AuthModule } from './auth.module';
 export { Organization } from './organizations/organization.entity';
 export {
   OrganizationsService,
-  DEFAULT_RATE_LIMIT,
   type CreateOrganization,
   type UpdateOrganization,
   type RateLimitSettings,
 } from './organizations/organizations.service';
 export { RateLimiterService } from './rate-limit/rate-limiter.service';
-export { bucketShape, takeFromBucket, decisionsFor, type BucketDecision } from './rate-limit/token-bucket';
 export { ApiToken } from './tokens/api-token.entity';
 export type { Principal } from './tokens/principal';
 export { SCOPES, ENVIRONMENTS, isScope, isEnvironment, type Scope, type TokenEnvironment } from './tokens/scopes';

@@ -1,10 +1,11 @@
+import { SESSION_GAP_MINUTES } from '@foresight/events';
 import type { FeatureEvent } from './feature-event';
 
 export const DAY_MS = 86_400_000;
 /** The longest look-back of any feature: events older than this before the cutoff change nothing. */
 export const FEATURE_WINDOW_DAYS = 30;
-/** Same rule as SessionsService: inactivity that ends a session without a client sessionId. */
-const SESSION_GAP_MS = 30 * 60_000;
+/** The sessions rule of libs/events: inactivity that ends a session without a client sessionId. */
+const SESSION_GAP_MS = SESSION_GAP_MINUTES * 60_000;
 const COUNT_WINDOWS_DAYS = [1, 7, 30] as const;
 
 /** Names and order of a model version's inputs; stored with the version so serving builds the same vector. */

@@ -19,7 +19,7 @@ export interface Session {
  * A user's events: their own and those of every anonymousId linked to them (identify, or an
  * event carrying both), so anonymous history counts for the identified user. $1 org, $2 user.
  */
-export const USER_EVENTS_FILTER = `
+const USER_EVENTS_FILTER = `
   organization_id = $1
   AND (user_id = $2 OR anonymous_id IN (SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = $2))`;
 

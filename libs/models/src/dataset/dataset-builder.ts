@@ -109,7 +109,7 @@ export class DatasetBuilder {
       );
       let current: string | undefined;
       let history: FeatureEvent[] = [];
-      for (let batch = await fetch(runner); batch.length > 0; batch = await fetch(runner)) {
+      for (let batch = await fetchRows(runner); batch.length > 0; batch = await fetchRows(runner)) {
         for (const row of batch) {
           if (row.user_id !== current) {
             if (current !== undefined) onUser(current, history);
@@ -147,6 +147,6 @@ interface CursorRow {
   scroll_depth: number | null;
 }
 
-function fetch(runner: QueryRunner): Promise<CursorRow[]> {
+function fetchRows(runner: QueryRunner): Promise<CursorRow[]> {
   return runner.query(`FETCH ${FETCH_ROWS} FROM training_events`);
 }

@@ -8,7 +8,3 @@ export function newId(prefix: 'org' | 'tok' | 'mdl' | 'ver' | 'run' | 'whk' | 'd
   for (let i = 0; i < 16; i++) id += ALPHABET[randomInt(ALPHABET.length)];
   return id;
 }
-
-export function isId(prefix: string, value: string): boolean {
-  return new RegExp(`^${prefix}_[a-z0-9]{16}$`).test(value);
-}
