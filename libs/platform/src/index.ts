@@ -18,3 +18,5 @@ export { closeOnSignals } from './lifecycle/shutdown';
 export { startRuntime, type Runtime } from './runtime';
 export { SERVICE_VERSION } from './version';
 export { createRandom, type Random } from './random/seeded-random';
+export { DomainEvents, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventData, type DomainEventType } from './domain-events/domain-events';
+export { DomainEventsModule } from './domain-events/domain-events.module';

@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { QUEUES } from '@foresight/platform';
+import { DomainEventsModule, QUEUES } from '@foresight/platform';
 import { DatasetBuilder } from '../dataset/dataset-builder';
 import { Model } from '../registry/model.entity';
 import { ModelVersion } from '../registry/model-version.entity';
@@ -10,7 +10,7 @@ import { TrainingRunService } from './training-run.service';
 
 /** The models lib's background work (training runs), composed into the worker. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Model, ModelVersion]), BullModule.registerQueue({ name: QUEUES.training })],
+  imports: [TypeOrmModule.forFeature([Model, ModelVersion]), BullModule.registerQueue({ name: QUEUES.training }), DomainEventsModule],
   providers: [DatasetBuilder, TrainingRunService, TrainingProcessor],
 })
 export class ModelsProcessorsModule {}

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { LOGGER, newId, type Logger } from '@foresight/platform';
+import { DomainEvents, LOGGER, newId, type Logger } from '@foresight/platform';
 import { DatasetBuilder } from '../dataset/dataset-builder';
 import { Model } from '../registry/model.entity';
 import { ModelVersion, type VersionState } from '../registry/model-version.entity';
@@ -27,6 +27,7 @@ export class TrainingRunService {
     private readonly datasets: DatasetBuilder,
     private readonly dataSource: DataSource,
     @InjectRepository(Model) private readonly models: Repository<Model>,
+    private readonly domainEvents: DomainEvents,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -40,7 +41,7 @@ export class TrainingRunService {
     try {
       const dataset = await this.datasets.build(model);
       const trained = await fitInThread({ algorithm: model.algorithm, split: dataset.split });
-      await this.store(model, {
+      const stored = await this.store(model, {
         algorithm: trained.algorithm,
         onnx: Buffer.from(trained.onnx),
         manifest: dataset.manifest,
@@ -53,47 +54,62 @@ export class TrainingRunService {
         validationRows: rowCount(dataset.split.validation),
       });
       this.logger.info({ modelId: model.id, auc: trained.metrics.auc, seconds: (Date.now() - startedAt) / 1000 }, 'training run finished');
+      await this.domainEvents.publish(
+        model.organizationId,
+        'model.retrained',
+        {
+          modelId: model.id,
+          model: model.name,
+          version: stored.version,
+          promoted: stored.state === 'serving',
+          auc: trained.metrics.auc,
+          accuracy: trained.metrics.accuracy,
+          rejectionReason: stored.rejectionReason,
+        },
+        stored.id,
+      );
     } catch (error) {
-      await this.fail(model, error instanceof Error ? error.message : String(error));
+      await this.fail(job, error instanceof Error ? error.message : String(error));
     }
   }
 
-  /** After the last attempt failed outside run() (a crashed or stalled worker). */
-  async fail(model: Pick<Model, 'id' | 'organizationId'>, reason: string): Promise<void> {
-    this.logger.warn({ modelId: model.id, reason }, 'training run failed');
+  /** Also called after the last attempt failed outside run() (a crashed or stalled worker). */
+  async fail(job: TrainingJob, reason: string): Promise<void> {
+    this.logger.warn({ modelId: job.modelId, reason }, 'training run failed');
     // retraining --error--> failed, or active when an earlier version keeps serving.
-    await this.models
+    const result = await this.models
       .createQueryBuilder()
       .update()
       .set({ status: () => `CASE WHEN serving_version_id IS NULL THEN 'failed' ELSE 'active' END`, lastError: reason })
-      .where(`id = :id AND organization_id = :organizationId AND status = 'retraining'`, model)
+      .where(`id = :modelId AND organization_id = :organizationId AND status = 'retraining'`, job)
+      .returning(['name'])
       .execute();
+    const [failed] = result.raw as { name: string }[];
+    if (!failed) return;
+    await this.domainEvents.publish(job.organizationId, 'model.failed', { modelId: job.modelId, model: failed.name, error: reason }, `${job.modelId}:${job.startedAt}`);
   }
 
-  private async store(model: Model, version: Omit<ModelVersion, 'id' | 'modelId' | 'organizationId' | 'version' | 'state' | 'rejectionReason' | 'createdAt'>): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+  private async store(
+    model: Model,
+    version: Omit<ModelVersion, 'id' | 'modelId' | 'organizationId' | 'version' | 'state' | 'rejectionReason' | 'createdAt'>,
+  ): Promise<Pick<ModelVersion, 'id' | 'version' | 'state' | 'rejectionReason'>> {
+    return this.dataSource.transaction(async (manager) => {
       const serving = model.servingVersionId ? await manager.findOneBy(ModelVersion, { id: model.servingVersionId }) : null;
       const promote = !serving || version.metrics.auc >= serving.metrics.auc - PROMOTION_AUC_TOLERANCE;
       const [{ next }] = await manager.query(`SELECT coalesce(max(version), 0) + 1 AS next FROM model_versions WHERE model_id = $1`, [model.id]);
       const state: VersionState = promote ? 'serving' : 'rejected';
       const id = newId('ver');
-      await manager.insert(ModelVersion, {
-        ...version,
-        id,
-        modelId: model.id,
-        organizationId: model.organizationId,
-        version: next,
-        state,
-        rejectionReason: promote
-          ? null
-          : `validation AUC ${version.metrics.auc.toFixed(4)} is below the serving version's ${(serving?.metrics.auc ?? 0).toFixed(4)} minus ${PROMOTION_AUC_TOLERANCE}`,
-      });
+      const rejectionReason = promote
+        ? null
+        : `validation AUC ${version.metrics.auc.toFixed(4)} is below the serving version's ${(serving?.metrics.auc ?? 0).toFixed(4)} minus ${PROMOTION_AUC_TOLERANCE}`;
+      await manager.insert(ModelVersion, { ...version, id, modelId: model.id, organizationId: model.organizationId, version: next, state, rejectionReason });
       if (promote && serving) await manager.update(ModelVersion, { id: serving.id }, { state: 'retired' });
       await manager.update(
         Model,
         { id: model.id },
         { status: 'active', servingVersionId: promote ? id : model.servingVersionId, lastRetrainedAt: new Date(), lastError: null },
       );
+      return { id, version: Number(next), state, rejectionReason };
     });
   }
 }

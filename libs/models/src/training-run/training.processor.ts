@@ -21,6 +21,6 @@ export class TrainingProcessor extends WorkerHost {
   @OnWorkerEvent('failed')
   async onFailed(job: Job<TrainPayload> | undefined, error: Error): Promise<void> {
     if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
-    await this.runs.fail({ id: job.data.modelId, organizationId: job.data.organizationId }, `training run failed: ${error.message}`);
+    await this.runs.fail(job.data, `training run failed: ${error.message}`);
   }
 }

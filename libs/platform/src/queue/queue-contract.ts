@@ -1,4 +1,5 @@
 import type { DefaultJobOptions } from 'bullmq';
+import type { DomainEvent } from '../domain-events/domain-events';
 
 /**
  * The queue contract: every queue name, job name and payload type, and the default job options.
@@ -8,6 +9,7 @@ import type { DefaultJobOptions } from 'bullmq';
 export const QUEUES = {
   events: 'events',
   training: 'training',
+  domainEvents: 'domain-events',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -21,11 +23,16 @@ export const JOBS = {
     /** Trains a new version of one model; the job id is the model id, so one run per model at a time. */
     train: 'models.train',
   },
+  domainEvents: {
+    /** One domain event (model retrained, drift detected, …) to fan out to its listeners. */
+    announce: 'domain-events.announce',
+  },
 } as const;
 
 export interface JobPayloads {
   [JOBS.events.ensurePartitions]: { monthsAhead: number };
   [JOBS.training.train]: { organizationId: string; modelId: string; startedAt: string };
+  [JOBS.domainEvents.announce]: DomainEvent;
 }
 
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
