@@ -1,49 +1,14 @@
 import { request } from '../support/http';
 import { cliJson, runCli, startWorker, type RunningProcess } from '../support/processes';
 import { withApiSuite } from '../support/suite';
-
-const DAY = 86_400_000;
-
-/**
- * A small learnable population: each user has a propensity; likely buyers view pricing and add to
- * cart more often, and check out more often. Sent through POST /v1/events like any client would.
- */
-function population(users: number, days: number, seed = 11) {
-  let state = seed;
-  const random = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
-  const now = Date.now();
-  const events: Array<Record<string, unknown>> = [];
-  for (let u = 0; u < users; u++) {
-    const propensity = random() < 0.35 ? 0.6 : 0.05;
-    for (let day = days; day >= 1; day--) {
-      if (random() > 0.35) continue;
-      const start = now - day * DAY + random() * 3600_000;
-      const n = 2 + Math.floor(random() * 5);
-      for (let k = 0; k < n; k++) {
-        const pricing = random() < propensity;
-        events.push({
-          event: pricing ? 'screen_view' : 'click',
-          userId: `user-${u}`,
-          timestamp: new Date(start + k * 60_000).toISOString(),
-          properties: pricing ? { screen: 'pricing', dwellMs: 8000 } : { button: 'browse' },
-        });
-      }
-      if (random() < propensity / 4) events.push({ event: 'checkout', userId: `user-${u}`, timestamp: new Date(start + n * 60_000).toISOString() });
-    }
-  }
-  return events;
-}
+import { learnablePopulation, sendEvents, settledModel } from '../support/training';
 
 describe('training runs in the worker', () => {
   const t = withApiSuite('training');
   let worker: RunningProcess;
 
   beforeAll(async () => {
-    const events = population(400, 100);
-    for (let i = 0; i < events.length; i += 1000) {
-      const response = await request(`${t.api.baseUrl}/v1/events`, { token: t.org.token.secret, method: 'POST', body: events.slice(i, i + 1000) });
-      expect(response.status).toBe(200);
-    }
+    await sendEvents(t.api.baseUrl, t.org.token.secret, learnablePopulation(400, 100));
     worker = await startWorker(t.suite.env);
   });
 
@@ -55,14 +20,7 @@ describe('training runs in the worker', () => {
   const create = (body: Record<string, unknown>) => request<{ id: string }>(`${t.api.baseUrl}/v1/models`, { ...admin(), method: 'POST', body });
   const retrain = (modelId: string) =>
     request<{ startedAt: string; status: string }>(`${t.api.baseUrl}/v1/models/retrain`, { ...admin(), method: 'POST', body: { modelId } });
-  async function settled(modelId: string): Promise<Record<string, unknown>> {
-    for (let i = 0; i < 400; i++) {
-      const details = await request<Record<string, unknown>>(`${t.api.baseUrl}/v1/models/${modelId}`, admin());
-      if (details.body.status !== 'retraining') return details.body;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    throw new Error(`model ${modelId} still retraining:\n${worker.output().slice(-3000)}`);
-  }
+  const settled = (modelId: string) => settledModel(t.api.baseUrl, t.org.token.secret, modelId, worker);
 
   it.each(['gbdt', 'logistic'])('trains a %s model to active with metrics and feature importance', async (algorithm) => {
     const model = await create({ name: `checkout_${algorithm}`, targetEvent: 'checkout', horizonDays: 7, algorithm });

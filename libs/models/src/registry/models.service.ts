@@ -19,7 +19,7 @@ export interface RetrainStarted {
   startedAt: Date;
 }
 
-type TrainPayload = JobPayloads[typeof JOBS.training.train];
+type TrainingQueue = Queue<JobPayloads[typeof JOBS.training.train] | JobPayloads[typeof JOBS.training.scheduledRetrain]>;
 
 /** The model registry: every query is scoped by the caller's organization. */
 @Injectable()
@@ -27,7 +27,7 @@ export class ModelsService {
   constructor(
     @InjectRepository(Model) private readonly models: Repository<Model>,
     @InjectRepository(ModelVersion) private readonly versions: Repository<ModelVersion>,
-    @InjectQueue(QUEUES.training) private readonly trainingQueue: Queue<TrainPayload>,
+    @InjectQueue(QUEUES.training) private readonly trainingQueue: TrainingQueue,
   ) {}
 
   async create(organizationId: string, input: CreateModel): Promise<ModelWithVersion> {
@@ -46,6 +46,19 @@ export class ModelsService {
       lastRetrainedAt: null,
     });
     await this.models.insert(model);
+    if (model.schedule) {
+      try {
+        await this.trainingQueue.upsertJobScheduler(
+          `model-schedule:${model.id}`,
+          { pattern: model.schedule, tz: 'UTC' },
+          { name: JOBS.training.scheduledRetrain, data: { organizationId, modelId: model.id } },
+        );
+      } catch (error) {
+        // A model whose schedule silently never fires is worse than a refused request.
+        await this.models.delete({ id: model.id, organizationId });
+        throw new AppError('unavailable', `Could not register the retraining schedule: ${(error as Error).message}`);
+      }
+    }
     return { model: await this.getModel(organizationId, model.id), serving: null };
   }
 

@@ -5,12 +5,13 @@ import { DomainEventsModule, QUEUES } from '@foresight/platform';
 import { DatasetBuilder } from '../dataset/dataset-builder';
 import { Model } from '../registry/model.entity';
 import { ModelVersion } from '../registry/model-version.entity';
+import { ModelsService } from '../registry/models.service';
 import { TrainingProcessor } from './training.processor';
 import { TrainingRunService } from './training-run.service';
 
 /** The models lib's background work (training runs), composed into the worker. */
 @Module({
   imports: [TypeOrmModule.forFeature([Model, ModelVersion]), BullModule.registerQueue({ name: QUEUES.training }), DomainEventsModule],
-  providers: [DatasetBuilder, TrainingRunService, TrainingProcessor],
+  providers: [DatasetBuilder, ModelsService, TrainingRunService, TrainingProcessor],
 })
 export class ModelsProcessorsModule {}

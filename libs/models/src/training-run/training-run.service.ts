@@ -38,6 +38,7 @@ export class TrainingRunService {
       return;
     }
     const startedAt = Date.now();
+    this.logger.info({ modelId: model.id }, 'training run started');
     try {
       const dataset = await this.datasets.build(model);
       const trained = await fitInThread({ algorithm: model.algorithm, split: dataset.split });

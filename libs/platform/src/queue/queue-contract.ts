@@ -22,6 +22,8 @@ export const JOBS = {
   training: {
     /** Trains a new version of one model; the job id is the model id, so one run per model at a time. */
     train: 'models.train',
+    /** Fired by a model's cron `schedule` (a BullMQ job scheduler per model): starts a run like POST /v1/models/retrain. */
+    scheduledRetrain: 'models.scheduled-retrain',
   },
   domainEvents: {
     /** One domain event (model retrained, drift detected, …) to fan out to its listeners. */
@@ -32,6 +34,7 @@ export const JOBS = {
 export interface JobPayloads {
   [JOBS.events.ensurePartitions]: { monthsAhead: number };
   [JOBS.training.train]: { organizationId: string; modelId: string; startedAt: string };
+  [JOBS.training.scheduledRetrain]: { organizationId: string; modelId: string };
   [JOBS.domainEvents.announce]: DomainEvent;
 }
 

@@ -1,0 +1,52 @@
+import { request } from '../support/http';
+import { startWorker, type RunningProcess } from '../support/processes';
+import { withApiSuite } from '../support/suite';
+import { learnablePopulation, sendEvents, settledModel } from '../support/training';
+
+/** Training that nobody triggers by hand, and training whose worker dies mid-run. */
+describe('training runs survive schedules and crashes', () => {
+  const t = withApiSuite('training_recovery');
+  const workers: RunningProcess[] = [];
+
+  beforeAll(async () => {
+    await sendEvents(t.api.baseUrl, t.org.token.secret, learnablePopulation(400, 100));
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+  });
+
+  async function worker(): Promise<RunningProcess> {
+    const started = await startWorker(t.suite.env);
+    workers.push(started);
+    return started;
+  }
+  const admin = () => ({ token: t.org.token.secret });
+  const create = (body: Record<string, unknown>) => request<{ id: string; status: string }>(`${t.api.baseUrl}/v1/models`, { ...admin(), method: 'POST', body });
+  const details = (modelId: string) => request<Record<string, unknown>>(`${t.api.baseUrl}/v1/models/${modelId}`, admin());
+
+  it('a run whose worker is killed is picked up by another worker and completes', async () => {
+    const first = await worker();
+    const model = await create({ name: 'crash_checkout', targetEvent: 'checkout' });
+    await request(`${t.api.baseUrl}/v1/models/retrain`, { ...admin(), method: 'POST', body: { modelId: model.body.id } });
+    while (!first.output().includes('training run started')) await new Promise((r) => setTimeout(r, 20));
+    await first.kill();
+    // Killed mid-run: nothing was stored, the model is still retraining.
+    expect((await details(model.body.id)).body).toMatchObject({ status: 'retraining', version: null });
+
+    const second = await worker();
+    const settled = await settledModel(t.api.baseUrl, t.org.token.secret, model.body.id, second);
+    expect(settled).toMatchObject({ status: 'active', version: 1, lastError: null });
+    expect(second.output()).toContain('training run started');
+  });
+
+  it('a model with a cron schedule is retrained by its job scheduler', async () => {
+    await worker();
+    // Six-field cron: every two seconds, so the test does not wait for a minute boundary.
+    const model = await create({ name: 'scheduled_checkout', targetEvent: 'checkout', schedule: '*/2 * * * * *' });
+    expect(model.body.status).toBe('untrained');
+    const settled = await settledModel(t.api.baseUrl, t.org.token.secret, model.body.id, workers[workers.length - 1]);
+    expect(settled).toMatchObject({ status: 'active', schedule: '*/2 * * * * *' });
+    expect(settled.version).toBeGreaterThanOrEqual(1);
+  });
+});

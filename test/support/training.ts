@@ -1,0 +1,56 @@
+import { request } from './http';
+import type { RunningProcess } from './processes';
+
+const DAY = 86_400_000;
+
+export type TestEvent = Record<string, unknown>;
+
+/**
+ * A small learnable population: each user has a propensity; likely buyers view pricing and add to
+ * cart more often, and check out more often. Users are `${prefix}${index}`.
+ */
+export function learnablePopulation(users: number, days: number, options: { seed?: number; prefix?: string } = {}): TestEvent[] {
+  let state = options.seed ?? 11;
+  const prefix = options.prefix ?? 'user-';
+  const random = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+  const now = Date.now();
+  const events: TestEvent[] = [];
+  for (let u = 0; u < users; u++) {
+    const propensity = random() < 0.35 ? 0.6 : 0.05;
+    for (let day = days; day >= 1; day--) {
+      if (random() > 0.35) continue;
+      const start = now - day * DAY + random() * 3600_000;
+      const n = 2 + Math.floor(random() * 5);
+      for (let k = 0; k < n; k++) {
+        const pricing = random() < propensity;
+        events.push({
+          event: pricing ? 'screen_view' : 'click',
+          userId: `${prefix}${u}`,
+          timestamp: new Date(start + k * 60_000).toISOString(),
+          properties: pricing ? { screen: 'pricing', dwellMs: 8000 } : { button: 'browse' },
+        });
+      }
+      if (random() < propensity / 4) events.push({ event: 'checkout', userId: `${prefix}${u}`, timestamp: new Date(start + n * 60_000).toISOString() });
+    }
+  }
+  return events;
+}
+
+/** Sends events through POST /v1/events in batches of 1,000, like any client would. */
+export async function sendEvents(baseUrl: string, token: string, events: TestEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; i += 1000) {
+    const response = await request(`${baseUrl}/v1/events`, { token, method: 'POST', body: events.slice(i, i + 1000) });
+    if (response.status !== 200) throw new Error(`POST /v1/events answered ${response.status}: ${JSON.stringify(response.body)}`);
+  }
+}
+
+/** Polls GET /v1/models/{id} until the model leaves `retraining`; the worker's output explains a timeout. */
+export async function settledModel(baseUrl: string, token: string, modelId: string, worker: RunningProcess, timeoutMs = 90_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const details = await request<Record<string, unknown>>(`${baseUrl}/v1/models/${modelId}`, { token });
+    if (details.body.status !== 'retraining' && details.body.status !== 'untrained') return details.body;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`model ${modelId} still not settled:\n${worker.output().slice(-3000)}`);
+}
