@@ -3,10 +3,13 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthModule } from '@foresight/auth';
 import { EventsModule } from '@foresight/events';
 import { ModelsModule } from '@foresight/models';
+import { PredictionsModule } from '@foresight/predictions';
 import { MetricsServer, PlatformModule, QueueModule, type Runtime } from '@foresight/platform';
 import { EventsController } from './events/events.controller';
 import { HealthController, ProbesController } from './health/health.controller';
 import { ModelsController } from './models/models.controller';
+import { ExportController } from './predictions/export.controller';
+import { PredictionsController } from './predictions/predictions.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { TokensController } from './tokens/tokens.controller';
@@ -23,11 +26,12 @@ export class ApiModule {
         AuthModule,
         EventsModule,
         ModelsModule,
+        PredictionsModule,
         QueueModule,
         // Embedded and small deployments run the worker's processors inside the API process.
         ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
       ],
-      controllers: [EventsController, HealthController, ModelsController, ProbesController, TokensController, UsersController],
+      controllers: [EventsController, ExportController, HealthController, ModelsController, PredictionsController, ProbesController, TokensController, UsersController],
       providers: [
         MetricsServer,
         { provide: APP_GUARD, useClass: AccessGuard },

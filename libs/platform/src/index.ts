@@ -20,3 +20,4 @@ export { SERVICE_VERSION } from './version';
 export { createRandom, type Random } from './random/seeded-random';
 export { DomainEvents, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventData, type DomainEventType } from './domain-events/domain-events';
 export { DomainEventsModule } from './domain-events/domain-events.module';
+export { MonthlyPartitions, type MonthlyPartitionedTable } from './database/monthly-partitions';

@@ -1,8 +1,7 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { JOBS, LOGGER, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
-import { EventPartitionsService } from './event-partitions.service';
+import { JOBS, LOGGER, MonthlyPartitions, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
 
 const MONTHS_AHEAD = 3;
 type EnsurePartitions = JobPayloads[typeof JOBS.events.ensurePartitions];
@@ -11,7 +10,7 @@ type EnsurePartitions = JobPayloads[typeof JOBS.events.ensurePartitions];
 @Processor(QUEUES.events)
 export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap {
   constructor(
-    private readonly partitions: EventPartitionsService,
+    private readonly partitions: MonthlyPartitions,
     @InjectQueue(QUEUES.events) private readonly queue: Queue,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -29,7 +28,7 @@ export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicat
 
   async process(job: Job<EnsurePartitions>): Promise<{ created: string[] }> {
     if (job.name !== JOBS.events.ensurePartitions) throw new Error(`unknown job ${job.name} on ${QUEUES.events}`);
-    const created = await this.partitions.ensure(job.data.monthsAhead);
+    const created = await this.partitions.ensure('events', 'occurred_at', job.data.monthsAhead);
     if (created.length > 0) this.logger.info({ created }, 'event partitions created');
     return { created };
   }

@@ -2,8 +2,9 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
-import { Repository } from 'typeorm';
+import { IsNull, Not, Repository } from 'typeorm';
 import { AppError, invalidRequest, JOBS, newId, notFound, QUEUES, type JobPayloads } from '@foresight/platform';
+import type { FeatureManifest } from '@foresight/features';
 import { Model } from './model.entity';
 import type { CreateModel } from './model.schema';
 import { ModelVersion } from './model-version.entity';
@@ -11,6 +12,21 @@ import { ModelVersion } from './model-version.entity';
 export interface ModelWithVersion {
   model: Model;
   serving: ModelVersion | null;
+}
+
+/** What serving needs to know about a model whose version serves. */
+export interface ServingVersionRef {
+  modelId: string;
+  name: string;
+  labels: [negative: string, positive: string];
+  versionId: string;
+}
+
+/** A version's inference artifact: ONNX bytes and the manifest that orders its inputs. */
+export interface VersionArtifact {
+  version: number;
+  manifest: FeatureManifest;
+  onnx: Buffer;
 }
 
 export interface RetrainStarted {
@@ -103,6 +119,25 @@ export class ModelsService {
       throw new AppError('unavailable', `Could not queue the training run: ${(error as Error).message}`);
     }
     return { modelId, status: 'retraining', startedAt };
+  }
+
+  /** The organization's models that have a serving version; a cheap query serving polls to notice promotions. */
+  async servingVersions(organizationId: string): Promise<ServingVersionRef[]> {
+    const models = await this.models.find({
+      select: { id: true, name: true, labels: true, servingVersionId: true },
+      where: { organizationId, servingVersionId: Not(IsNull()) },
+      order: { name: 'ASC' },
+    });
+    return models.map((m) => ({ modelId: m.id, name: m.name, labels: [m.labels[0], m.labels[1]], versionId: m.servingVersionId as string }));
+  }
+
+  async versionArtifact(organizationId: string, versionId: string): Promise<VersionArtifact> {
+    const version = await this.versions.findOne({
+      select: { id: true, version: true, manifest: true, onnx: true },
+      where: { id: versionId, organizationId },
+    });
+    if (!version) throw notFound(`model version ${versionId}`);
+    return { version: version.version, manifest: version.manifest, onnx: version.onnx };
   }
 
   private async getModel(organizationId: string, modelId: string): Promise<Model> {

@@ -10,6 +10,7 @@ export const QUEUES = {
   events: 'events',
   training: 'training',
   domainEvents: 'domain-events',
+  predictions: 'predictions',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -25,6 +26,10 @@ export const JOBS = {
     /** Fired by a model's cron `schedule` (a BullMQ job scheduler per model): starts a run like POST /v1/models/retrain. */
     scheduledRetrain: 'models.scheduled-retrain',
   },
+  predictions: {
+    /** Creates the coming months' prediction log partitions. */
+    ensurePartitions: 'predictions.ensure-partitions',
+  },
   domainEvents: {
     /** One domain event (model retrained, drift detected, …) to fan out to its listeners. */
     announce: 'domain-events.announce',
@@ -35,6 +40,7 @@ export interface JobPayloads {
   [JOBS.events.ensurePartitions]: { monthsAhead: number };
   [JOBS.training.train]: { organizationId: string; modelId: string; startedAt: string };
   [JOBS.training.scheduledRetrain]: { organizationId: string; modelId: string };
+  [JOBS.predictions.ensurePartitions]: { monthsAhead: number };
   [JOBS.domainEvents.announce]: DomainEvent;
 }
 

@@ -1,0 +1,117 @@
+import { Readable } from 'node:stream';
+import { Controller, Get, Headers, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Principal } from '@foresight/auth';
+import { decodeCursor, encodeCursor, PredictionExport, type ExportedPrediction, type ExportFilter } from '@foresight/predictions';
+import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { openApiSchema, ZodPipe } from '../http/zod';
+
+const DEFAULT_LIMIT = 10_000;
+const MAX_LIMIT = 100_000;
+const NDJSON = 'application/x-ndjson';
+
+/** A UTC calendar date, YYYY-MM-DD, that exists. */
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date of the form YYYY-MM-DD')
+  .refine((value) => {
+    const parsed = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+  }, 'not a calendar date')
+  .transform((value) => new Date(`${value}T00:00:00Z`));
+
+const exportQuery = z
+  .strictObject({
+    since: date.describe('first day (UTC, inclusive)'),
+    until: date.optional().describe('last day (UTC, exclusive)'),
+    model: z.string().min(1).max(64).optional().describe('model name'),
+    limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
+    cursor: z.string().min(1).max(200).optional().describe('from the Link header of the previous page'),
+  })
+  .refine((q) => q.until === undefined || q.until > q.since, { message: 'until must be after since', path: ['until'] });
+
+type ExportQuery = z.infer<typeof exportQuery>;
+
+const exportedPredictionSchema = z.object({
+  id: z.string(),
+  userId: z.string(),
+  model: z.string(),
+  modelId: z.string(),
+  version: z.number().int(),
+  label: z.string(),
+  confidence: z.number(),
+  timestamp: z.string(),
+});
+
+@ApiTags('predictions')
+@ApiBearerAuth()
+@Controller('export')
+export class ExportController {
+  constructor(private readonly exports: PredictionExport) {}
+
+  @Get('predictions')
+  @RequireScope('read')
+  @ApiOperation({
+    summary: 'Logged predictions sorted by timestamp then id, streamed',
+    description: `A JSON array of up to \`limit\` rows with a \`Link: <…>; rel="next"\` header while rows remain; with \`Accept: ${NDJSON}\`, every row, one JSON object per line.`,
+  })
+  @ApiProduces('application/json', NDJSON)
+  @ApiQuery({ name: 'since', required: true, example: '2026-11-01' })
+  @ApiQuery({ name: 'until', required: false })
+  @ApiQuery({ name: 'model', required: false })
+  @ApiQuery({ name: 'limit', required: false, description: `default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}; ignored for NDJSON` })
+  @ApiQuery({ name: 'cursor', required: false })
+  @ApiOkResponse({ schema: openApiSchema(z.array(exportedPredictionSchema)) })
+  async predictions(
+    @CurrentPrincipal() principal: Principal,
+    @Query(new ZodPipe(exportQuery)) query: ExportQuery,
+    @Headers('accept') accept: string | undefined,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const filter: ExportFilter = {
+      organizationId: principal.organizationId,
+      since: query.since,
+      until: query.until,
+      model: query.model,
+      from: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
+    };
+    if (accept?.includes(NDJSON)) {
+      await reply.type(NDJSON).send(Readable.from(ndjson(this.exports.batches(filter))));
+      return;
+    }
+    const next = await this.exports.nextPageStart(filter, query.limit);
+    if (next) void reply.header('link', `<${nextPageUrl(request, query, encodeCursor(next))}>; rel="next"`);
+    await reply.type('application/json').send(Readable.from(jsonArray(this.exports.batches(filter, query.limit))));
+  }
+}
+
+async function* ndjson(batches: AsyncIterable<ExportedPrediction[]>): AsyncGenerator<string> {
+  for await (const rows of batches) yield rows.map((row) => `${JSON.stringify(row)}\n`).join('');
+}
+
+async function* jsonArray(batches: AsyncIterable<ExportedPrediction[]>): AsyncGenerator<string> {
+  let first = true;
+  yield '[';
+  for await (const rows of batches) {
+    yield (first ? '' : ',') + rows.map((row) => JSON.stringify(row)).join(',');
+    first = false;
+  }
+  yield ']';
+}
+
+/** Absolute, from the request's own scheme and host (X-Forwarded-* are honoured: trustProxy). */
+function nextPageUrl(request: FastifyRequest, query: ExportQuery, cursor: string): string {
+  const params = new URLSearchParams({ since: day(query.since) });
+  if (query.until) params.set('until', day(query.until));
+  if (query.model) params.set('model', query.model);
+  params.set('limit', String(query.limit));
+  params.set('cursor', cursor);
+  return `${request.protocol}://${request.host}${request.url.split('?')[0]}?${params}`;
+}
+
+function day(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}

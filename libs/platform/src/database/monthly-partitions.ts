@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/** Tables partitioned by month on a timestamp, each with a DEFAULT partition for rows outside the created months. */
+export type MonthlyPartitionedTable = 'events' | 'predictions';
+
+export interface MonthRange {
+  name: string;
+  from: string;
+  to: string;
+}
+
+/** The calendar months (UTC) from `monthsBack` before `now` to `monthsAhead` after it, named `<table>_YYYY_MM`. */
+export function monthsAround(table: MonthlyPartitionedTable, now: Date, monthsBack: number, monthsAhead: number): MonthRange[] {
+  const months: MonthRange[] = [];
+  for (let offset = -monthsBack; offset <= monthsAhead; offset++) {
+    const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1));
+    const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
+    const name = `${table}_${start.getUTCFullYear()}_${String(start.getUTCMonth() + 1).padStart(2, '0')}`;
+    months.push({ name, from: start.toISOString(), to: end.toISOString() });
+  }
+  return months;
+}
+
+/**
+ * Monthly partitions, created ahead of time. Rows that arrived before their month's partition
+ * existed sit in the default partition; they are moved in the same transaction that attaches the
+ * partition, so creation never fails on them.
+ */
+@Injectable()
+export class MonthlyPartitions {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Returns the partitions it created. `column` is the table's partition key. */
+  async ensure(table: MonthlyPartitionedTable, column: string, monthsAhead: number, now = new Date()): Promise<string[]> {
+    const created: string[] = [];
+    for (const month of monthsAround(table, now, 1, monthsAhead)) {
+      const made = await this.dataSource.transaction(async (manager) => {
+        // Concurrent workers creating the same table's partitions queue behind each other.
+        await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partitions:${table}`]);
+        const [{ exists }] = await manager.query(`SELECT to_regclass($1) IS NOT NULL AS exists`, [month.name]);
+        if (exists) return false;
+        await manager.query(`CREATE TABLE ${month.name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+        await manager.query(
+          `WITH moved AS (DELETE FROM ${table}_default WHERE ${column} >= $1 AND ${column} < $2 RETURNING *)
+           INSERT INTO ${month.name} SELECT * FROM moved`,
+          [month.from, month.to],
+        );
+        await manager.query(`ALTER TABLE ${table} ATTACH PARTITION ${month.name} FOR VALUES FROM ('${month.from}') TO ('${month.to}')`);
+        return true;
+      });
+      if (made) created.push(month.name);
+    }
+    return created;
+  }
+}

@@ -1,0 +1,96 @@
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { LOGGER, type Logger } from '@foresight/platform';
+
+export interface LoggedPrediction {
+  organizationId: string;
+  userId: string;
+  modelId: string;
+  modelName: string;
+  versionId: string;
+  version: number;
+  label: string;
+  positive: boolean;
+  confidence: number;
+  inferenceMs: number;
+  predictedAt: Date;
+}
+
+const FLUSH_INTERVAL_MS = 200;
+const FLUSH_ROWS = 1_000;
+/** Beyond this (Postgres down for a long time), the oldest buffered rows are dropped and counted in the log. */
+const MAX_BUFFERED_ROWS = 100_000;
+
+const INSERT_SQL = `
+  INSERT INTO predictions (organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::bool[], $9::float8[], $10::real[], $11::timestamptz[])`;
+
+/**
+ * The prediction log: served predictions are buffered and written in batches (one multi-row insert
+ * per flush), off the request path. Buffered rows are flushed on graceful shutdown.
+ */
+@Injectable()
+export class PredictionLog implements BeforeApplicationShutdown {
+  private buffer: LoggedPrediction[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  record(rows: LoggedPrediction[]): void {
+    this.buffer.push(...rows);
+    if (this.buffer.length > MAX_BUFFERED_ROWS) {
+      const dropped = this.buffer.length - MAX_BUFFERED_ROWS;
+      this.buffer.splice(0, dropped);
+      this.logger.error({ dropped }, 'prediction log buffer full: oldest rows dropped');
+    }
+    if (this.buffer.length >= FLUSH_ROWS) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+  }
+
+  /** Writes everything buffered so far; flushes run one at a time, in order. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.writeBuffered());
+    return this.flushing;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
+  private async writeBuffered(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.splice(0, FLUSH_ROWS);
+      try {
+        await this.dataSource.query(INSERT_SQL, columns(batch));
+      } catch (error) {
+        // Keep the rows and try again later; the request that served them has long been answered.
+        this.buffer.unshift(...batch);
+        this.logger.warn({ err: error, rows: this.buffer.length }, 'prediction log write failed; will retry');
+        this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS * 10);
+        return;
+      }
+    }
+  }
+}
+
+function columns(rows: LoggedPrediction[]): unknown[][] {
+  return [
+    rows.map((r) => r.organizationId),
+    rows.map((r) => r.userId),
+    rows.map((r) => r.modelId),
+    rows.map((r) => r.modelName),
+    rows.map((r) => r.versionId),
+    rows.map((r) => r.version),
+    rows.map((r) => r.label),
+    rows.map((r) => r.positive),
+    rows.map((r) => r.confidence),
+    rows.map((r) => r.inferenceMs),
+    rows.map((r) => r.predictedAt.toISOString()),
+  ];
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { ModelsModule } from '@foresight/models';
+import { PredictionExport } from './export/prediction-export';
+import { PredictionLog } from './log/prediction-log';
+import { PredictionCache } from './serving/prediction-cache';
+import { PredictionService } from './serving/prediction.service';
+import { ServingModels } from './serving/serving-models';
+import { UserHistoryReader } from './serving/user-history';
+
+/** Serving (ONNX Runtime sessions per serving version), the prediction log and its export: the API side. */
+@Module({
+  imports: [ModelsModule],
+  providers: [PredictionService, ServingModels, UserHistoryReader, PredictionCache, PredictionLog, PredictionExport],
+  exports: [PredictionService, PredictionExport],
+})
+export class PredictionsModule {}

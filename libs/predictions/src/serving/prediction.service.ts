@@ -1,0 +1,67 @@
+import { performance } from 'node:perf_hooks';
+import { Injectable } from '@nestjs/common';
+import { Tensor } from 'onnxruntime-node';
+import { computeFeatures } from '@foresight/features';
+import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
+import { notFound } from '@foresight/platform';
+import { PredictionLog, type LoggedPrediction } from '../log/prediction-log';
+import type { Prediction, PredictionResult, PredictionSubject } from './prediction';
+import { PredictionCache } from './prediction-cache';
+import { ServingModels, type ServingModel } from './serving-models';
+import { UserHistoryReader, type UserHistory } from './user-history';
+
+/**
+ * GET /v1/predict: the user's features now (the same definitions training used), one ONNX Runtime
+ * run per serving model, every fresh answer logged. A repeat with nothing new comes from the cache.
+ */
+@Injectable()
+export class PredictionService {
+  constructor(
+    private readonly servingModels: ServingModels,
+    private readonly histories: UserHistoryReader,
+    private readonly cache: PredictionCache,
+    private readonly log: PredictionLog,
+  ) {}
+
+  async predict(organizationId: string, subject: PredictionSubject, now = Date.now()): Promise<PredictionResult> {
+    const userId = subject.userId ?? (await this.histories.userOfSession(organizationId, subject.sessionId));
+    if (userId === undefined) throw notFound(`a user for session ${subject.sessionId}`);
+    const [models, history] = await Promise.all([this.servingModels.forOrganization(organizationId), this.histories.load(organizationId, userId, now)]);
+    if (!history) throw notFound(`user ${userId}`);
+    const result = (predictions: Prediction[]): PredictionResult => ({ userId, ...(subject.sessionId ? { sessionId: subject.sessionId } : {}), predictions });
+    if (models.length === 0) return result([]);
+
+    const fingerprint = `${history.fingerprint}|${models.map((m) => m.versionId).join(',')}`;
+    const cached = await this.cache.get(organizationId, userId, fingerprint);
+    if (cached) return result(cached);
+
+    const logged = await Promise.all(models.map((model) => this.infer(model, history, organizationId, userId, now)));
+    this.log.record(logged);
+    const predictions = logged.map((p) => ({ model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version }));
+    await this.cache.set(organizationId, userId, fingerprint, predictions);
+    return result(predictions);
+  }
+
+  private async infer(model: ServingModel, history: UserHistory, organizationId: string, userId: string, now: number): Promise<LoggedPrediction> {
+    const features = computeFeatures(history.events, history.activity, now, model.manifest);
+    const started = performance.now();
+    const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', features, [1, features.length]) });
+    const inferenceMs = performance.now() - started;
+    const positiveProbability = (output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array)[1];
+    // The ONNX graph is already calibrated; the label is the more probable class (ties go negative, as the graph's label does).
+    const positive = positiveProbability > 0.5;
+    return {
+      organizationId,
+      userId,
+      modelId: model.modelId,
+      modelName: model.name,
+      versionId: model.versionId,
+      version: model.version,
+      label: model.labels[positive ? 1 : 0],
+      positive,
+      confidence: positive ? positiveProbability : 1 - positiveProbability,
+      inferenceMs,
+      predictedAt: new Date(now),
+    };
+  }
+}

@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { DAY_MS, FEATURE_WINDOW_DAYS, type Activity, type FeatureEvent } from '@foresight/features';
+
+/** What the feature definitions need for one user now, plus a fingerprint of it for the prediction cache. */
+export interface UserHistory {
+  /** The user's events in the feature window, oldest first. */
+  events: FeatureEvent[];
+  activity: Activity;
+  /** Changes whenever an event of the user is stored (or the window moves past one). */
+  fingerprint: string;
+}
+
+/**
+ * A user's events: their own and those of anonymous ids linked to them when the event carries no
+ * userId — the training dataset's rule (coalesce(user_id, linked user)), so serving sees the same
+ * history. ANY(ARRAY(...)) keeps the anonymous branch on its index. $1 organization, $2 user.
+ */
+const USER_EVENTS = `e.organization_id = $1
+  AND (e.user_id = $2 OR (e.user_id IS NULL AND e.anonymous_id = ANY(ARRAY(
+        SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = $2))))`;
+
+const WINDOW_SQL = `
+  SELECT (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id, e.dwell_ms, e.hesitation_ms, e.scroll_depth,
+         (extract(epoch FROM e.received_at) * 1000)::float8 AS received
+    FROM events e
+   WHERE ${USER_EVENTS} AND e.occurred_at >= $3 AND e.occurred_at < $4
+   ORDER BY e.occurred_at`;
+
+const ACTIVITY_SQL = `
+  SELECT (extract(epoch FROM min(e.occurred_at)) * 1000)::float8 AS first_seen,
+         (extract(epoch FROM max(e.occurred_at)) * 1000)::float8 AS last_seen
+    FROM events e
+   WHERE ${USER_EVENTS} AND e.occurred_at < $3`;
+
+/** The user a session belongs to: the latest event of the session that names (or links to) a user. */
+const SESSION_USER_SQL = `
+  SELECT coalesce(e.user_id, i.user_id) AS user_id
+    FROM events e
+    LEFT JOIN identities i ON i.organization_id = e.organization_id AND i.anonymous_id = e.anonymous_id
+   WHERE e.organization_id = $1 AND e.session_id = $2 AND coalesce(e.user_id, i.user_id) IS NOT NULL
+   ORDER BY e.occurred_at DESC
+   LIMIT 1`;
+
+interface WindowRow {
+  t: number;
+  event: string;
+  session_id: string | null;
+  dwell_ms: number | null;
+  hesitation_ms: number | null;
+  scroll_depth: number | null;
+  received: number;
+}
+
+@Injectable()
+export class UserHistoryReader {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Undefined when the organization has no event of the user before `now`. */
+  async load(organizationId: string, userId: string, now: number): Promise<UserHistory | undefined> {
+    const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS).toISOString();
+    const until = new Date(now).toISOString();
+    const [rows, [activity]] = await Promise.all([
+      this.dataSource.query<WindowRow[]>(WINDOW_SQL, [organizationId, userId, from, until]),
+      this.dataSource.query<Array<{ first_seen: number | null; last_seen: number | null }>>(ACTIVITY_SQL, [organizationId, userId, until]),
+    ]);
+    if (activity.first_seen === null || activity.last_seen === null) return undefined;
+    let lastReceived = 0;
+    const events = rows.map((row): FeatureEvent => {
+      lastReceived = Math.max(lastReceived, row.received);
+      return {
+        occurredAt: row.t,
+        event: row.event,
+        sessionId: row.session_id,
+        dwellMs: row.dwell_ms,
+        hesitationMs: row.hesitation_ms,
+        scrollDepth: row.scroll_depth,
+      };
+    });
+    return {
+      events,
+      activity: { firstSeenAt: activity.first_seen, lastSeenAt: activity.last_seen },
+      fingerprint: `${events.length}:${lastReceived}:${activity.first_seen}:${activity.last_seen}`,
+    };
+  }
+
+  async userOfSession(organizationId: string, sessionId: string): Promise<string | undefined> {
+    const [row] = await this.dataSource.query<Array<{ user_id: string }>>(SESSION_USER_SQL, [organizationId, sessionId]);
+    return row?.user_id;
+  }
+}
