@@ -5,6 +5,7 @@ import { EventsModule } from '@foresight/events';
 import { ModelsModule } from '@foresight/models';
 import { PredictionsModule } from '@foresight/predictions';
 import { MetricsServer, PlatformModule, QueueModule, type Runtime } from '@foresight/platform';
+import { WebhooksModule } from '@foresight/webhooks';
 import { EventsController } from './events/events.controller';
 import { HealthController, ProbesController } from './health/health.controller';
 import { ModelsController } from './models/models.controller';
@@ -12,8 +13,10 @@ import { ExportController } from './predictions/export.controller';
 import { PredictionsController } from './predictions/predictions.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
+import { SdkModule } from './sdk/sdk.module';
 import { TokensController } from './tokens/tokens.controller';
 import { UsersController } from './users/users.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
 import { ProcessorsModule } from '../../worker/src/processors.module';
 
 @Module({})
@@ -28,10 +31,12 @@ export class ApiModule {
         ModelsModule,
         PredictionsModule,
         QueueModule,
+        SdkModule,
+        WebhooksModule,
         // Embedded and small deployments run the worker's processors inside the API process.
         ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
       ],
-      controllers: [EventsController, ExportController, HealthController, ModelsController, PredictionsController, ProbesController, TokensController, UsersController],
+      controllers: [EventsController, ExportController, HealthController, ModelsController, PredictionsController, ProbesController, TokensController, UsersController, WebhooksController],
       providers: [
         MetricsServer,
         { provide: APP_GUARD, useClass: AccessGuard },

@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Registry } from 'prom-client';
 import { closeOnSignals, PinoNestLogger, startRuntime } from '@foresight/platform';
 import { ApiModule } from './api.module';
+import { acceptBrowserIngestion } from './http/browser-ingestion';
 import { sendError } from './http/error-reply';
 import { observeRequests } from './http/observability';
 import { serveOpenApi } from './openapi/openapi';
@@ -31,9 +32,10 @@ async function bootstrap(): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
   // Only JSON bodies are parsed; every other type is answered 415 (Fastify also parses text/plain by default).
   fastify.removeContentTypeParser('text/plain');
+  acceptBrowserIngestion(app);
   fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, logger));
   observeRequests(fastify, app.get(Registry), logger);
-  app.setGlobalPrefix('v1', { exclude: ['livez', 'readyz'] });
+  app.setGlobalPrefix('v1', { exclude: ['livez', 'readyz', 'sdk/*path'] });
   serveOpenApi(app);
   await app.listen(config.port, config.host);
   logger.info({ port: config.port, embedded: config.embedded, workerMode: config.workerMode }, 'Foresight API listening');

@@ -1,7 +1,8 @@
-export { loadConfig, ConfigError, type AppConfig, type Region, type WorkerMode } from './config/config';
+export { loadConfig, ConfigError, type AppConfig, type Region, type Subnet, type WebhookSettings, type WorkerMode } from './config/config';
 export { environmentSchema, type Environment } from './config/config.schema';
 export { APP_CONFIG } from './config/config.module';
 export { Secret } from './config/secret';
+export { Encryptor } from './crypto/encryption';
 export { AppError, notFound, invalidRequest, type ErrorCode, type ErrorDetail } from './errors/app-error';
 export { isInfrastructureUnavailable } from './errors/unavailable';
 export { HealthService, type Readiness } from './health/health.service';
@@ -21,3 +22,5 @@ export { createRandom, type Random } from './random/seeded-random';
 export { DomainEvents, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventData, type DomainEventType } from './domain-events/domain-events';
 export { DomainEventsModule } from './domain-events/domain-events.module';
 export { MonthlyPartitions, type MonthlyPartitionedTable } from './database/monthly-partitions';
+export { PERSONAL_DATA_STORE, PersonalDataStoreProvider, type PersonalDataStore, type UserIdColumn } from './privacy/personal-data-store';
+export { PreparedStatements } from './database/prepared-statements';

@@ -1,13 +1,14 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConfigModule } from './config/config.module';
+import { Encryptor } from './crypto/encryption';
 import { HealthService } from './health/health.service';
 import { LOGGER } from './logging/logger.provider';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import type { Runtime } from './runtime';
 
-/** Infrastructure every process needs: config, logger, Postgres, Redis, metrics. */
+/** Infrastructure every process needs: config, logger, Postgres, Redis, metrics, encryption at rest. */
 @Global()
 @Module({})
 export class PlatformModule {
@@ -20,8 +21,12 @@ export class PlatformModule {
         RedisModule,
         MetricsModule,
       ],
-      providers: [{ provide: LOGGER, useValue: runtime.logger }, HealthService],
-      exports: [LOGGER, HealthService, MetricsModule],
+      providers: [
+        { provide: LOGGER, useValue: runtime.logger },
+        { provide: Encryptor, useValue: new Encryptor([Buffer.from(runtime.config.encryptionKey.reveal(), 'hex')]) },
+        HealthService,
+      ],
+      exports: [LOGGER, Encryptor, HealthService, MetricsModule],
     };
   }
 }

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ModelsModule } from '@foresight/models';
+import { PreparedStatements } from '@foresight/platform';
 import { PredictionExport } from './export/prediction-export';
 import { PredictionLog } from './log/prediction-log';
+import { PredictionsPersonalData } from './privacy/predictions-personal-data';
 import { PredictionCache } from './serving/prediction-cache';
 import { PredictionService } from './serving/prediction.service';
 import { ServingModels } from './serving/serving-models';
@@ -10,7 +12,7 @@ import { UserHistoryReader } from './serving/user-history';
 /** Serving (ONNX Runtime sessions per serving version), the prediction log and its export: the API side. */
 @Module({
   imports: [ModelsModule],
-  providers: [PredictionService, ServingModels, UserHistoryReader, PredictionCache, PredictionLog, PredictionExport],
+  providers: [PreparedStatements, PredictionService, ServingModels, UserHistoryReader, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData],
   exports: [PredictionService, PredictionExport],
 })
 export class PredictionsModule {}

@@ -16,6 +16,8 @@ export interface LoadOptions {
   body?: string;
   /** Fixed request rate (requests per second) instead of as fast as possible. */
   overallRate?: number;
+  /** A new path (and query) for every request, e.g. a random user each time. */
+  path?: () => string;
 }
 
 /** Drives one URL with autocannon (bounded in time, loopback only) and summarises it. */
@@ -28,6 +30,7 @@ export async function load(url: string, options: LoadOptions = {}): Promise<Load
     connections: options.connections ?? 50,
     duration: options.durationSeconds ?? 10,
     overallRate: options.overallRate,
+    ...(options.path && { requests: [{ setupRequest: (request) => ({ ...request, path: options.path?.() }) }] }),
   });
   return {
     requestsPerSecond: result.requests.average,

@@ -1,7 +1,39 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const optionalText = z.string().trim().min(1).optional();
+
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+type DurationUnit = keyof typeof DURATION_UNITS_MS;
+
+/** `500ms`, `5s`, `5m`, `2h`, `5d` → milliseconds. */
+const duration = z
+  .string()
+  .regex(/^\d+(ms|s|m|h|d)$/, 'a duration such as 500ms, 5s, 5m, 2h or 5d')
+  .transform((text) => {
+    const [, amount, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(text) as RegExpExecArray;
+    return Number(amount) * DURATION_UNITS_MS[unit as DurationUnit];
+  });
+
+/** `10.0.0.0/8` or `fd00::/8`, in the shape node:net's BlockList.addSubnet takes. */
+const subnet = z.string().transform((text, ctx) => {
+  const [network = '', bits = ''] = text.split('/');
+  const family = isIP(network);
+  const prefix = Number(bits);
+  if (family === 0 || !/^\d{1,3}$/.test(bits) || prefix > (family === 4 ? 32 : 128)) {
+    ctx.addIssue({ code: 'custom', message: 'a CIDR block such as 10.0.0.0/8 or fd00::/8' });
+    return z.NEVER;
+  }
+  return { network, prefix, type: family === 4 ? ('ipv4' as const) : ('ipv6' as const) };
+});
+
+/** A comma-separated list; empty means none. */
+const listOf = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .string()
+    .transform((text) => text.split(',').map((part) => part.trim()).filter((part) => part !== ''))
+    .pipe(z.array(item));
 
 /** Every environment variable the service reads, with defaults. Validated once, before start-up. */
 export const environmentSchema = z.object({
@@ -22,6 +54,13 @@ export const environmentSchema = z.object({
   METRICS_PORT: port.default(9464),
   WORKER_MODE: z.enum(['inline', 'off']).optional(),
   OTEL_SERVICE_NAME: optionalText,
+  /** Delay before each webhook retry; the number of entries is the number of retries (about 24 h by default). */
+  WEBHOOK_RETRY_SCHEDULE: listOf(duration).prefault('5s,5m,30m,2h,5h,10h,10h'),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Private networks webhook receivers may live in (loopback, RFC 1918, ULA…); link-local and metadata addresses stay refused. */
+  WEBHOOK_ALLOWED_NETWORKS: listOf(subnet).prefault(''),
+  /** A webhook whose deliveries keep failing this long is disabled. */
+  WEBHOOK_DISABLE_AFTER: duration.prefault('5d'),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;

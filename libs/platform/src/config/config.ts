@@ -7,6 +7,22 @@ import { Secret } from './secret';
 export type Region = 'eu' | 'us';
 export type WorkerMode = 'inline' | 'off';
 
+/** An address block as node:net's BlockList.addSubnet takes it. */
+export interface Subnet {
+  readonly network: string;
+  readonly prefix: number;
+  readonly type: 'ipv4' | 'ipv6';
+}
+
+export interface WebhookSettings {
+  /** Delay before each retry; its length is the number of retries. */
+  readonly retryScheduleMs: readonly number[];
+  readonly timeoutMs: number;
+  /** Private networks receivers may be in; link-local and cloud metadata addresses are refused regardless. */
+  readonly allowedNetworks: readonly Subnet[];
+  readonly disableAfterMs: number;
+}
+
 export interface AppConfig {
   readonly port: number;
   readonly host: string;
@@ -23,6 +39,7 @@ export interface AppConfig {
   readonly metricsPort: number;
   readonly workerMode: WorkerMode;
   readonly embedded: boolean;
+  readonly webhooks: WebhookSettings;
 }
 
 export class ConfigError extends Error {
@@ -66,6 +83,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     metricsPort: vars.METRICS_PORT,
     workerMode: vars.WORKER_MODE ?? (embedded ? 'inline' : 'off'),
     embedded,
+    webhooks: {
+      retryScheduleMs: vars.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: vars.WEBHOOK_TIMEOUT_MS,
+      allowedNetworks: vars.WEBHOOK_ALLOWED_NETWORKS,
+      disableAfterMs: vars.WEBHOOK_DISABLE_AFTER,
+    },
   };
 }
 

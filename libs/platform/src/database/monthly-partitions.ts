@@ -51,6 +51,12 @@ export class MonthlyPartitions {
       });
       if (made) created.push(month.name);
     }
+    if (created.length > 0) {
+      // Planner statistics for the new partitions and the emptied default one now, not whenever
+      // autovacuum gets to them (if it runs at all): per-user serving queries choose indexes by them.
+      await this.dataSource.query(`ANALYZE ${created.join(', ')}`);
+      await this.dataSource.query(`VACUUM (ANALYZE) ${table}_default`);
+    }
     return created;
   }
 }

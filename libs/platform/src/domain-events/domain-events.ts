@@ -56,7 +56,9 @@ export class DomainEvents {
    */
   async publish<T extends DomainEventType>(organizationId: string, type: T, data: DomainEventData[T], dedupeKey?: string): Promise<DomainEvent<T>> {
     const event: DomainEvent<T> = { id: newId('evt'), type, organizationId, createdAt: new Date().toISOString(), data };
-    await this.queue.add(JOBS.domainEvents.announce, event, dedupeKey ? { jobId: `${type}:${dedupeKey}` } : {});
+    // BullMQ refuses custom job ids containing ':' (its key separator); ISO timestamps in keys have them.
+    const jobId = dedupeKey ? `${type}/${dedupeKey}`.replaceAll(':', '_') : undefined;
+    await this.queue.add(JOBS.domainEvents.announce, event, jobId ? { jobId } : {});
     return event;
   }
 }

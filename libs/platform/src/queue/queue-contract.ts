@@ -10,6 +10,7 @@ export const QUEUES = {
   events: 'events',
   training: 'training',
   domainEvents: 'domain-events',
+  webhooks: 'webhooks',
   predictions: 'predictions',
 } as const;
 
@@ -34,6 +35,10 @@ export const JOBS = {
     /** One domain event (model retrained, drift detected, …) to fan out to its listeners. */
     announce: 'domain-events.announce',
   },
+  webhooks: {
+    /** One delivery of one event to one endpoint; the job id is the delivery id. */
+    deliver: 'webhooks.deliver',
+  },
 } as const;
 
 export interface JobPayloads {
@@ -42,6 +47,8 @@ export interface JobPayloads {
   [JOBS.training.scheduledRetrain]: { organizationId: string; modelId: string };
   [JOBS.predictions.ensurePartitions]: { monthsAhead: number };
   [JOBS.domainEvents.announce]: DomainEvent;
+  /** retryDelaysMs is the schedule in force when the delivery was queued (read by the worker's backoff strategy). */
+  [JOBS.webhooks.deliver]: { deliveryId: string; webhookId: string; retryDelaysMs: number[] };
 }
 
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {

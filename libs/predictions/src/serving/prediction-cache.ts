@@ -40,6 +40,10 @@ export class PredictionCache {
     await this.redis.del(this.key(organizationId, userId));
   }
 
+  async has(organizationId: string, userId: string): Promise<boolean> {
+    return (await this.redis.exists(this.key(organizationId, userId))) === 1;
+  }
+
   private key(organizationId: string, userId: string): string {
     return this.keys.key('predictions', organizationId, createHash('sha256').update(userId).digest('base64url'));
   }

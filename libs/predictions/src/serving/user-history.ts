@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { DAY_MS, FEATURE_WINDOW_DAYS, type Activity, type FeatureEvent } from '@foresight/features';
+import { PreparedStatements } from '@foresight/platform';
 
 /** What the feature definitions need for one user now, plus a fingerprint of it for the prediction cache. */
 export interface UserHistory {
@@ -14,24 +14,28 @@ export interface UserHistory {
 /**
  * A user's events: their own and those of anonymous ids linked to them when the event carries no
  * userId — the training dataset's rule (coalesce(user_id, linked user)), so serving sees the same
- * history. ANY(ARRAY(...)) keeps the anonymous branch on its index. $1 organization, $2 user.
+ * history. Each branch is written to run on its own index. $1 organization, $2 user.
  */
-const USER_EVENTS = `e.organization_id = $1
-  AND (e.user_id = $2 OR (e.user_id IS NULL AND e.anonymous_id = ANY(ARRAY(
-        SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = $2))))`;
+const OWN_EVENTS = `e.organization_id = $1 AND e.user_id = $2`;
+const LINKED_ANONYMOUS_EVENTS = `e.organization_id = $1 AND e.user_id IS NULL AND e.anonymous_id = ANY(ARRAY(
+  SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = $2))`;
 
 const WINDOW_SQL = `
   SELECT (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id, e.dwell_ms, e.hesitation_ms, e.scroll_depth,
          (extract(epoch FROM e.received_at) * 1000)::float8 AS received
     FROM events e
-   WHERE ${USER_EVENTS} AND e.occurred_at >= $3 AND e.occurred_at < $4
+   WHERE ((${OWN_EVENTS}) OR (${LINKED_ANONYMOUS_EVENTS})) AND e.occurred_at >= $3 AND e.occurred_at < $4
    ORDER BY e.occurred_at`;
 
+/**
+ * First and last event before now, whatever the window. Per branch, so min() and max() read one
+ * index entry per partition instead of walking the organization's whole time index.
+ */
 const ACTIVITY_SQL = `
-  SELECT (extract(epoch FROM min(e.occurred_at)) * 1000)::float8 AS first_seen,
-         (extract(epoch FROM max(e.occurred_at)) * 1000)::float8 AS last_seen
-    FROM events e
-   WHERE ${USER_EVENTS} AND e.occurred_at < $3`;
+  SELECT (extract(epoch FROM least(own.first_seen, linked.first_seen)) * 1000)::float8 AS first_seen,
+         (extract(epoch FROM greatest(own.last_seen, linked.last_seen)) * 1000)::float8 AS last_seen
+    FROM (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${OWN_EVENTS} AND e.occurred_at < $3) own,
+         (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS} AND e.occurred_at < $3) linked`;
 
 /** The user a session belongs to: the latest event of the session that names (or links to) a user. */
 const SESSION_USER_SQL = `
@@ -54,15 +58,15 @@ interface WindowRow {
 
 @Injectable()
 export class UserHistoryReader {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly statements: PreparedStatements) {}
 
   /** Undefined when the organization has no event of the user before `now`. */
   async load(organizationId: string, userId: string, now: number): Promise<UserHistory | undefined> {
     const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS).toISOString();
     const until = new Date(now).toISOString();
     const [rows, [activity]] = await Promise.all([
-      this.dataSource.query<WindowRow[]>(WINDOW_SQL, [organizationId, userId, from, until]),
-      this.dataSource.query<Array<{ first_seen: number | null; last_seen: number | null }>>(ACTIVITY_SQL, [organizationId, userId, until]),
+      this.statements.query<WindowRow>('predictions.user-window', WINDOW_SQL, [organizationId, userId, from, until]),
+      this.statements.query<{ first_seen: number | null; last_seen: number | null }>('predictions.user-activity', ACTIVITY_SQL, [organizationId, userId, until]),
     ]);
     if (activity.first_seen === null || activity.last_seen === null) return undefined;
     let lastReceived = 0;
@@ -85,7 +89,7 @@ export class UserHistoryReader {
   }
 
   async userOfSession(organizationId: string, sessionId: string): Promise<string | undefined> {
-    const [row] = await this.dataSource.query<Array<{ user_id: string }>>(SESSION_USER_SQL, [organizationId, sessionId]);
+    const [row] = await this.statements.query<{ user_id: string }>('predictions.session-user', SESSION_USER_SQL, [organizationId, sessionId]);
     return row?.user_id;
   }
 }

@@ -1,7 +1,8 @@
 import { OrganizationsAndTokens1763700000000 } from './1763700000000-organizations-and-tokens';
 import { Events1763800000000 } from './1763800000000-events';
 import { Models1763900000000 } from './1763900000000-models';
+import { Webhooks1764000000000 } from './1764000000000-webhooks';
 import { Predictions1764100000000 } from './1764100000000-predictions';
 
 /** Every migration, oldest first. Schema changes happen only here. */
-export const MIGRATIONS = [OrganizationsAndTokens1763700000000, Events1763800000000, Models1763900000000, Predictions1764100000000];
+export const MIGRATIONS = [OrganizationsAndTokens1763700000000, Events1763800000000, Models1763900000000, Webhooks1764000000000, Predictions1764100000000];

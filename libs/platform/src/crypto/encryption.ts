@@ -1,0 +1,67 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+const FORMAT_VERSION = 'v1';
+const ALGORITHM = 'aes-256-gcm';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+
+/**
+ * Encryption at rest: AES-256-GCM, a random 96-bit IV per value, stored as
+ * `v1:<keyId>:<base64(iv | tag | ciphertext)>`. The key id (first 8 hex characters of SHA-256 of
+ * the key) says which key sealed a value, so a new key can take over encryption while older
+ * values stay readable with the key they were sealed with.
+ *
+ * `context` is bound as additional authenticated data: a value copied to another row (another
+ * context) no longer decrypts.
+ */
+export class Encryptor {
+  private readonly current: { id: string; key: Buffer };
+  private readonly keys: ReadonlyMap<string, Buffer>;
+
+  /** `keys[0]` encrypts; every key decrypts what it sealed. */
+  constructor(keys: readonly Buffer[]) {
+    if (keys.length === 0) throw new Error('Encryptor needs at least one key');
+    const entries = keys.map((key) => {
+      if (key.length !== KEY_BYTES) throw new Error(`encryption keys are ${KEY_BYTES} bytes`);
+      return [keyId(key), key] as const;
+    });
+    this.current = { id: entries[0][0], key: entries[0][1] };
+    this.keys = new Map(entries);
+  }
+
+  /** The id of the key new values are sealed with; rows under any other id are due for re-encryption. */
+  get currentKeyId(): string {
+    return this.current.id;
+  }
+
+  encrypt(plaintext: string | Buffer, context = ''): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv(ALGORITHM, this.current.key, iv, { authTagLength: TAG_BYTES }).setAAD(Buffer.from(context));
+    const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    return `${FORMAT_VERSION}:${this.current.id}:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+  }
+
+  /** Throws when the value was altered, sealed under another context, or by a key this process does not hold. */
+  decrypt(stored: string, context = ''): Buffer {
+    const [version, id, sealed, ...rest] = stored.split(':');
+    if (version !== FORMAT_VERSION || sealed === undefined || rest.length > 0) throw new Error('not an encrypted value');
+    const key = this.keys.get(id);
+    if (!key) throw new Error(`no encryption key with id ${id}`);
+    const bytes = Buffer.from(sealed, 'base64');
+    if (bytes.length < IV_BYTES + TAG_BYTES) throw new Error('encrypted value is truncated');
+    const decipher = createDecipheriv(ALGORITHM, key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES })
+      .setAAD(Buffer.from(context))
+      .setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+  }
+
+  decryptText(stored: string, context = ''): string {
+    return this.decrypt(stored, context).toString('utf8');
+  }
+}
+
+/** Public and stable: it names a key without revealing anything usable about it. */
+export function keyId(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 8);
+}

@@ -1,0 +1,43 @@
+/** The few string values the SDK keeps between page loads. */
+export interface KeyValueStore {
+  get(key: string): string | null;
+  set(key: string, value: string): void;
+  remove(key: string): void;
+}
+
+const PREFIX = 'foresight:';
+
+/**
+ * localStorage under one prefix. Browsers throw on access in some private modes and sandboxed
+ * frames, and on writes when the quota is full: the SDK then keeps working for this page only.
+ */
+export function browserStore(): KeyValueStore {
+  let storage: Storage;
+  try {
+    storage = window.localStorage;
+  } catch {
+    return memoryStore();
+  }
+  return {
+    get: (key) => attempt(() => storage.getItem(PREFIX + key), null),
+    set: (key, value) => attempt(() => storage.setItem(PREFIX + key, value), undefined),
+    remove: (key) => attempt(() => storage.removeItem(PREFIX + key), undefined),
+  };
+}
+
+export function memoryStore(): KeyValueStore {
+  const values = new Map<string, string>();
+  return {
+    get: (key) => values.get(key) ?? null,
+    set: (key, value) => void values.set(key, value),
+    remove: (key) => void values.delete(key),
+  };
+}
+
+function attempt<T>(work: () => T, fallback: T): T {
+  try {
+    return work();
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,44 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { APP_CONFIG, JOBS, QUEUES, type AppConfig, type JobPayloads } from '@foresight/platform';
+
+type DeliverPayload = JobPayloads[typeof JOBS.webhooks.deliver];
+
+/** The backoff type of delivery jobs; the worker's backoff strategy serves it (webhook-delivery.processor.ts). */
+export const DELIVERY_BACKOFF = 'webhook-schedule';
+
+export interface QueuedDelivery {
+  deliveryId: string;
+  webhookId: string;
+}
+
+/** Queues delivery jobs: the first attempt of a fan-out with the configured retries, or one manual retry. */
+@Injectable()
+export class DeliveryJobs {
+  constructor(
+    @InjectQueue(QUEUES.webhooks) private readonly queue: Queue<DeliverPayload>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The job id is the delivery id: a fan-out that runs again does not queue a delivery twice. */
+  async scheduled(deliveries: readonly QueuedDelivery[]): Promise<void> {
+    const retryDelaysMs = [...this.config.webhooks.retryScheduleMs];
+    await this.queue.addBulk(
+      deliveries.map(({ deliveryId, webhookId }) => ({
+        name: JOBS.webhooks.deliver,
+        data: { deliveryId, webhookId, retryDelaysMs },
+        opts: { jobId: deliveryId, attempts: retryDelaysMs.length + 1, backoff: { type: DELIVERY_BACKOFF } },
+      })),
+    );
+  }
+
+  /** A retry an admin asked for: one attempt now; `attemptsSoFar` keeps its job id apart from earlier jobs. */
+  async manual(delivery: QueuedDelivery, attemptsSoFar: number): Promise<void> {
+    await this.queue.add(
+      JOBS.webhooks.deliver,
+      { ...delivery, retryDelaysMs: [] },
+      { jobId: `${delivery.deliveryId}-manual-${attemptsSoFar}`, attempts: 1 },
+    );
+  }
+}

@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository, type QueryDeepPartialEntity } from 'typeorm';
+import { APP_CONFIG, Encryptor, LOGGER, SERVICE_VERSION, type AppConfig, type Logger } from '@foresight/platform';
+import { Webhook } from '../webhook.entity';
+import { WebhookDelivery, type DeliveryStatus } from '../webhook-delivery.entity';
+import { secretContext, signatureHeader } from '../webhook-signature';
+import { WebhookSender, type AttemptResult } from './webhook-sender';
+
+/** `retry`: the attempt failed and the queue should run the next one of the schedule. */
+export type AttemptOutcome = 'done' | 'retry';
+
+/** One delivery attempt: sign, send, record the outcome, and disable an endpoint that fails for too long. */
+@Injectable()
+export class DeliveryService {
+  private readonly disabledReason: string;
+
+  constructor(
+    @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
+    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
+    private readonly encryptor: Encryptor,
+    private readonly sender: WebhookSender,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.disabledReason = `every delivery failed for longer than WEBHOOK_DISABLE_AFTER (${config.webhooks.disableAfterMs / 3_600_000} h)`;
+  }
+
+  /** `retryInMs`: when the next attempt will run if this one fails, or null when this is the last one. */
+  async attempt(deliveryId: string, retryInMs: number | null): Promise<AttemptOutcome> {
+    const delivery = await this.deliveries.findOneBy({ id: deliveryId });
+    // Gone with its webhook, or settled by an earlier run of a duplicated job.
+    if (!delivery || delivery.status !== 'pending') return 'done';
+    const webhook = await this.webhooks
+      .createQueryBuilder('webhook')
+      .addSelect('webhook.secretEncrypted')
+      .where('webhook.id = :id', { id: delivery.webhookId })
+      .getOne();
+    if (!webhook) return 'done';
+    if (!webhook.enabled) {
+      await this.deliveries.update({ id: deliveryId }, { status: 'abandoned', lastError: `webhook disabled: ${webhook.disabledReason ?? ''}` });
+      return 'done';
+    }
+
+    const result = await this.send(webhook, delivery);
+    const attempt = { attempts: () => 'attempts + 1', lastResponseCode: result.statusCode, lastError: result.error, lastLatencyMs: result.latencyMs };
+    if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
+      await this.record(deliveryId, { ...attempt, status: 'succeeded', deliveredAt: new Date(), nextAttemptAt: null });
+      await this.webhooks.update({ id: webhook.id }, { failingSince: null });
+      return 'done';
+    }
+    const stillEnabled = await this.noteFailure(webhook.id);
+    const status: DeliveryStatus = !stillEnabled ? 'abandoned' : retryInMs === null ? 'failed' : 'pending';
+    const nextAttemptAt = status === 'pending' && retryInMs !== null ? new Date(Date.now() + retryInMs) : null;
+    await this.record(deliveryId, { ...attempt, status, nextAttemptAt });
+    this.logger.warn(
+      { webhookId: webhook.id, deliveryId, statusCode: result.statusCode, error: result.error, status },
+      'webhook delivery attempt failed',
+    );
+    return status === 'pending' ? 'retry' : 'done';
+  }
+
+  private send(webhook: Webhook, delivery: WebhookDelivery): Promise<AttemptResult> {
+    const secret = this.encryptor.decryptText(webhook.secretEncrypted, secretContext(webhook.id));
+    const body = JSON.stringify(delivery.payload);
+    return this.sender.send(new URL(webhook.url), body, {
+      'content-type': 'application/json',
+      'user-agent': `Foresight-Webhooks/${SERVICE_VERSION}`,
+      signature: signatureHeader(secret, body, Math.floor(Date.now() / 1000)),
+      // The same on every attempt of this event to this endpoint: receivers dedupe on it.
+      'foresight-delivery-id': delivery.id,
+    });
+  }
+
+  private async record(deliveryId: string, changes: QueryDeepPartialEntity<WebhookDelivery>): Promise<void> {
+    await this.deliveries
+      .createQueryBuilder()
+      .update()
+      .set(changes)
+      .where('id = :deliveryId', { deliveryId })
+      .execute();
+  }
+
+  /**
+   * Starts the failing period on the first failure after a success; once it is older than
+   * WEBHOOK_DISABLE_AFTER the webhook is disabled. One UPDATE, so concurrent attempts agree.
+   * Returns whether the webhook is still enabled.
+   */
+  private async noteFailure(webhookId: string): Promise<boolean> {
+    const [row] = (await this.webhooks.query(
+      `UPDATE webhooks SET
+         failing_since = coalesce(failing_since, now()),
+         enabled = enabled AND coalesce(failing_since >= now() - $2::double precision * interval '1 millisecond', true),
+         disabled_reason = CASE WHEN failing_since < now() - $2::double precision * interval '1 millisecond' THEN coalesce(disabled_reason, $3) ELSE disabled_reason END
+       WHERE id = $1
+       RETURNING enabled`,
+      [webhookId, this.config.webhooks.disableAfterMs, this.disabledReason],
+    )) as [{ enabled: boolean }[], number];
+    const enabled = row[0]?.enabled ?? false;
+    if (!enabled) this.logger.warn({ webhookId }, 'webhook disabled: its deliveries kept failing');
+    return enabled;
+  }
+}

@@ -1,0 +1,53 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { DelayedError, type BackoffStrategy, type Job } from 'bullmq';
+import { JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
+import { DELIVERY_BACKOFF } from './delivery-jobs';
+import { DeliveryService } from './delivery.service';
+import { EndpointSlots } from './endpoint-slots';
+
+type DeliverPayload = JobPayloads[typeof JOBS.webhooks.deliver];
+
+/** Attempts in flight per worker process: far above the per-endpoint cap, so a few bad endpoints cannot take every slot. */
+const DELIVERY_CONCURRENCY = 20;
+/** How long a job waits when its endpoint is at its cap; jittered so waiting jobs do not return in lockstep. */
+const BUSY_ENDPOINT_DELAY_MS = 1_000;
+
+/**
+ * Worker options are fixed when the decorator runs, before config exists, so the schedule travels in
+ * each job (DeliveryJobs puts the configured one there). After the n-th failed attempt, wait retryDelaysMs[n-1].
+ */
+export const scheduledBackoff: BackoffStrategy = (attemptsMade, type, _error, job) => {
+  const delay = type === DELIVERY_BACKOFF ? (job?.data as DeliverPayload | undefined)?.retryDelaysMs[attemptsMade - 1] : undefined;
+  return delay ?? -1; // -1: no further attempt
+};
+
+/** Translates delivery jobs to DeliveryService calls, within the endpoint's in-flight cap. */
+@Processor(QUEUES.webhooks, { concurrency: DELIVERY_CONCURRENCY, settings: { backoffStrategy: scheduledBackoff } })
+export class WebhookDeliveryProcessor extends WorkerHost {
+  constructor(
+    private readonly deliveries: DeliveryService,
+    private readonly slots: EndpointSlots,
+  ) {
+    super();
+  }
+
+  async process(job: Job<DeliverPayload>, token?: string): Promise<void> {
+    if (job.name !== JOBS.webhooks.deliver) throw new Error(`unknown job ${job.name} on ${QUEUES.webhooks}`);
+    const { deliveryId, webhookId, retryDelaysMs } = job.data;
+    const holder = job.id ?? deliveryId;
+    if (!(await this.slots.acquire(webhookId, holder))) {
+      // Wait outside the worker instead of occupying a slot; this does not count as an attempt.
+      await job.moveToDelayed(Date.now() + BUSY_ENDPOINT_DELAY_MS * (1 + Math.random()), token);
+      throw new DelayedError();
+    }
+    try {
+      // What BullMQ will wait before the next attempt if this one fails (undefined: this is the last one).
+      const retryInMs = retryDelaysMs[job.attemptsMade] ?? null;
+      if ((await this.deliveries.attempt(deliveryId, retryInMs)) === 'retry') {
+        throw new Error(`delivery ${deliveryId} attempt ${job.attemptsMade + 1} failed; retrying in ${retryInMs} ms`);
+      }
+    } finally {
+      await this.slots.release(webhookId, holder);
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module, type Provider } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG, QUEUES, type AppConfig } from '@foresight/platform';
+import { AddressPolicy } from './address-policy';
+import { DeliveryJobs } from './delivery/delivery-jobs';
+import { Webhook } from './webhook.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
+import { WebhooksService } from './webhooks.service';
+
+/** The address policy of this deployment (WEBHOOK_ALLOWED_NETWORKS), for the API's checks and the worker's deliveries. */
+export const addressPolicyProvider: Provider = {
+  provide: AddressPolicy,
+  inject: [APP_CONFIG],
+  useFactory: (config: AppConfig) => new AddressPolicy(config.webhooks.allowedNetworks),
+};
+
+/** Subscriptions and the delivery log, for the API. */
+@Module({
+  imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery]), BullModule.registerQueue({ name: QUEUES.webhooks })],
+  providers: [WebhooksService, DeliveryJobs, addressPolicyProvider],
+  exports: [WebhooksService],
+})
+export class WebhooksModule {}

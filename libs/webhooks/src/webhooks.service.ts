@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { AppError, Encryptor, invalidRequest, newId, notFound } from '@foresight/platform';
+import { AddressPolicy, ipLiteral } from './address-policy';
+import { DeliveryJobs } from './delivery/delivery-jobs';
+import { Webhook } from './webhook.entity';
+import { WebhookDelivery } from './webhook-delivery.entity';
+import type { CreateWebhook, ListDeliveries } from './webhook.schema';
+import { generateWebhookSecret, secretContext } from './webhook-signature';
+
+export interface CreatedWebhook {
+  webhook: Webhook;
+  /** Shown once: only its encryption is stored. */
+  secret: string;
+}
+
+/** Subscriptions and their delivery log; every query is scoped by the caller's organization. */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
+    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
+    private readonly encryptor: Encryptor,
+    private readonly policy: AddressPolicy,
+    private readonly jobs: DeliveryJobs,
+  ) {}
+
+  async create(organizationId: string, input: CreateWebhook): Promise<CreatedWebhook> {
+    // Names are checked when delivering (they may resolve differently later); IP literals can be refused now.
+    const address = ipLiteral(new URL(input.url));
+    const refusal = address === null ? null : this.policy.refusal(address);
+    if (refusal) throw invalidRequest(`url: ${refusal}`, [{ path: 'url', message: refusal }]);
+    const id = newId('whk');
+    const secret = generateWebhookSecret();
+    await this.webhooks.insert({
+      id,
+      organizationId,
+      url: input.url,
+      events: input.events,
+      secretEncrypted: this.encryptor.encrypt(secret, secretContext(id)),
+      enabled: true,
+      disabledReason: null,
+      failingSince: null,
+    });
+    return { webhook: await this.get(organizationId, id), secret };
+  }
+
+  list(organizationId: string): Promise<Webhook[]> {
+    return this.webhooks.find({ where: { organizationId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** Its deliveries go with it; jobs still queued find no row and stop. */
+  async delete(organizationId: string, webhookId: string): Promise<Webhook> {
+    const webhook = await this.get(organizationId, webhookId);
+    await this.webhooks.delete({ id: webhookId, organizationId });
+    return webhook;
+  }
+
+  async listDeliveries(organizationId: string, webhookId: string, query: ListDeliveries): Promise<WebhookDelivery[]> {
+    await this.get(organizationId, webhookId);
+    return this.deliveries.find({ where: { webhookId, organizationId }, order: { createdAt: 'DESC', id: 'DESC' }, take: query.limit });
+  }
+
+  /** failed | abandoned → pending, and one attempt now. One conditional UPDATE decides concurrent requests. */
+  async retryDelivery(organizationId: string, webhookId: string, deliveryId: string): Promise<WebhookDelivery> {
+    const webhook = await this.get(organizationId, webhookId);
+    const delivery = await this.deliveries.findOneBy({ id: deliveryId, webhookId, organizationId });
+    if (!delivery) throw notFound(`delivery ${deliveryId}`);
+    if (!webhook.enabled) throw invalidRequest(`webhook ${webhookId} is disabled: ${webhook.disabledReason ?? 'no reason recorded'}`);
+    const update = await this.deliveries
+      .createQueryBuilder()
+      .update()
+      .set({ status: 'pending', nextAttemptAt: () => 'now()' })
+      .where(`id = :deliveryId AND status IN ('failed', 'abandoned')`, { deliveryId })
+      .execute();
+    if (update.affected === 0) {
+      throw invalidRequest(`delivery ${deliveryId} is ${delivery.status}; only failed or abandoned deliveries can be retried`);
+    }
+    try {
+      await this.jobs.manual({ deliveryId, webhookId }, delivery.attempts);
+    } catch (error) {
+      // Never leave a delivery "pending" with no job behind it.
+      await this.deliveries.update({ id: deliveryId }, { status: delivery.status, nextAttemptAt: delivery.nextAttemptAt });
+      throw new AppError('unavailable', `Could not queue the retry: ${(error as Error).message}`);
+    }
+    return (await this.deliveries.findOneBy({ id: deliveryId })) as WebhookDelivery;
+  }
+
+  private async get(organizationId: string, webhookId: string): Promise<Webhook> {
+    const webhook = await this.webhooks.findOneBy({ id: webhookId, organizationId });
+    if (!webhook) throw notFound(`webhook ${webhookId}`);
+    return webhook;
+  }
+}

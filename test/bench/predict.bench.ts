@@ -1,0 +1,90 @@
+// npm run bench:predict — GET /v1/predict with 3 serving models over 10,000 demo users, beside a bare
+// Fastify route doing one primary-key lookup in the same Postgres, and raw ONNX Runtime session.run.
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { request } from '../support/http';
+import { cliJson, startApi, startServer, startWorker } from '../support/processes';
+import { settledModel } from '../support/training';
+import { benchmark } from './support/benchmark';
+import { interleaved, load, ratioLine, report } from './support/measure';
+
+const USERS = 10_000;
+const DAYS = 30;
+const MODELS = [
+  { name: 'checkout_7d', targetEvent: 'checkout', algorithm: 'gbdt' },
+  { name: 'upgrade_7d', targetEvent: 'upgrade', algorithm: 'gbdt' },
+  { name: 'churn_14d', targetEvent: 'churn', algorithm: 'logistic', horizonDays: 14 },
+];
+const randomUser = () => `demo-${String(Math.floor(Math.random() * USERS)).padStart(6, '0')}`;
+
+benchmark('bench_predict', async (suite) => {
+  const { organization, token } = await suite.createOrganization('Bench', ['--rate-limit', '100000000', '--burst', '200000000']);
+  const seeded = await cliJson<{ accepted: number; seconds: number }>(suite.env, ['demo', 'seed', '--org', organization.id, '--users', String(USERS), '--days', String(DAYS)]);
+  console.log(`seeded ${USERS} users, ${seeded.accepted} events in ${seeded.seconds.toFixed(1)} s`);
+  // Postgres on this machine runs with autovacuum off; production's autovacuum would have analyzed the bulk load by now.
+  await suite.sql('ANALYZE');
+
+  const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
+  const bare = await startServer(['-r', '@swc-node/register', join(__dirname, 'baselines', 'bare-lookup.server.ts')], { DATABASE_URL: suite.env.DATABASE_URL });
+  const worker = await startWorker(suite.env);
+  try {
+    const auth = { token: token.secret };
+    for (const model of MODELS) {
+      const created = await request<{ id: string }>(`${api.baseUrl}/v1/models`, { ...auth, method: 'POST', body: model });
+      await request(`${api.baseUrl}/v1/models/retrain`, { ...auth, method: 'POST', body: { modelId: created.body.id } });
+      const settled = await settledModel(api.baseUrl, token.secret, created.body.id, worker, 10 * 60_000);
+      if (settled.status !== 'active') throw new Error(`${model.name}: ${settled.status} ${String(settled.lastError)}`);
+    }
+    await worker.stop();
+    await suite.sql('ANALYZE');
+    const probe = await request<{ predictions: unknown[] }>(`${api.baseUrl}/v1/predict?userId=demo-000001`, auth);
+    if (probe.body.predictions.length !== MODELS.length) throw new Error(`expected ${MODELS.length} predictions, got ${JSON.stringify(probe.body)}`);
+
+    const raw = await rawSessionRun(suite.env.DATABASE_URL);
+    const headers = { authorization: `Bearer ${token.secret}` };
+    // First, at the target's fixed rate on cold caches (users are mostly seen for the first time).
+    const steady = await load(`${api.baseUrl}/v1/predict`, { headers, path: () => `/v1/predict?userId=${randomUser()}`, overallRate: 300, connections: 20, durationSeconds: 10 });
+    const [baseline, peak] = await interleaved([
+      { name: 'baseline: bare Fastify, one PK lookup', url: `${bare.baseUrl}/lookup`, options: { path: () => `/lookup?id=${randomUser()}` } },
+      { name: 'GET /v1/predict, 3 models, random user', url: `${api.baseUrl}/v1/predict`, options: { headers, path: () => `/v1/predict?userId=${randomUser()}` } },
+    ]);
+    for (const { name, result } of [peak, { name: 'steady', result: steady }]) {
+      if (result.non2xx + result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    }
+    const [logged] = await suite.sql<{ n: string }>('SELECT count(*) AS n FROM predictions');
+    report('bench:predict (autocannon, 50 connections, median of 3 alternating 5 s rounds; API LOG_LEVEL=warn)', [
+      baseline,
+      peak,
+      { name: 'GET /v1/predict at a fixed 300 req/s, 10 s', result: steady },
+    ]);
+    ratioLine('throughput ratio predict / baseline lookup', peak.result.requestsPerSecond, baseline.result.requestsPerSecond, '>= 0.35');
+    console.log(`${'p99 at 300 req/s, ms'.padEnd(44)}${steady.p99Ms.toFixed(1).padStart(10)}   target <= 10`);
+    console.log(`${'raw session.run (1 row, gbdt), mean µs'.padEnd(44)}${raw.meanUs.toFixed(1).padStart(10)}   p99 ${raw.p99Us.toFixed(1)} µs`);
+    console.log(`${'predictions logged during the run'.padEnd(44)}${logged.n.padStart(10)}   (repeats with no new events come from the cache)`);
+  } finally {
+    await Promise.all([api.stop(), bare.stop(), worker.stop()]);
+  }
+});
+
+/** ONNX Runtime alone: the checkout model's session, one row per run, as serving calls it. */
+async function rawSessionRun(databaseUrl: string): Promise<{ meanUs: number; p99Us: number }> {
+  const { Client } = await import('pg');
+  const pg = new Client({ connectionString: databaseUrl });
+  await pg.connect();
+  const { rows } = await pg.query<{ onnx: Buffer; names: number }>(
+    `SELECT v.onnx, jsonb_array_length(v.manifest->'names') AS names FROM model_versions v JOIN models m ON m.serving_version_id = v.id WHERE m.name = 'checkout_7d'`,
+  );
+  await pg.end();
+  const session = await InferenceSession.create(rows[0].onnx, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' });
+  const input = new Tensor('float32', Float32Array.from({ length: rows[0].names }, (_, i) => i % 7), [1, rows[0].names]);
+  const times: number[] = [];
+  for (let i = 0; i < 5_000; i++) {
+    const started = performance.now();
+    await session.run({ features: input });
+    if (i >= 500) times.push((performance.now() - started) * 1000);
+  }
+  await session.release();
+  times.sort((a, b) => a - b);
+  return { meanUs: times.reduce((a, b) => a + b, 0) / times.length, p99Us: times[Math.floor(times.length * 0.99)] };
+}
