@@ -7,16 +7,18 @@ export type TestEvent = Record<string, unknown>;
 
 /**
  * A small learnable population: each user has a propensity; likely buyers view pricing and add to
- * cart more often, and check out more often. Users are `${prefix}${index}`.
+ * cart more often, and check out more often. Users are `${prefix}${index}`; `buyerShare` (0.35 by
+ * default) changes the behavior mix, e.g. for a shifted population.
  */
-export function learnablePopulation(users: number, days: number, options: { seed?: number; prefix?: string } = {}): TestEvent[] {
+export function learnablePopulation(users: number, days: number, options: { seed?: number; prefix?: string; buyerShare?: number } = {}): TestEvent[] {
   let state = options.seed ?? 11;
   const prefix = options.prefix ?? 'user-';
+  const buyerShare = options.buyerShare ?? 0.35;
   const random = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
   const now = Date.now();
   const events: TestEvent[] = [];
   for (let u = 0; u < users; u++) {
-    const propensity = random() < 0.35 ? 0.6 : 0.05;
+    const propensity = random() < buyerShare ? 0.6 : 0.05;
     for (let day = days; day >= 1; day--) {
       if (random() > 0.35) continue;
       const start = now - day * DAY + random() * 3600_000;

@@ -10,6 +10,7 @@ import { EventsController } from './events/events.controller';
 import { HealthController, ProbesController } from './health/health.controller';
 import { ModelsController } from './models/models.controller';
 import { ExportController } from './predictions/export.controller';
+import { MonitoringController } from './predictions/monitoring.controller';
 import { PredictionsController } from './predictions/predictions.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
@@ -36,7 +37,7 @@ export class ApiModule {
         // Embedded and small deployments run the worker's processors inside the API process.
         ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
       ],
-      controllers: [EventsController, ExportController, HealthController, ModelsController, PredictionsController, ProbesController, TokensController, UsersController, WebhooksController],
+      controllers: [EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, TokensController, UsersController, WebhooksController],
       providers: [
         MetricsServer,
         { provide: APP_GUARD, useClass: AccessGuard },

@@ -1,10 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { MetricsServer, PlatformModule, type Runtime } from '@foresight/platform';
+import { MetricsServer, PlatformModule, QueueMetrics, type Runtime } from '@foresight/platform';
 import { ProcessorsModule } from './processors.module';
 
 @Module({})
 export class WorkerModule {
   static register(runtime: Runtime): DynamicModule {
-    return { module: WorkerModule, imports: [PlatformModule.forRoot(runtime), ProcessorsModule], providers: [MetricsServer] };
+    return { module: WorkerModule, imports: [PlatformModule.forRoot(runtime), ProcessorsModule], providers: [MetricsServer, QueueMetrics] };
   }
 }

@@ -5,4 +5,4 @@ export { createModelSchema, retrainSchema, type CreateModel } from './registry/m
 export { ModelsService, type ModelWithVersion, type RetrainStarted, type ServingVersionRef, type VersionArtifact } from './registry/models.service';
 export { ModelsProcessorsModule } from './training-run/models-processors.module';
 export { planTraining, isValidationUser, ACTIVE_DAYS, type TrainingPlan } from './dataset/training-plan';
-export { rocAuc, ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from './training';
+export { rocAuc, confidenceHistogram, populationStabilityIndex, CONFIDENCE_BIN_EDGES, ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT, type ConfidenceHistogram } from './training';

@@ -24,3 +24,4 @@ export { DomainEventsModule } from './domain-events/domain-events.module';
 export { MonthlyPartitions, type MonthlyPartitionedTable } from './database/monthly-partitions';
 export { PERSONAL_DATA_STORE, PersonalDataStoreProvider, type PersonalDataStore, type UserIdColumn } from './privacy/personal-data-store';
 export { PreparedStatements } from './database/prepared-statements';
+export { QueueMetrics } from './queue/queue-metrics';

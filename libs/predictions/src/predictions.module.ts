@@ -3,16 +3,19 @@ import { ModelsModule } from '@foresight/models';
 import { PreparedStatements } from '@foresight/platform';
 import { PredictionExport } from './export/prediction-export';
 import { PredictionLog } from './log/prediction-log';
+import { ModelMonitoring } from './monitoring/model-monitoring.service';
+import { MonitoringQueries } from './monitoring/monitoring-queries';
 import { PredictionsPersonalData } from './privacy/predictions-personal-data';
 import { PredictionCache } from './serving/prediction-cache';
+import { PredictionMetrics } from './serving/prediction-metrics';
 import { PredictionService } from './serving/prediction.service';
 import { ServingModels } from './serving/serving-models';
 import { UserHistoryReader } from './serving/user-history';
 
-/** Serving (ONNX Runtime sessions per serving version), the prediction log and its export: the API side. */
+/** Serving (ONNX Runtime sessions per serving version), the prediction log, its export and monitoring figures: the API side. */
 @Module({
   imports: [ModelsModule],
-  providers: [PreparedStatements, PredictionService, ServingModels, UserHistoryReader, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData],
-  exports: [PredictionService, PredictionExport],
+  providers: [PreparedStatements, PredictionService, ServingModels, UserHistoryReader, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData, PredictionMetrics, MonitoringQueries, ModelMonitoring],
+  exports: [PredictionService, PredictionExport, ModelMonitoring],
 })
 export class PredictionsModule {}

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
-import { IsNull, Not, Repository } from 'typeorm';
+import { In, IsNull, Not, Repository } from 'typeorm';
 import { AppError, invalidRequest, JOBS, newId, notFound, QUEUES, type JobPayloads } from '@foresight/platform';
 import type { FeatureManifest } from '@foresight/features';
 import { Model } from './model.entity';
@@ -119,6 +119,18 @@ export class ModelsService {
       throw new AppError('unavailable', `Could not queue the training run: ${(error as Error).message}`);
     }
     return { modelId, status: 'retraining', startedAt };
+  }
+
+  /** Every model of every organization that has a serving version: for deployment-wide jobs (monitoring), never for requests. */
+  async servingInAllOrganizations(): Promise<Array<{ model: Model; serving: ModelVersion }>> {
+    const models = await this.models.find({ where: { servingVersionId: Not(IsNull()) }, order: { createdAt: 'ASC' } });
+    if (models.length === 0) return [];
+    const versions = await this.versions.findBy({ id: In(models.map((m) => m.servingVersionId as string)) });
+    const byId = new Map(versions.map((v) => [v.id, v]));
+    return models.flatMap((model) => {
+      const serving = byId.get(model.servingVersionId as string);
+      return serving ? [{ model, serving }] : [];
+    });
   }
 
   /** The organization's models that have a serving version; a cheap query serving polls to notice promotions. */

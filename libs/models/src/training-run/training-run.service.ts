@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { Counter, Registry } from 'prom-client';
 import { DataSource, Repository } from 'typeorm';
 import { DomainEvents, LOGGER, newId, type Logger } from '@foresight/platform';
 import { DatasetBuilder } from '../dataset/dataset-builder';
@@ -23,13 +24,23 @@ export interface TrainingJob {
  */
 @Injectable()
 export class TrainingRunService {
+  private readonly runs: Counter<'algorithm' | 'result'>;
+
   constructor(
     private readonly datasets: DatasetBuilder,
     private readonly dataSource: DataSource,
     @InjectRepository(Model) private readonly models: Repository<Model>,
     private readonly domainEvents: DomainEvents,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    registry: Registry,
+  ) {
+    this.runs = new Counter({
+      name: 'foresight_training_runs_total',
+      help: 'Finished training runs by algorithm and result (promoted, rejected, failed)',
+      labelNames: ['algorithm', 'result'] as const,
+      registers: [registry],
+    });
+  }
 
   async run(job: TrainingJob): Promise<void> {
     const model = await this.models.findOneBy({ id: job.modelId, organizationId: job.organizationId });
@@ -55,6 +66,7 @@ export class TrainingRunService {
         validationRows: rowCount(dataset.split.validation),
       });
       this.logger.info({ modelId: model.id, auc: trained.metrics.auc, seconds: (Date.now() - startedAt) / 1000 }, 'training run finished');
+      this.runs.inc({ algorithm: model.algorithm, result: stored.state === 'serving' ? 'promoted' : 'rejected' });
       await this.domainEvents.publish(
         model.organizationId,
         'model.retrained',
@@ -83,10 +95,11 @@ export class TrainingRunService {
       .update()
       .set({ status: () => `CASE WHEN serving_version_id IS NULL THEN 'failed' ELSE 'active' END`, lastError: reason })
       .where(`id = :modelId AND organization_id = :organizationId AND status = 'retraining'`, job)
-      .returning(['name'])
+      .returning(['name', 'algorithm'])
       .execute();
-    const [failed] = result.raw as { name: string }[];
+    const [failed] = result.raw as Array<{ name: string; algorithm: string }>;
     if (!failed) return;
+    this.runs.inc({ algorithm: failed.algorithm, result: 'failed' });
     await this.domainEvents.publish(job.organizationId, 'model.failed', { modelId: job.modelId, model: failed.name, error: reason }, `${job.modelId}:${job.startedAt}`);
   }
 

@@ -39,6 +39,7 @@ export interface AppConfig {
   readonly metricsPort: number;
   readonly workerMode: WorkerMode;
   readonly embedded: boolean;
+  readonly monitoringSchedule: string;
   readonly webhooks: WebhookSettings;
 }
 
@@ -83,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     metricsPort: vars.METRICS_PORT,
     workerMode: vars.WORKER_MODE ?? (embedded ? 'inline' : 'off'),
     embedded,
+    monitoringSchedule: vars.MONITORING_SCHEDULE,
     webhooks: {
       retryScheduleMs: vars.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,

@@ -30,6 +30,8 @@ export const JOBS = {
   predictions: {
     /** Creates the coming months' prediction log partitions. */
     ensurePartitions: 'predictions.ensure-partitions',
+    /** Matches matured predictions with outcomes and snapshots accuracy, latency, throughput and drift of every serving model. */
+    monitor: 'predictions.monitor',
   },
   domainEvents: {
     /** One domain event (model retrained, drift detected, …) to fan out to its listeners. */
@@ -46,6 +48,7 @@ export interface JobPayloads {
   [JOBS.training.train]: { organizationId: string; modelId: string; startedAt: string };
   [JOBS.training.scheduledRetrain]: { organizationId: string; modelId: string };
   [JOBS.predictions.ensurePartitions]: { monthsAhead: number };
+  [JOBS.predictions.monitor]: Record<string, never>;
   [JOBS.domainEvents.announce]: DomainEvent;
   /** retryDelaysMs is the schedule in force when the delivery was queued (read by the worker's backoff strategy). */
   [JOBS.webhooks.deliver]: { deliveryId: string; webhookId: string; retryDelaysMs: number[] };

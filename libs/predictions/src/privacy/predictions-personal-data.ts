@@ -3,34 +3,51 @@ import { DataSource } from 'typeorm';
 import { PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
 import { PredictionCache } from '../serving/prediction-cache';
 
-/** The prediction log and the cached answers of a user. */
+/** The prediction log, the outcomes matched to it, and the cached answers of a user. */
 @Injectable()
 @PersonalDataStoreProvider()
 export class PredictionsPersonalData implements PersonalDataStore {
   readonly name = 'predictions';
-  readonly userIdColumns = [{ table: 'predictions', column: 'user_id' }];
+  readonly userIdColumns = [
+    { table: 'predictions', column: 'user_id' },
+    { table: 'prediction_outcomes', column: 'user_id' },
+  ];
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly cache: PredictionCache,
   ) {}
 
+  /** Each prediction with its outcome once its horizon has passed (`outcome` null before). */
   export(organizationId: string, userId: string): Promise<unknown[]> {
     return this.dataSource.query(
-      `SELECT id::text, model_id AS "modelId", model_name AS model, version, label, confidence, inference_ms AS "inferenceMs", predicted_at AS timestamp
-         FROM predictions WHERE organization_id = $1 AND user_id = $2 ORDER BY predicted_at, id`,
+      `SELECT p.id::text, p.model_id AS "modelId", p.model_name AS model, p.version, p.label, p.confidence, p.inference_ms AS "inferenceMs",
+              p.predicted_at AS timestamp,
+              CASE WHEN o.prediction_id IS NULL THEN NULL
+                   ELSE json_build_object('didTargetEvent', o.actual_positive, 'correct', o.predicted_positive = o.actual_positive, 'evaluatedAt', o.evaluated_at)
+              END AS outcome
+         FROM predictions p LEFT JOIN prediction_outcomes o ON o.prediction_id = p.id
+        WHERE p.organization_id = $1 AND p.user_id = $2
+        ORDER BY p.predicted_at, p.id`,
       [organizationId, userId],
     );
   }
 
   async erase(organizationId: string, userId: string): Promise<number> {
     await this.cache.forget(organizationId, userId);
-    const [, affected] = await this.dataSource.query(`DELETE FROM predictions WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
-    return Number(affected);
+    return this.dataSource.transaction(async (manager) => {
+      const [, outcomes] = await manager.query(`DELETE FROM prediction_outcomes WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
+      const [, predictions] = await manager.query(`DELETE FROM predictions WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
+      return Number(outcomes) + Number(predictions);
+    });
   }
 
   async remaining(organizationId: string, userId: string): Promise<number> {
-    const [{ n }] = await this.dataSource.query(`SELECT count(*) AS n FROM predictions WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
+    const [{ n }] = await this.dataSource.query(
+      `SELECT (SELECT count(*) FROM predictions WHERE organization_id = $1 AND user_id = $2)
+            + (SELECT count(*) FROM prediction_outcomes WHERE organization_id = $1 AND user_id = $2) AS n`,
+      [organizationId, userId],
+    );
     return Number(n) + ((await this.cache.has(organizationId, userId)) ? 1 : 0);
   }
 }

@@ -7,6 +7,7 @@ import { notFound } from '@foresight/platform';
 import { PredictionLog, type LoggedPrediction } from '../log/prediction-log';
 import type { Prediction, PredictionResult, PredictionSubject } from './prediction';
 import { PredictionCache } from './prediction-cache';
+import { PredictionMetrics } from './prediction-metrics';
 import { ServingModels, type ServingModel } from './serving-models';
 import { UserHistoryReader, type UserHistory } from './user-history';
 
@@ -21,6 +22,7 @@ export class PredictionService {
     private readonly histories: UserHistoryReader,
     private readonly cache: PredictionCache,
     private readonly log: PredictionLog,
+    private readonly metrics: PredictionMetrics,
   ) {}
 
   async predict(organizationId: string, subject: PredictionSubject, now = Date.now()): Promise<PredictionResult> {
@@ -33,7 +35,10 @@ export class PredictionService {
 
     const fingerprint = `${history.fingerprint}|${models.map((m) => m.versionId).join(',')}`;
     const cached = await this.cache.get(organizationId, userId, fingerprint);
-    if (cached) return result(cached);
+    if (cached) {
+      for (const prediction of cached) this.metrics.cached(prediction.modelId);
+      return result(cached);
+    }
 
     const logged = await Promise.all(models.map((model) => this.infer(model, history, organizationId, userId, now)));
     this.log.record(logged);
@@ -47,6 +52,7 @@ export class PredictionService {
     const started = performance.now();
     const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', features, [1, features.length]) });
     const inferenceMs = performance.now() - started;
+    this.metrics.inferred(model.modelId, inferenceMs);
     const positiveProbability = (output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array)[1];
     // The ONNX graph is already calibrated; the label is the more probable class (ties go negative, as the graph's label does).
     const positive = positiveProbability > 0.5;

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { ModelsService, type ModelVersion } from '@foresight/models';
+import type { DriftStatus } from './drift';
+import { MIN_MATURED_PREDICTIONS, MonitoringQueries, type LiveAccuracy, type Snapshot } from './monitoring-queries';
+
+/** GET /v1/models/monitor/{modelId} (CONTRACT.md "Monitoring"), plus the windows each figure covers. */
+export interface MonitoringFigures {
+  modelId: string;
+  accuracy: number | null;
+  accuracySource: 'live' | 'validation' | null;
+  latencyMs: number | null;
+  throughput: number;
+  throughputUnit: 'predictions/min';
+  drift: { metric: 'confidence_mean'; delta: number; status: DriftStatus };
+  psi: number | null;
+  window: {
+    latencyAndThroughputMinutes: 15;
+    driftHours: 24;
+    accuracyDays: 30;
+    maturedPredictions: number;
+    predictions24h: number;
+    /** When the monitoring job last compared the serving version's confidences with its baseline; null before its first run. */
+    driftComputedAt: string | null;
+  };
+}
+
+export interface MonitoringPoint extends Omit<MonitoringFigures, 'modelId' | 'window'> {
+  computedAt: string;
+  version: number;
+  maturedPredictions: number;
+  predictions24h: number;
+}
+
+/** Accuracy from outcomes once enough predictions matured, else the serving version's validation accuracy. */
+export function currentAccuracy(live: LiveAccuracy, serving: Pick<ModelVersion, 'metrics'> | null): { accuracy: number | null; source: 'live' | 'validation' | null } {
+  if (live.matured >= MIN_MATURED_PREDICTIONS) return { accuracy: live.correct / live.matured, source: 'live' };
+  return serving ? { accuracy: serving.metrics.accuracy, source: 'validation' } : { accuracy: null, source: null };
+}
+
+/** The read side of monitoring, for the API: live figures from the log, drift from the latest snapshot. */
+@Injectable()
+export class ModelMonitoring {
+  constructor(
+    private readonly models: ModelsService,
+    private readonly queries: MonitoringQueries,
+  ) {}
+
+  async current(organizationId: string, modelId: string, now = new Date()): Promise<MonitoringFigures> {
+    const { serving } = await this.models.get(organizationId, modelId);
+    const [live, load, snapshot] = await Promise.all([
+      this.queries.liveAccuracy(modelId, now),
+      this.queries.latencyAndThroughput(modelId, now),
+      this.queries.latestSnapshot(organizationId, modelId),
+    ]);
+    const { accuracy, source } = currentAccuracy(live, serving);
+    // A snapshot of an earlier version says nothing about the one serving now.
+    const drift = snapshot && snapshot.versionId === serving?.id ? snapshot : undefined;
+    return {
+      modelId,
+      accuracy,
+      accuracySource: source,
+      latencyMs: load.latencyP95Ms,
+      throughput: load.perMinute,
+      throughputUnit: 'predictions/min',
+      drift: { metric: 'confidence_mean', delta: drift?.driftDelta ?? 0, status: drift?.driftStatus ?? 'none' },
+      psi: drift?.psi ?? null,
+      window: {
+        latencyAndThroughputMinutes: 15,
+        driftHours: 24,
+        accuracyDays: 30,
+        maturedPredictions: live.matured,
+        predictions24h: drift?.predictions24h ?? 0,
+        driftComputedAt: drift?.computedAt.toISOString() ?? null,
+      },
+    };
+  }
+
+  async history(organizationId: string, modelId: string, since: Date): Promise<MonitoringPoint[]> {
+    await this.models.get(organizationId, modelId); // 404 for another organization's model
+    return (await this.queries.history(organizationId, modelId, since)).map(toPoint);
+  }
+}
+
+function toPoint(s: Snapshot): MonitoringPoint {
+  return {
+    computedAt: s.computedAt.toISOString(),
+    version: s.version,
+    accuracy: s.accuracy,
+    accuracySource: s.accuracySource,
+    latencyMs: s.latencyP95Ms,
+    throughput: s.throughputPerMin,
+    throughputUnit: 'predictions/min',
+    drift: { metric: 'confidence_mean', delta: s.driftDelta, status: s.driftStatus },
+    psi: s.psi,
+    maturedPredictions: s.maturedPredictions,
+    predictions24h: s.predictions24h,
+  };
+}

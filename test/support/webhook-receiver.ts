@@ -1,0 +1,72 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** What a receiver answers to its n-th request (1-based); `hang` never answers. */
+export type Answer = (n: number) => number | 'hang';
+
+/** A real webhook receiver on loopback: records every request and how many were open at once. */
+export class Receiver {
+  readonly requests: ReceivedRequest[] = [];
+  private open = 0;
+  maxOpen = 0;
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(answer: Answer): Promise<Receiver> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // The query string stands for a receiver token; it must never end up in logs.
+    const receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks?token=receiver-secret`);
+    server.on('request', (req, res) => {
+      receiver.open += 1;
+      receiver.maxOpen = Math.max(receiver.maxOpen, receiver.open);
+      // The response closes when answered or when the sender drops the connection (its timeout).
+      res.on('close', () => (receiver.open -= 1));
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        receiver.requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString() });
+        const status = answer(receiver.requests.length);
+        if (status !== 'hang') res.writeHead(status).end();
+      });
+    });
+    return receiver;
+  }
+
+  bodies(): Array<{ id: string; type: string; createdAt: string; data: Record<string, unknown> }> {
+    return this.requests.map((r) => JSON.parse(r.body));
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+/** Polls until `check` returns a value (not undefined); generous, functional timeouts only. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Checks a `Signature: t=<unix>,v1=<hex>` header the way a receiver would. */
+export function verifySignature(secret: string, received: ReceivedRequest): boolean {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(received.headers.signature));
+  if (!match) return false;
+  const expected = createHmac('sha256', secret).update(`${match[1]}.${received.body}`).digest();
+  return timingSafeEqual(expected, Buffer.from(match[2], 'hex')) && Math.abs(Date.now() / 1000 - Number(match[1])) < 300;
+}
