@@ -20,22 +20,27 @@ const OWN_EVENTS = `e.organization_id = $1 AND e.user_id = $2`;
 const LINKED_ANONYMOUS_EVENTS = `e.organization_id = $1 AND e.user_id IS NULL AND e.anonymous_id = ANY(ARRAY(
   SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = $2))`;
 
-const WINDOW_SQL = `
-  SELECT (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id, e.dwell_ms, e.hesitation_ms, e.scroll_depth,
-         (extract(epoch FROM e.received_at) * 1000)::float8 AS received
-    FROM events e
-   WHERE ((${OWN_EVENTS}) OR (${LINKED_ANONYMOUS_EVENTS})) AND e.occurred_at >= $3 AND e.occurred_at < $4
-   ORDER BY e.occurred_at`;
-
 /**
- * First and last event before now, whatever the window. Per branch, so min() and max() read one
- * index entry per partition instead of walking the organization's whole time index.
+ * One round trip: the user's first and last event before now (per branch, so min() and max() read
+ * one index entry per partition), joined with the events of the feature window. A user with no
+ * event in the window still gets one row, with null event columns. $3 window start, $4 now.
  */
-const ACTIVITY_SQL = `
-  SELECT (extract(epoch FROM least(own.first_seen, linked.first_seen)) * 1000)::float8 AS first_seen,
-         (extract(epoch FROM greatest(own.last_seen, linked.last_seen)) * 1000)::float8 AS last_seen
-    FROM (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${OWN_EVENTS} AND e.occurred_at < $3) own,
-         (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS} AND e.occurred_at < $3) linked`;
+const HISTORY_SQL = `
+  WITH activity AS (
+    SELECT least(own.first_seen, linked.first_seen) AS first_seen, greatest(own.last_seen, linked.last_seen) AS last_seen
+      FROM (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${OWN_EVENTS} AND e.occurred_at < $4) own,
+           (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS} AND e.occurred_at < $4) linked
+  )
+  SELECT (extract(epoch FROM a.first_seen) * 1000)::float8 AS first_seen, (extract(epoch FROM a.last_seen) * 1000)::float8 AS last_seen,
+         w.t, w.event, w.session_id, w.dwell_ms, w.hesitation_ms, w.scroll_depth, w.received
+    FROM activity a
+    LEFT JOIN LATERAL (
+      SELECT (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id, e.dwell_ms, e.hesitation_ms, e.scroll_depth,
+             (extract(epoch FROM e.received_at) * 1000)::float8 AS received
+        FROM events e
+       WHERE ((${OWN_EVENTS}) OR (${LINKED_ANONYMOUS_EVENTS})) AND e.occurred_at >= $3 AND e.occurred_at < $4
+    ) w ON a.first_seen IS NOT NULL
+   ORDER BY w.t`;
 
 /** The user a session belongs to: the latest event of the session that names (or links to) a user. */
 const SESSION_USER_SQL = `
@@ -46,8 +51,11 @@ const SESSION_USER_SQL = `
    ORDER BY e.occurred_at DESC
    LIMIT 1`;
 
-interface WindowRow {
-  t: number;
+interface HistoryRow {
+  first_seen: number | null;
+  last_seen: number | null;
+  /** The event columns are null on the one row of a user with no event in the window. */
+  t: number | null;
   event: string;
   session_id: string | null;
   dwell_ms: number | null;
@@ -64,22 +72,21 @@ export class UserHistoryReader {
   async load(organizationId: string, userId: string, now: number): Promise<UserHistory | undefined> {
     const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS).toISOString();
     const until = new Date(now).toISOString();
-    const [rows, [activity]] = await Promise.all([
-      this.statements.query<WindowRow>('predictions.user-window', WINDOW_SQL, [organizationId, userId, from, until]),
-      this.statements.query<{ first_seen: number | null; last_seen: number | null }>('predictions.user-activity', ACTIVITY_SQL, [organizationId, userId, until]),
-    ]);
+    const rows = await this.statements.query<HistoryRow>('predictions.user-history', HISTORY_SQL, [organizationId, userId, from, until]);
+    const [activity] = rows;
     if (activity.first_seen === null || activity.last_seen === null) return undefined;
     let lastReceived = 0;
-    const events = rows.map((row): FeatureEvent => {
+    const events = rows.flatMap((row): FeatureEvent[] => {
+      if (row.t === null) return [];
       lastReceived = Math.max(lastReceived, row.received);
-      return {
+      return [{
         occurredAt: row.t,
         event: row.event,
         sessionId: row.session_id,
         dwellMs: row.dwell_ms,
         hesitationMs: row.hesitation_ms,
         scrollDepth: row.scroll_depth,
-      };
+      }];
     });
     return {
       events,
