@@ -190,6 +190,24 @@ describe('predictions and their export', () => {
       expect(seen).toEqual(expected.map((row) => row.id));
     });
 
+    it('pages exactly through rows that share a millisecond (Postgres keeps microseconds)', async () => {
+      const inserted = await t.suite.sql<{ id: string }>(
+        `INSERT INTO predictions (organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at)
+         SELECT $1, 'micro-' || i, 'mdl_micro', 'micro_model', 'ver_micro', 1, 'unlikely', false, 0.9, 0.1, date_trunc('milliseconds', now()) + i * interval '1 microsecond'
+           FROM generate_series(1, 5) i RETURNING id::text`,
+        [t.org.organization.id],
+      );
+      const seen: string[] = [];
+      let url: string | undefined = `${t.api.baseUrl}/v1/export/predictions?since=${since}&model=micro_model&limit=2`;
+      while (url) {
+        const page: Awaited<ReturnType<typeof request<Exported[]>>> = await request<Exported[]>(url, { token: t.org.token.secret });
+        seen.push(...page.body.map((row) => row.id));
+        url = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+      }
+      expect(seen).toEqual(inserted.map((row) => row.id));
+      await t.suite.sql(`DELETE FROM predictions WHERE model_id = 'mdl_micro'`);
+    });
+
     it('filters by model and by an exclusive until', async () => {
       const byModel = await get<Exported[]>(`/v1/export/predictions?since=${since}&model=checkout_gbdt`);
       expect(byModel.body.length).toBe(expected.length / MODELS.length);

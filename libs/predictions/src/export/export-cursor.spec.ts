@@ -2,7 +2,7 @@ import { decodeCursor, encodeCursor } from './export-cursor';
 
 describe('export cursors', () => {
   it('round-trip a position', () => {
-    const position = { predictedAt: '2026-11-22T01:02:03.456Z', id: '9007199254740993' };
+    const position = { predictedAt: '2026-11-22T01:02:03.456789Z', id: '9007199254740993' };
     expect(decodeCursor(encodeCursor(position))).toEqual(position);
   });
 

@@ -2,7 +2,7 @@ import { invalidRequest } from '@foresight/platform';
 
 /** A position in the export order (predicted_at, id): the first row of the next page. */
 export interface ExportPosition {
-  /** ISO 8601 with milliseconds, the precision predictions are logged with. */
+  /** ISO 8601 with microseconds, Postgres's timestamp precision. */
   predictedAt: string;
   id: string;
 }
@@ -13,7 +13,7 @@ export function encodeCursor(position: ExportPosition): string {
 
 /** 400 for anything that is not a cursor this service issued. */
 export function decodeCursor(cursor: string): ExportPosition {
-  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!match || Number.isNaN(Date.parse(match[1]))) {
     throw invalidRequest('cursor: not a cursor from a Link header of this endpoint', [{ path: 'cursor', message: 'invalid cursor' }]);
   }

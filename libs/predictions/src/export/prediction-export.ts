@@ -30,6 +30,7 @@ export interface ExportedPrediction {
 
 interface ExportRow {
   id: string;
+  position: string;
   user_id: string;
   model_name: string;
   model_id: string;
@@ -40,6 +41,8 @@ interface ExportRow {
 }
 
 const TIMESTAMP = `to_char(predicted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** Cursors keep Postgres's full (microsecond) precision: two rows in one millisecond must not be confused. */
+const POSITION = `to_char(predicted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /**
  * The prediction log in export order (predicted_at, id), read in keyset batches: each batch is one
@@ -57,11 +60,11 @@ export class PredictionExport {
     while (remaining > 0) {
       const take = Math.min(BATCH_ROWS, remaining);
       const { sql, params } = this.query(filter, position, `ORDER BY predicted_at, id LIMIT ${take}`);
-      const rows = await this.dataSource.query<ExportRow[]>(`SELECT id::text, user_id, model_name, model_id, version, label, confidence, ${TIMESTAMP} AS ts ${sql}`, params);
+      const rows = await this.dataSource.query<ExportRow[]>(`SELECT id::text, user_id, model_name, model_id, version, label, confidence, ${TIMESTAMP} AS ts, ${POSITION} AS position ${sql}`, params);
       if (rows.length === 0) return;
       yield rows.map(toExported);
       const last = rows[rows.length - 1];
-      position = { position: { predictedAt: last.ts, id: last.id }, inclusive: false };
+      position = { position: { predictedAt: last.position, id: last.id }, inclusive: false };
       remaining -= rows.length;
       if (rows.length < take) return;
     }
@@ -71,8 +74,8 @@ export class PredictionExport {
   async nextPageStart(filter: ExportFilter, limit: number): Promise<ExportPosition | undefined> {
     const position = filter.from && { position: filter.from, inclusive: true };
     const { sql, params } = this.query(filter, position, `ORDER BY predicted_at, id OFFSET ${limit} LIMIT 1`);
-    const [row] = await this.dataSource.query<Array<{ id: string; ts: string }>>(`SELECT id::text, ${TIMESTAMP} AS ts ${sql}`, params);
-    return row && { predictedAt: row.ts, id: row.id };
+    const [row] = await this.dataSource.query<Array<{ id: string; position: string }>>(`SELECT id::text, ${POSITION} AS position ${sql}`, params);
+    return row && { predictedAt: row.position, id: row.id };
   }
 
   private query(filter: ExportFilter, after: { position: ExportPosition; inclusive: boolean } | undefined, tail: string): { sql: string; params: unknown[] } {
