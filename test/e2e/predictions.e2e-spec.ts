@@ -156,7 +156,7 @@ describe('predictions and their export', () => {
     beforeAll(async () => {
       for (let u = 10; u < 40; u++) await predict(`userId=user-${u}`);
       await new Promise((r) => setTimeout(r, 600));
-      expected = await t.suite.sql(`SELECT id::text, user_id FROM predictions ORDER BY predicted_at, id`);
+      expected = await t.suite.sql(`SELECT p.id::text AS id, p.user_id FROM predictions p ORDER BY p.predicted_at, p.id`);
     });
 
     it('returns every logged prediction since yesterday, sorted by timestamp then id', async () => {

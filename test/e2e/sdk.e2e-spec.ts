@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page, type Request } from 'playwright-core';
+import { EventPayloadCipher } from '@foresight/events';
+import { Encryptor } from '@foresight/platform';
 import { request } from '../support/http';
 import { cliJson } from '../support/processes';
 import { withApiSuite } from '../support/suite';
@@ -62,14 +64,26 @@ describe('web SDK', () => {
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
   });
 
-  /** The events the browser SDK sent (the signature tests post others with plain fetch). */
-  const storedEvents = () =>
-    t.suite.sql<StoredEvent>(
-      `SELECT event, session_id, anonymous_id, user_id, screen, scroll_depth, dwell_ms, hesitation_ms, properties, context
-         FROM events WHERE organization_id = $1 AND context -> 'library' ->> 'name' = 'foresight-web'
-        ORDER BY occurred_at, event`,
+  /**
+   * The events the browser SDK sent (the signature tests post others with plain fetch). Properties and
+   * context are encrypted at rest; the test opens them with the suite's key, as the service does.
+   */
+  const storedEvents = async (): Promise<StoredEvent[]> => {
+    const cipher = new EventPayloadCipher(new Encryptor([Buffer.from(t.suite.env.ENCRYPTION_KEY, 'hex')]));
+    const rows = await t.suite.sql<Omit<StoredEvent, 'properties' | 'context'> & { message_id: string; encryption_key_id: string | null; properties: string | null; context: string | null }>(
+      `SELECT message_id, encryption_key_id, event, session_id, anonymous_id, user_id, screen, scroll_depth, dwell_ms, hesitation_ms, properties, context
+         FROM events WHERE organization_id = $1 ORDER BY occurred_at, event`,
       [t.org.organization.id],
     );
+    const organizationId = t.org.organization.id;
+    return rows
+      .map(({ message_id, encryption_key_id, properties, context, ...row }) => ({
+        ...row,
+        properties: cipher.open(organizationId, message_id, 'properties', properties, encryption_key_id),
+        context: cipher.open(organizationId, message_id, 'context', context, encryption_key_id),
+      }))
+      .filter((row) => (row.context?.library as { name?: string } | undefined)?.name === 'foresight-web');
+  };
 
   describe('served by the API', () => {
     it('serves the bundle without a token, with a JavaScript type, an ETag and revalidation', async () => {

@@ -2,10 +2,13 @@ import 'reflect-metadata';
 import { Command } from 'commander';
 import { SERVICE_VERSION } from '@foresight/platform';
 import { CliContext } from './cli-context';
+import { registerAuditCommands } from './commands/audit.command';
 import { registerDemoCommands } from './commands/demo.command';
+import { registerKeyCommands } from './commands/keys.command';
 import { registerMigrateCommand } from './commands/migrate.command';
 import { registerModelCommands } from './commands/model.command';
 import { registerOrgCommands } from './commands/org.command';
+import { registerPrivacyCommands } from './commands/privacy.command';
 import { registerTokenCommands } from './commands/token.command';
 
 const program = new Command('foresight')
@@ -20,6 +23,9 @@ registerOrgCommands(program, context);
 registerTokenCommands(program, context);
 registerDemoCommands(program, context);
 registerModelCommands(program, context);
+registerPrivacyCommands(program, context);
+registerKeyCommands(program, context);
+registerAuditCommands(program, context);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

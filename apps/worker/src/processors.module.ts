@@ -3,6 +3,7 @@ import { EventsProcessorsModule } from '@foresight/events';
 import { ModelsProcessorsModule } from '@foresight/models';
 import { QueueModule } from '@foresight/platform';
 import { PredictionsProcessorsModule } from '@foresight/predictions';
+import { PrivacyProcessorsModule } from '@foresight/privacy';
 import { WebhooksProcessorsModule } from '@foresight/webhooks';
 
 /**
@@ -10,6 +11,6 @@ import { WebhooksProcessorsModule } from '@foresight/webhooks';
  * API process imports this same module, so both compositions run identical processors.
  */
 @Module({
-  imports: [QueueModule, EventsProcessorsModule, ModelsProcessorsModule, PredictionsProcessorsModule, WebhooksProcessorsModule],
+  imports: [QueueModule, EventsProcessorsModule, ModelsProcessorsModule, PredictionsProcessorsModule, PrivacyProcessorsModule, WebhooksProcessorsModule],
 })
 export class ProcessorsModule {}

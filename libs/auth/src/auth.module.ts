@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditLog } from './audit/audit-log.service';
 import { Organization } from './organizations/organization.entity';
 import { OrganizationsService } from './organizations/organizations.service';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { ApiToken } from './tokens/api-token.entity';
 import { TokensService } from './tokens/tokens.service';
+import { UserIds } from './users/user-ids';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Organization, ApiToken])],
-  providers: [OrganizationsService, TokensService, RateLimiterService],
-  exports: [OrganizationsService, TokensService, RateLimiterService],
+  providers: [OrganizationsService, TokensService, RateLimiterService, UserIds, AuditLog],
+  exports: [OrganizationsService, TokensService, RateLimiterService, UserIds, AuditLog],
 })
 export class AuthModule {}

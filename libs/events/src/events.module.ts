@@ -1,10 +1,29 @@
+import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { AuthModule } from '@foresight/auth';
+import { QUEUES, UserActivityModule } from '@foresight/platform';
+import { EventPayloadCipher } from './encryption/event-payload-cipher';
+import { KeyRotation } from './encryption/key-rotation';
 import { EventWriter } from './ingest/event-writer';
 import { IngestService } from './ingest/ingest.service';
+import { IdentitiesPersonalData, SessionsPersonalData } from './privacy/derived-personal-data';
+import { EventsPersonalData } from './privacy/events-personal-data';
 import { SessionsService } from './sessions/sessions.service';
+import { SuppressionList } from './suppression/suppression-list';
 
 @Module({
-  providers: [EventWriter, IngestService, SessionsService],
-  exports: [IngestService, SessionsService],
+  imports: [AuthModule, BullModule.registerQueue({ name: QUEUES.events }), UserActivityModule],
+  providers: [
+    EventWriter,
+    IngestService,
+    SessionsService,
+    EventPayloadCipher,
+    KeyRotation,
+    SuppressionList,
+    EventsPersonalData,
+    SessionsPersonalData,
+    IdentitiesPersonalData,
+  ],
+  exports: [IngestService, SessionsService, KeyRotation, SuppressionList],
 })
 export class EventsModule {}

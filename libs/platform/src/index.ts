@@ -25,3 +25,6 @@ export { MonthlyPartitions, type MonthlyPartitionedTable } from './database/mont
 export { PERSONAL_DATA_STORE, PersonalDataStoreProvider, type PersonalDataStore, type UserIdColumn } from './privacy/personal-data-store';
 export { PreparedStatements } from './database/prepared-statements';
 export { QueueMetrics } from './queue/queue-metrics';
+export { UserActivityFeed, RESCORE_DEBOUNCE_MS } from './user-activity/user-activity-feed';
+export { UserActivityModule } from './user-activity/user-activity.module';
+export { deleteInBatches } from './database/batched-delete';

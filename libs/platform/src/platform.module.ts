@@ -23,7 +23,10 @@ export class PlatformModule {
       ],
       providers: [
         { provide: LOGGER, useValue: runtime.logger },
-        { provide: Encryptor, useValue: new Encryptor([Buffer.from(runtime.config.encryptionKey.reveal(), 'hex')]) },
+        {
+          provide: Encryptor,
+          useValue: new Encryptor([runtime.config.encryptionKey, ...runtime.config.previousEncryptionKeys].map((key) => Buffer.from(key.reveal(), 'hex'))),
+        },
         HealthService,
       ],
       exports: [LOGGER, Encryptor, HealthService, MetricsModule],

@@ -16,6 +16,6 @@ import { UserHistoryReader } from './serving/user-history';
 @Module({
   imports: [ModelsModule],
   providers: [PreparedStatements, PredictionService, ServingModels, UserHistoryReader, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData, PredictionMetrics, MonitoringQueries, ModelMonitoring],
-  exports: [PredictionService, PredictionExport, ModelMonitoring],
+  exports: [PredictionService, PredictionExport, ModelMonitoring, MonitoringQueries],
 })
 export class PredictionsModule {}

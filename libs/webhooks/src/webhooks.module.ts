@@ -1,9 +1,10 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module, type Provider } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { APP_CONFIG, QUEUES, type AppConfig } from '@foresight/platform';
+import { APP_CONFIG, QUEUES, UserActivityModule, type AppConfig } from '@foresight/platform';
 import { AddressPolicy } from './address-policy';
 import { DeliveryJobs } from './delivery/delivery-jobs';
+import { WebhookDeliveriesPersonalData } from './privacy/webhook-deliveries-personal-data';
 import { Webhook } from './webhook.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhooksService } from './webhooks.service';
@@ -17,8 +18,8 @@ export const addressPolicyProvider: Provider = {
 
 /** Subscriptions and the delivery log, for the API. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery]), BullModule.registerQueue({ name: QUEUES.webhooks })],
-  providers: [WebhooksService, DeliveryJobs, addressPolicyProvider],
+  imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery]), BullModule.registerQueue({ name: QUEUES.webhooks }), UserActivityModule],
+  providers: [WebhooksService, DeliveryJobs, addressPolicyProvider, WebhookDeliveriesPersonalData],
   exports: [WebhooksService],
 })
 export class WebhooksModule {}

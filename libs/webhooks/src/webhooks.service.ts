@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { AppError, Encryptor, invalidRequest, newId, notFound } from '@foresight/platform';
+import { AppError, Encryptor, invalidRequest, newId, notFound, UserActivityFeed } from '@foresight/platform';
 import { AddressPolicy, ipLiteral } from './address-policy';
 import { DeliveryJobs } from './delivery/delivery-jobs';
 import { Webhook } from './webhook.entity';
@@ -24,6 +24,7 @@ export class WebhooksService {
     private readonly encryptor: Encryptor,
     private readonly policy: AddressPolicy,
     private readonly jobs: DeliveryJobs,
+    private readonly activity: UserActivityFeed,
   ) {}
 
   async create(organizationId: string, input: CreateWebhook): Promise<CreatedWebhook> {
@@ -43,6 +44,7 @@ export class WebhooksService {
       disabledReason: null,
       failingSince: null,
     });
+    await this.followUserActivity(organizationId);
     return { webhook: await this.get(organizationId, id), secret };
   }
 
@@ -54,6 +56,7 @@ export class WebhooksService {
   async delete(organizationId: string, webhookId: string): Promise<Webhook> {
     const webhook = await this.get(organizationId, webhookId);
     await this.webhooks.delete({ id: webhookId, organizationId });
+    await this.followUserActivity(organizationId);
     return webhook;
   }
 
@@ -85,6 +88,15 @@ export class WebhooksService {
       throw new AppError('unavailable', `Could not queue the retry: ${(error as Error).message}`);
     }
     return (await this.deliveries.findOneBy({ id: deliveryId })) as WebhookDelivery;
+  }
+
+  /** prediction.updated needs users re-scored after their new events; ingestion queues that only while someone listens. */
+  private async followUserActivity(organizationId: string): Promise<void> {
+    const listening = await this.webhooks
+      .createQueryBuilder('w')
+      .where(`w.organization_id = :organizationId AND w.enabled AND 'prediction.updated' = ANY(w.events)`, { organizationId })
+      .getExists();
+    await this.activity.setWanted(organizationId, listening);
   }
 
   private async get(organizationId: string, webhookId: string): Promise<Webhook> {

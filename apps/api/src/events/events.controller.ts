@@ -10,6 +10,7 @@ const ingestResultSchema = z.object({
   status: z.literal('accepted'),
   accepted: z.number().int().describe('events stored by this request'),
   duplicates: z.number().int().describe('events whose messageId was already stored'),
+  suppressed: z.number().int().describe('events of users erased with suppress=true: acknowledged, not stored'),
 });
 
 const segmentBody = { schema: { type: 'object', description: 'A Segment message (https://segment.com/docs/connections/spec/)' } };

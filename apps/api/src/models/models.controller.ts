@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { createModelSchema, ModelsService, retrainSchema, type CreateModel, type ModelWithVersion } from '@foresight/models';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { Audited } from '../http/audit.interceptor';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
 const summarySchema = z.object({
@@ -40,6 +41,7 @@ export class ModelsController {
   @Post()
   @HttpCode(200)
   @RequireScope('admin')
+  @Audited('model.create', { resultField: 'id' })
   @ApiOperation({ summary: 'Create a model; it serves predictions once a retrain produced a version' })
   @ApiBody({ schema: openApiSchema(createModelSchema) })
   @ApiOkResponse({ schema: openApiSchema(detailsSchema) })
@@ -58,6 +60,7 @@ export class ModelsController {
   @Post('retrain')
   @HttpCode(200)
   @RequireScope('admin')
+  @Audited('model.retrain', { resultField: 'modelId' })
   @ApiOperation({ summary: 'Start retraining; while a run is in flight, answers its startedAt and starts nothing' })
   @ApiBody({ schema: openApiSchema(retrainSchema) })
   @ApiOkResponse({ schema: openApiSchema(z.object({ modelId: z.string(), status: z.literal('retraining'), startedAt: z.string() })) })

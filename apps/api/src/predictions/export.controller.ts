@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiT
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { decodeCursor, encodeCursor, PredictionExport, type ExportedPrediction, type ExportFilter } from '@foresight/predictions';
+import { decodeCursor, encodeCursor, PredictionExport, type ExportFilter, type SerializedBatch } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
@@ -79,24 +79,24 @@ export class ExportController {
       from: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
     };
     if (accept?.includes(NDJSON)) {
-      await reply.type(NDJSON).send(Readable.from(ndjson(this.exports.batches(filter))));
+      await reply.type(NDJSON).send(Readable.from(ndjson(this.exports.batches(filter, 'ndjson'))));
       return;
     }
     const next = await this.exports.nextPageStart(filter, query.limit);
     if (next) void reply.header('link', `<${nextPageUrl(request, query, encodeCursor(next))}>; rel="next"`);
-    await reply.type('application/json').send(Readable.from(jsonArray(this.exports.batches(filter, query.limit))));
+    await reply.type('application/json').send(Readable.from(jsonArray(this.exports.batches(filter, 'json-array', query.limit))));
   }
 }
 
-async function* ndjson(batches: AsyncIterable<ExportedPrediction[]>): AsyncGenerator<string> {
-  for await (const rows of batches) yield rows.map((row) => `${JSON.stringify(row)}\n`).join('');
+async function* ndjson(batches: AsyncIterable<SerializedBatch>): AsyncGenerator<string> {
+  for await (const batch of batches) yield `${batch.text}\n`;
 }
 
-async function* jsonArray(batches: AsyncIterable<ExportedPrediction[]>): AsyncGenerator<string> {
+async function* jsonArray(batches: AsyncIterable<SerializedBatch>): AsyncGenerator<string> {
   let first = true;
   yield '[';
-  for await (const rows of batches) {
-    yield (first ? '' : ',') + rows.map((row) => JSON.stringify(row)).join(',');
+  for await (const batch of batches) {
+    yield (first ? '' : ',') + batch.text;
     first = false;
   }
   yield ']';

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import type { Principal } from '@foresight/auth';
+import { UserIds, type Principal } from '@foresight/auth';
 import { PredictionService, type PredictionResult } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema, ZodPipe } from '../http/zod';
@@ -29,7 +29,10 @@ const predictionResultSchema = z.object({
 @ApiBearerAuth()
 @Controller()
 export class PredictionsController {
-  constructor(private readonly predictions: PredictionService) {}
+  constructor(
+    private readonly predictions: PredictionService,
+    private readonly userIds: UserIds,
+  ) {}
 
   @Get('predict')
   @RequireScope('read')
@@ -37,8 +40,9 @@ export class PredictionsController {
   @ApiQuery({ name: 'userId', required: false })
   @ApiQuery({ name: 'sessionId', required: false, description: 'used when userId is absent' })
   @ApiOkResponse({ schema: openApiSchema(predictionResultSchema) })
-  predict(@CurrentPrincipal() principal: Principal, @Query(new ZodPipe(predictQuery)) query: z.infer<typeof predictQuery>): Promise<PredictionResult> {
-    const subject = query.userId !== undefined ? { userId: query.userId } : { sessionId: query.sessionId as string };
-    return this.predictions.predict(principal.organizationId, subject);
+  async predict(@CurrentPrincipal() principal: Principal, @Query(new ZodPipe(predictQuery)) query: z.infer<typeof predictQuery>): Promise<PredictionResult> {
+    // Ids are stored pseudonymized when the organization hashes them; the caller gets its own id back.
+    const subject = query.userId !== undefined ? { userId: await this.userIds.pseudonymize(principal.organizationId, query.userId) } : { sessionId: query.sessionId as string };
+    return { ...(await this.predictions.predict(principal.organizationId, subject)), ...(query.userId !== undefined ? { userId: query.userId } : {}) };
   }
 }

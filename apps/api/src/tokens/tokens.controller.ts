@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@n
 import { z } from 'zod';
 import { ENVIRONMENTS, SCOPES, TokensService, tokenView, type Principal, type TokenView } from '@foresight/auth';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { Audited } from '../http/audit.interceptor';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
 const createTokenSchema = z.strictObject({
@@ -40,6 +41,7 @@ export class TokensController {
 
   @Post()
   @HttpCode(200)
+  @Audited('token.create', { resultField: 'id' })
   @ApiOperation({ summary: 'Create a token; the secret is in the response once and never again' })
   @ApiBody({ schema: openApiSchema(createTokenSchema) })
   @ApiOkResponse({ schema: openApiSchema(tokenViewSchema.extend({ token: z.string() })) })
@@ -52,6 +54,7 @@ export class TokensController {
   }
 
   @Delete(':tokenId')
+  @Audited('token.revoke', { param: 'tokenId' })
   @ApiOperation({ summary: 'Revoke a token; effective on every replica within one second' })
   @ApiOkResponse({ schema: openApiSchema(tokenViewSchema) })
   async revoke(@CurrentPrincipal() principal: Principal, @Param('tokenId') tokenId: string): Promise<TokenView> {

@@ -1,15 +1,26 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Delete, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import type { Principal } from '@foresight/auth';
+import { UserIds, type Principal } from '@foresight/auth';
 import { SessionsService, type Session } from '@foresight/events';
+import { PrivacyService, type UserExport } from '@foresight/privacy';
+import { Audited } from '../http/audit.interceptor';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
+const userId = z.string().min(1).max(255);
+
 const sessionsQuery = z.object({
-  userId: z.string().min(1).max(255),
+  userId,
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
+});
+
+const exportQuery = z.strictObject({ userId });
+
+const deleteQuery = z.strictObject({
+  userId,
+  suppress: z.enum(['true', 'false']).default('false').describe("also drop the user's future events at ingestion"),
 });
 
 const sessionSchema = z.object({
@@ -21,11 +32,25 @@ const sessionSchema = z.object({
   eventCount: z.number(),
 });
 
+const exportSchema = z
+  .object({
+    userId: z.string(),
+    exportedAt: z.string(),
+    events: z.array(z.record(z.string(), z.unknown())).describe('properties and context decrypted'),
+    predictions: z.array(z.record(z.string(), z.unknown())),
+    sessions: z.array(sessionSchema),
+  })
+  .catchall(z.array(z.unknown()).describe("one more array per personal-data store (identities, queued notifications, …)"));
+
 @ApiTags('users')
 @ApiBearerAuth()
 @Controller('users')
 export class UsersController {
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly privacy: PrivacyService,
+    private readonly userIds: UserIds,
+  ) {}
 
   @Get('sessions')
   @RequireScope('read')
@@ -40,6 +65,33 @@ export class UsersController {
   ): Promise<{ userId: string; sessions: Session[] }> {
     const since = query.since ? new Date(query.since) : undefined;
     const until = query.until ? new Date(query.until) : undefined;
-    return { userId: query.userId, sessions: await this.sessions.listForUser(principal.organizationId, query.userId, since, until) };
+    const storedId = await this.userIds.pseudonymize(principal.organizationId, query.userId);
+    return { userId: query.userId, sessions: await this.sessions.listForUser(principal.organizationId, storedId, since, until) };
+  }
+
+  @Get('export')
+  @RequireScope('admin')
+  @Audited('user.export', { userQuery: 'userId' })
+  @ApiOperation({ summary: 'Everything stored about a user, from every store; 404 when nothing is' })
+  @ApiQuery({ name: 'userId', required: true })
+  @ApiOkResponse({ schema: openApiSchema(exportSchema) })
+  export(@CurrentPrincipal() principal: Principal, @Query(new ZodPipe(exportQuery)) query: z.infer<typeof exportQuery>): Promise<UserExport> {
+    return this.privacy.export(principal.organizationId, query.userId);
+  }
+
+  @Delete()
+  @RequireScope('admin')
+  @Audited('user.delete', { userQuery: 'userId' })
+  @ApiOperation({
+    summary: "Erase a user's data from every store before answering; a sweep job then re-checks until it confirms. 404 when nothing is stored",
+  })
+  @ApiQuery({ name: 'userId', required: true })
+  @ApiQuery({ name: 'suppress', required: false, enum: ['true', 'false'] })
+  @ApiOkResponse({ schema: openApiSchema(z.object({ status: z.literal('deleted'), userId: z.string() })) })
+  erase(
+    @CurrentPrincipal() principal: Principal,
+    @Query(new ZodPipe(deleteQuery)) query: z.infer<typeof deleteQuery>,
+  ): Promise<{ status: 'deleted'; userId: string }> {
+    return this.privacy.erase(principal.organizationId, query.userId, { suppress: query.suppress === 'true' });
   }
 }

@@ -9,13 +9,26 @@ interface OrgOptions {
   region?: Region;
   rateLimit?: number;
   burst?: number;
+  hashUserIds?: boolean;
+  retentionDays?: number;
+}
+
+/** Shared by create and update. */
+function privacyOptions(command: Command): Command {
+  return command
+    .option('--hash-user-ids <on>', 'store user and anonymous ids as a keyed HMAC (true/false); set it before data arrives: ids stored before keep their form', parseSwitch)
+    .option('--retention-days <days>', 'delete events and predictions older than this (default 395)', parseWholeNumber('--retention-days'));
+}
+
+function parseSwitch(value: string): boolean {
+  if (value !== 'true' && value !== 'false') throw new Error('--hash-user-ids takes true or false');
+  return value === 'true';
 }
 
 export function registerOrgCommands(program: Command, context: CliContext): void {
   const org = program.command('org').description('Organizations');
 
-  org
-    .command('create')
+  privacyOptions(org.command('create'))
     .description('Create an organization and print its first token (all scopes, env prod; shown once)')
     .requiredOption('--name <name>', 'display name')
     .option('--region <region>', 'eu or us; must match this deployment (REGION)')
@@ -28,6 +41,8 @@ export function registerOrgCommands(program: Command, context: CliContext): void
           region: options.region,
           rateLimitPerMinute: options.rateLimit,
           burstPerMinute: options.burst,
+          hashUserIds: options.hashUserIds,
+          retentionDays: options.retentionDays,
         });
         const issued = await app.get(TokensService).issue({
           organizationId: organization.id,
@@ -42,9 +57,8 @@ export function registerOrgCommands(program: Command, context: CliContext): void
       }),
     );
 
-  org
-    .command('update <organizationId>')
-    .description("Change an organization's name or rate limits")
+  privacyOptions(org.command('update <organizationId>'))
+    .description("Change an organization's name, rate limits or privacy settings")
     .option('--name <name>', 'display name')
     .option('--rate-limit <perMinute>', 'sustained requests per minute per token', parseWholeNumber('--rate-limit'))
     .option('--burst <perMinute>', 'most requests per token within one minute', parseWholeNumber('--burst'))
@@ -52,7 +66,13 @@ export function registerOrgCommands(program: Command, context: CliContext): void
       context.run(async (app, { json }) => {
         const organization = await app
           .get(OrganizationsService)
-          .update(organizationId, { name: options.name, rateLimitPerMinute: options.rateLimit, burstPerMinute: options.burst });
+          .update(organizationId, {
+            name: options.name,
+            rateLimitPerMinute: options.rateLimit,
+            burstPerMinute: options.burst,
+            hashUserIds: options.hashUserIds,
+            retentionDays: options.retentionDays,
+          });
         printResult(json, { organization: organizationView(organization) }, organizationLines(organization));
       }),
     );
@@ -79,10 +99,18 @@ function organizationView(o: Organization): Record<string, unknown> {
     region: o.region,
     rateLimitPerMinute: o.rateLimitPerMinute,
     burstPerMinute: o.burstPerMinute,
+    hashUserIds: o.hashUserIds,
+    retentionDays: o.retentionDays,
     createdAt: o.createdAt.toISOString(),
   };
 }
 
 function organizationLines(o: Organization): string[] {
-  return [`org       ${o.id}`, `name      ${o.name}`, `region    ${o.region}`, `limits    ${o.rateLimitPerMinute}/min sustained, ${o.burstPerMinute}/min burst`];
+  return [
+    `org       ${o.id}`,
+    `name      ${o.name}`,
+    `region    ${o.region}`,
+    `limits    ${o.rateLimitPerMinute}/min sustained, ${o.burstPerMinute}/min burst`,
+    `privacy   user ids ${o.hashUserIds ? 'hashed' : 'stored as sent'}, kept ${o.retentionDays} days`,
+  ];
 }

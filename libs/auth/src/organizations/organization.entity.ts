@@ -20,6 +20,14 @@ export class Organization {
   @Column({ name: 'burst_per_minute', type: 'integer' })
   burstPerMinute!: number;
 
+  /** User and anonymous ids are stored as a keyed HMAC; callers keep sending raw ids (UserIds hashes them). */
+  @Column({ name: 'hash_user_ids', type: 'boolean' })
+  hashUserIds!: boolean;
+
+  /** Events and predictions older than this many days are deleted by the daily retention job. */
+  @Column({ name: 'retention_days', type: 'integer' })
+  retentionDays!: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

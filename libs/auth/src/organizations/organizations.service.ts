@@ -10,15 +10,24 @@ export interface RateLimitSettings {
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimitSettings = { rateLimitPerMinute: 300, burstPerMinute: 600 };
+/** About 13 months: a year of history plus the month being compared with it. */
+export const DEFAULT_RETENTION_DAYS = 395;
+const MAX_RETENTION_DAYS = 3650;
 
-export interface CreateOrganization {
+/** How an organization's personal data is kept. */
+export interface PrivacySettings {
+  hashUserIds: boolean;
+  retentionDays: number;
+}
+
+export interface CreateOrganization extends Partial<PrivacySettings> {
   name: string;
   region?: Region;
   rateLimitPerMinute?: number;
   burstPerMinute?: number;
 }
 
-export interface UpdateOrganization {
+export interface UpdateOrganization extends Partial<PrivacySettings> {
   name?: string;
   rateLimitPerMinute?: number;
   burstPerMinute?: number;
@@ -41,7 +50,11 @@ export class OrganizationsService {
       rateLimitPerMinute: input.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT.rateLimitPerMinute,
       burstPerMinute: input.burstPerMinute ?? Math.max(DEFAULT_RATE_LIMIT.burstPerMinute, 2 * (input.rateLimitPerMinute ?? 0)),
     });
-    return this.organizations.save(this.organizations.create({ id: newId('org'), name: checkName(input.name), region, ...limits }));
+    const privacy: PrivacySettings = {
+      hashUserIds: input.hashUserIds ?? false,
+      retentionDays: checkRetentionDays(input.retentionDays ?? DEFAULT_RETENTION_DAYS),
+    };
+    return this.organizations.save(this.organizations.create({ id: newId('org'), name: checkName(input.name), region, ...limits, ...privacy }));
   }
 
   async update(id: string, changes: UpdateOrganization): Promise<Organization> {
@@ -50,7 +63,13 @@ export class OrganizationsService {
       rateLimitPerMinute: changes.rateLimitPerMinute ?? organization.rateLimitPerMinute,
       burstPerMinute: changes.burstPerMinute ?? organization.burstPerMinute,
     });
-    Object.assign(organization, limits, changes.name === undefined ? {} : { name: checkName(changes.name) });
+    Object.assign(
+      organization,
+      limits,
+      changes.name === undefined ? {} : { name: checkName(changes.name) },
+      changes.hashUserIds === undefined ? {} : { hashUserIds: changes.hashUserIds },
+      changes.retentionDays === undefined ? {} : { retentionDays: checkRetentionDays(changes.retentionDays) },
+    );
     return this.organizations.save(organization);
   }
 
@@ -69,6 +88,13 @@ function checkName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 200) throw new AppError('invalid_request', 'name: 1 to 200 characters');
   return trimmed;
+}
+
+function checkRetentionDays(days: number): number {
+  if (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS) {
+    throw new AppError('invalid_request', `retentionDays: a whole number of days from 1 to ${MAX_RETENTION_DAYS}`);
+  }
+  return days;
 }
 
 function checkRateLimits(limits: RateLimitSettings): RateLimitSettings {

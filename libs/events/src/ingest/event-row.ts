@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EventPayloadCipher } from '../encryption/event-payload-cipher';
 import type { EventInput } from '../event.schema';
 
 /** One row of the events table, as the writer inserts it. */
@@ -15,21 +16,35 @@ export interface EventRow {
   scrollDepth: number | null;
   dwellMs: number | null;
   hesitationMs: number | null;
+  /** Ciphertext (EventPayloadCipher), never the caller's JSON. */
   properties: string | null;
   context: string | null;
+  encryptionKeyId: string | null;
 }
 
-/** Lifts the first-class behavioral signals out of properties into typed columns. */
-/** `receivedAt` is an ISO string, formatted once per request. */
-export function toEventRow(organizationId: string, input: EventInput, receivedAt: string): EventRow {
+/** What every row of a request goes through before it is stored. */
+export interface RowProtection {
+  /** The organization's stored form of a user or anonymous id (UserIds). */
+  pseudonymize: (rawId: string) => string;
+  cipher: EventPayloadCipher;
+}
+
+/**
+ * Lifts the first-class behavioral signals out of properties into typed columns, pseudonymizes ids
+ * and seals the free-form parts. `receivedAt` is an ISO string, formatted once per request.
+ */
+export function toEventRow(organizationId: string, input: EventInput, receivedAt: string, protection: RowProtection): EventRow {
   const properties = input.properties ?? {};
   const screen = properties.screen ?? properties.url;
+  const messageId = input.messageId ?? randomUUID();
+  const { pseudonymize, cipher } = protection;
+  const sealed = input.properties !== undefined || input.context !== undefined;
   return {
     organizationId,
-    messageId: input.messageId ?? randomUUID(),
+    messageId,
     event: input.event,
-    userId: input.userId ?? null,
-    anonymousId: input.anonymousId ?? null,
+    userId: input.userId === undefined ? null : pseudonymize(input.userId),
+    anonymousId: input.anonymousId === undefined ? null : pseudonymize(input.anonymousId),
     sessionId: input.sessionId ?? null,
     occurredAt: input.timestamp ? new Date(input.timestamp).toISOString() : receivedAt,
     receivedAt,
@@ -37,7 +52,8 @@ export function toEventRow(organizationId: string, input: EventInput, receivedAt
     scrollDepth: typeof properties.depth === 'number' ? properties.depth : null,
     dwellMs: typeof properties.dwellMs === 'number' ? Math.round(properties.dwellMs) : null,
     hesitationMs: typeof properties.hesitationMs === 'number' ? Math.round(properties.hesitationMs) : null,
-    properties: input.properties ? JSON.stringify(input.properties) : null,
-    context: input.context ? JSON.stringify(input.context) : null,
+    properties: cipher.seal(organizationId, messageId, 'properties', input.properties),
+    context: cipher.seal(organizationId, messageId, 'context', input.context),
+    encryptionKeyId: sealed ? cipher.keyId : null,
   };
 }

@@ -26,9 +26,9 @@ const INSERT_EVENTS_SQL = `
   WITH input AS (
     SELECT * FROM unnest(
       $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
-      $9::text[], $10::real[], $11::integer[], $12::integer[], $13::jsonb[], $14::jsonb[]
+      $9::text[], $10::real[], $11::integer[], $12::integer[], $13::text[], $14::text[], $15::text[]
     ) AS t(organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
-           screen, scroll_depth, dwell_ms, hesitation_ms, properties, context)
+           screen, scroll_depth, dwell_ms, hesitation_ms, properties, context, encryption_key_id)
   ), fresh AS (
     INSERT INTO event_message_ids (organization_id, message_id)
     SELECT organization_id, message_id FROM input
@@ -36,7 +36,7 @@ const INSERT_EVENTS_SQL = `
     RETURNING organization_id, message_id
   ), stored AS (
     INSERT INTO events (organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
-                        screen, scroll_depth, dwell_ms, hesitation_ms, properties, context)
+                        screen, scroll_depth, dwell_ms, hesitation_ms, properties, context, encryption_key_id)
     SELECT i.* FROM input i JOIN fresh f USING (organization_id, message_id)
     RETURNING organization_id, message_id
   )
@@ -144,6 +144,7 @@ async function insertEvents(manager: EntityManager, rows: EventRow[]): Promise<S
     column('hesitationMs'),
     column('properties'),
     column('context'),
+    column('encryptionKeyId'),
   ]);
   return new Set(result.map((r) => r.key));
 }

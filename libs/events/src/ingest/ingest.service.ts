@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, invalidRequest, type ErrorDetail } from '@foresight/platform';
+import { UserIds } from '@foresight/auth';
+import { AppError, invalidRequest, UserActivityFeed, type ErrorDetail } from '@foresight/platform';
+import { EventPayloadCipher } from '../encryption/event-payload-cipher';
 import { eventSchema, MAX_EVENT_BYTES, MAX_EVENTS_PER_BATCH, type EventInput } from '../event.schema';
 import { looksLikePersonalData, personalDataKeys } from '../pii';
+import { SuppressionList } from '../suppression/suppression-list';
 import { toEventRow } from './event-row';
 import { EventWriter } from './event-writer';
 
@@ -9,12 +12,23 @@ export interface IngestResult {
   status: 'accepted';
   accepted: number;
   duplicates: number;
+  /** Events of suppressed users: acknowledged, not stored. */
+  suppressed: number;
 }
 
-/** Validates a request's events all-or-nothing, then hands them to the group-commit writer. */
+/**
+ * Validates a request's events all-or-nothing, pseudonymizes ids, seals free-form properties, drops
+ * suppressed users' events, then hands the rest to the group-commit writer.
+ */
 @Injectable()
 export class IngestService {
-  constructor(private readonly writer: EventWriter) {}
+  constructor(
+    private readonly writer: EventWriter,
+    private readonly userIds: UserIds,
+    private readonly cipher: EventPayloadCipher,
+    private readonly suppression: SuppressionList,
+    private readonly activity: UserActivityFeed,
+  ) {}
 
   /** `body` is one event or an array of them, exactly as received. */
   async ingest(organizationId: string, body: unknown): Promise<IngestResult> {
@@ -24,8 +38,12 @@ export class IngestService {
   /** For callers that already validated (the Segment mapping). */
   async ingestEvents(organizationId: string, events: EventInput[]): Promise<IngestResult> {
     const receivedAt = new Date().toISOString();
-    const { accepted, duplicates } = await this.writer.write(events.map((event) => toEventRow(organizationId, event, receivedAt)));
-    return { status: 'accepted', accepted, duplicates };
+    const [pseudonymize, isSuppressed] = await Promise.all([this.userIds.pseudonymizer(organizationId), this.suppression.matcher(organizationId)]);
+    const rows = events.map((event) => toEventRow(organizationId, event, receivedAt, { pseudonymize, cipher: this.cipher }));
+    const kept = isSuppressed ? rows.filter((row) => !isSuppressed(row.userId) && !isSuppressed(row.anonymousId)) : rows;
+    const { accepted, duplicates } = kept.length > 0 ? await this.writer.write(kept) : { accepted: 0, duplicates: 0 };
+    if (accepted > 0) await this.activity.touched(organizationId, kept.flatMap((row) => (row.userId === null ? [] : [row.userId])));
+    return { status: 'accepted', accepted, duplicates, suppressed: rows.length - kept.length };
   }
 }
 

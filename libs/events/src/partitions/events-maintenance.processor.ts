@@ -2,6 +2,7 @@ import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import { JOBS, LOGGER, MonthlyPartitions, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
+import { EventReencryption } from '../encryption/event-reencryption';
 
 const MONTHS_AHEAD = 3;
 type EnsurePartitions = JobPayloads[typeof JOBS.events.ensurePartitions];
@@ -11,6 +12,7 @@ type EnsurePartitions = JobPayloads[typeof JOBS.events.ensurePartitions];
 export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap {
   constructor(
     private readonly partitions: MonthlyPartitions,
+    private readonly reencryption: EventReencryption,
     @InjectQueue(QUEUES.events) private readonly queue: Queue,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -26,7 +28,12 @@ export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicat
     });
   }
 
-  async process(job: Job<EnsurePartitions>): Promise<{ created: string[] }> {
+  async process(job: Job<EnsurePartitions>): Promise<{ created: string[] } | { resealed: number }> {
+    if (job.name === JOBS.events.reencrypt) {
+      const resealed = await this.reencryption.run();
+      this.logger.info({ resealed }, 'event payloads re-encrypted under the current key');
+      return { resealed };
+    }
     if (job.name !== JOBS.events.ensurePartitions) throw new Error(`unknown job ${job.name} on ${QUEUES.events}`);
     const created = await this.partitions.ensure('events', 'occurred_at', job.data.monthsAhead);
     if (created.length > 0) this.logger.info({ created }, 'event partitions created');

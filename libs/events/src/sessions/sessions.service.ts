@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { notFound } from '@foresight/platform';
+import { USER_EVENTS_FILTER } from '../user-events';
 
 /** Inactivity that ends a derived session. */
 export const SESSION_GAP_MINUTES = 30;
@@ -14,14 +15,6 @@ export interface Session {
   durationMs: number;
   eventCount: number;
 }
-
-/**
- * A user's events: their own and those of every anonymousId linked to them (identify, or an
- * event carrying both), so anonymous history counts for the identified user. $1 org, $2 user.
- */
-const USER_EVENTS_FILTER = `
-  organization_id = $1
-  AND (user_id = $2 OR anonymous_id IN (SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = $2))`;
 
 const SESSIONS_SQL = `
   WITH user_events AS (
@@ -57,13 +50,19 @@ export class SessionsService {
 
   /** Sessions of a user that started in [since, until); 404 when the organization has no event of the user. */
   async listForUser(organizationId: string, userId: string, since?: Date, until?: Date): Promise<Session[]> {
+    const sessions = await this.sessionsOf(organizationId, userId, since, until);
+    if (sessions.length === 0 && !(await this.hasEvents(organizationId, userId))) throw notFound('user');
+    return sessions;
+  }
+
+  /** Every session of a user, none when there are no events. `userId` as stored. */
+  async sessionsOf(organizationId: string, userId: string, since?: Date, until?: Date): Promise<Session[]> {
     const rows: SessionRow[] = await this.dataSource.query(SESSIONS_SQL, [
       organizationId,
       userId,
       since?.toISOString() ?? '-infinity',
       until?.toISOString() ?? 'infinity',
     ]);
-    if (rows.length === 0 && !(await this.hasEvents(organizationId, userId))) throw notFound(`user ${userId}`);
     return rows.map((row) => ({
       sessionId: row.session_id,
       derived: row.derived,

@@ -50,6 +50,8 @@ export const environmentSchema = z.object({
     .string()
     .regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters (a 256-bit key)')
     .optional(),
+  /** Keys that sealed older rows: still decrypt, never encrypt (rotation re-encrypts under ENCRYPTION_KEY). */
+  ENCRYPTION_PREVIOUS_KEYS: listOf(z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hexadecimal characters (a 256-bit key)')).prefault(''),
   REGION: z.enum(['eu', 'us']).default('eu'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   METRICS_PORT: port.default(9464),

@@ -34,6 +34,8 @@ export interface AppConfig {
   readonly redisPrefix: string;
   readonly tokenPepper: Secret;
   readonly encryptionKey: Secret;
+  /** Keys of earlier rotations, kept until no row is sealed with them. */
+  readonly previousEncryptionKeys: readonly Secret[];
   readonly region: Region;
   readonly logLevel: string;
   readonly metricsPort: number;
@@ -79,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisPrefix: vars.REDIS_PREFIX,
     tokenPepper: new Secret(vars.TOKEN_PEPPER ?? keptSecret(dataDir, 'token-pepper', 32)),
     encryptionKey: new Secret(vars.ENCRYPTION_KEY ?? keptSecret(dataDir, 'encryption-key', 32)),
+    previousEncryptionKeys: vars.ENCRYPTION_PREVIOUS_KEYS.map((key) => new Secret(key)),
     region: vars.REGION,
     logLevel: vars.LOG_LEVEL,
     metricsPort: vars.METRICS_PORT,

@@ -18,6 +18,13 @@ describe('Encryptor', () => {
     expect(encryptor.encrypt('same')).not.toBe(encryptor.encrypt('same'));
   });
 
+  it('never repeats an IV, across refills of its IV pool, and every value still decrypts', () => {
+    const sealed = Array.from({ length: 10_000 }, (_, i) => encryptor.encrypt(`value ${i}`));
+    const ivs = new Set(sealed.map((s) => Buffer.from(s.split(':')[2], 'base64').subarray(0, 12).toString('hex')));
+    expect(ivs.size).toBe(sealed.length);
+    expect(sealed.every((s, i) => encryptor.decryptText(s) === `value ${i}`)).toBe(true);
+  });
+
   it('rejects a tampered ciphertext, tag or IV', () => {
     const [version, id, sealed] = encryptor.encrypt('a secret value').split(':');
     const bytes = Buffer.from(sealed, 'base64');

@@ -5,6 +5,8 @@ const ALGORITHM = 'aes-256-gcm';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
+/** IVs are drawn from a pool of CSPRNG output: one randomBytes call per 4,096 values instead of one each (ingestion seals two per event). */
+const IV_POOL_VALUES = 4096;
 
 /**
  * Encryption at rest: AES-256-GCM, a random 96-bit IV per value, stored as
@@ -18,6 +20,8 @@ const KEY_BYTES = 32;
 export class Encryptor {
   private readonly current: { id: string; key: Buffer };
   private readonly keys: ReadonlyMap<string, Buffer>;
+  private ivPool = Buffer.alloc(0);
+  private ivOffset = 0;
 
   /** `keys[0]` encrypts; every key decrypts what it sealed. */
   constructor(keys: readonly Buffer[]) {
@@ -36,10 +40,20 @@ export class Encryptor {
   }
 
   encrypt(plaintext: string | Buffer, context = ''): string {
-    const iv = randomBytes(IV_BYTES);
+    const iv = this.nextIv();
     const cipher = createCipheriv(ALGORITHM, this.current.key, iv, { authTagLength: TAG_BYTES }).setAAD(Buffer.from(context));
     const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     return `${FORMAT_VERSION}:${this.current.id}:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+  }
+
+  /** A fresh pool is allocated when one runs out, so an IV handed out earlier is never overwritten or reused. */
+  private nextIv(): Buffer {
+    if (this.ivOffset + IV_BYTES > this.ivPool.length) {
+      this.ivPool = randomBytes(IV_BYTES * IV_POOL_VALUES);
+      this.ivOffset = 0;
+    }
+    this.ivOffset += IV_BYTES;
+    return this.ivPool.subarray(this.ivOffset - IV_BYTES, this.ivOffset);
   }
 
   /** Throws when the value was altered, sealed under another context, or by a key this process does not hold. */

@@ -31,6 +31,29 @@ export function monthsAround(table: MonthlyPartitionedTable, now: Date, monthsBa
 export class MonthlyPartitions {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * Retention: drops the monthly partitions whose month ended at or before `cutoff`, a cheap
+   * metadata operation instead of deleting row by row. The default partition always stays.
+   */
+  async dropBefore(table: MonthlyPartitionedTable, cutoff: Date): Promise<string[]> {
+    const partitions: Array<{ name: string }> = await this.dataSource.query(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY 1`,
+      [table],
+    );
+    const dropped: string[] = [];
+    for (const { name } of partitions) {
+      const month = new RegExp(`^${table}_(\\d{4})_(\\d{2})$`).exec(name);
+      // Month numbers are 1-based, so Date.UTC(year, month) is the first instant after that month.
+      if (!month || Date.UTC(Number(month[1]), Number(month[2])) > cutoff.getTime()) continue;
+      await this.dataSource.transaction(async (manager) => {
+        await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partitions:${table}`]);
+        await manager.query(`DROP TABLE IF EXISTS ${name}`);
+      });
+      dropped.push(name);
+    }
+    return dropped;
+  }
+
   /** Returns the partitions it created. `column` is the table's partition key. */
   async ensure(table: MonthlyPartitionedTable, column: string, monthsAhead: number, now = new Date()): Promise<string[]> {
     const created: string[] = [];

@@ -22,6 +22,11 @@ export interface PersonalDataStore {
   erase(organizationId: string, userId: string): Promise<number>;
   /** Rows about the user still present (0 confirms the erasure). */
   remaining(organizationId: string, userId: string): Promise<number>;
+  /**
+   * Retention: removes the organization's rows older than `before` (any user), returns how many.
+   * Stores whose data does not age (or that are derived from another store) leave it out.
+   */
+  expire?(organizationId: string, before: Date): Promise<number>;
 }
 
 export const PERSONAL_DATA_STORE = Symbol('PERSONAL_DATA_STORE');

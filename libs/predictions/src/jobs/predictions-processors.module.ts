@@ -2,13 +2,14 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { ModelsModule } from '@foresight/models';
 import { DomainEventsModule, MonthlyPartitions, QUEUES } from '@foresight/platform';
-import { MonitoringQueries } from '../monitoring/monitoring-queries';
 import { MonitoringRun } from '../monitoring/monitoring-run';
+import { PredictionsModule } from '../predictions.module';
 import { PredictionsProcessor } from './predictions.processor';
+import { UserActivityProcessor } from './user-activity.processor';
 
-/** The predictions lib's background work (partitions, monitoring), composed into the worker (or the API with WORKER_MODE=inline). */
+/** The predictions lib's background work (partitions, monitoring, re-scoring active users), composed into the worker (or the API with WORKER_MODE=inline). */
 @Module({
-  imports: [BullModule.registerQueue({ name: QUEUES.predictions }), ModelsModule, DomainEventsModule],
-  providers: [MonthlyPartitions, MonitoringQueries, MonitoringRun, PredictionsProcessor],
+  imports: [BullModule.registerQueue({ name: QUEUES.predictions }, { name: QUEUES.userActivity }), ModelsModule, DomainEventsModule, PredictionsModule],
+  providers: [MonthlyPartitions, MonitoringRun, PredictionsProcessor, UserActivityProcessor],
 })
 export class PredictionsProcessorsModule {}

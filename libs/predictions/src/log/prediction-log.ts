@@ -57,6 +57,17 @@ export class PredictionLog implements BeforeApplicationShutdown {
     return this.flushing;
   }
 
+  /** The label of the user's latest logged prediction per model id (buffered rows included once flushed). */
+  async latestLabels(organizationId: string, userId: string): Promise<Map<string, string>> {
+    await this.flush();
+    const rows = await this.dataSource.query<Array<{ model_id: string; label: string }>>(
+      `SELECT DISTINCT ON (model_id) model_id, label FROM predictions
+        WHERE organization_id = $1 AND user_id = $2 ORDER BY model_id, predicted_at DESC, id DESC`,
+      [organizationId, userId],
+    );
+    return new Map(rows.map((r) => [r.model_id, r.label]));
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     await this.flush();
   }

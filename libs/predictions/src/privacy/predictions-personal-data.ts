@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
+import { deleteInBatches, PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
 import { PredictionCache } from '../serving/prediction-cache';
 
 /** The prediction log, the outcomes matched to it, and the cached answers of a user. */
@@ -40,6 +40,13 @@ export class PredictionsPersonalData implements PersonalDataStore {
       const [, predictions] = await manager.query(`DELETE FROM predictions WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
       return Number(outcomes) + Number(predictions);
     });
+  }
+
+  /** Predictions (and their outcomes) older than `before`. */
+  async expire(organizationId: string, before: Date): Promise<number> {
+    const params = [organizationId, before.toISOString()];
+    const outcomes = await deleteInBatches(this.dataSource, 'prediction_outcomes', 'organization_id = $1 AND predicted_at < $2', params);
+    return outcomes + (await deleteInBatches(this.dataSource, 'predictions', 'organization_id = $1 AND predicted_at < $2', params));
   }
 
   async remaining(organizationId: string, userId: string): Promise<number> {

@@ -5,7 +5,7 @@ import { computeFeatures } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { notFound } from '@foresight/platform';
 import { PredictionLog, type LoggedPrediction } from '../log/prediction-log';
-import type { Prediction, PredictionResult, PredictionSubject } from './prediction';
+import type { LabelChange, Prediction, PredictionResult, PredictionSubject } from './prediction';
 import { PredictionCache } from './prediction-cache';
 import { PredictionMetrics } from './prediction-metrics';
 import { ServingModels, type ServingModel } from './serving-models';
@@ -45,6 +45,19 @@ export class PredictionService {
     const predictions = logged.map((p) => ({ model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version }));
     await this.cache.set(organizationId, userId, fingerprint, predictions);
     return result(predictions);
+  }
+
+  /**
+   * After new events: predicts again (logged like any served prediction) and returns the models whose
+   * label differs from the user's previous logged prediction. A user never predicted before has no change.
+   */
+  async rescore(organizationId: string, userId: string): Promise<LabelChange[]> {
+    const previous = await this.log.latestLabels(organizationId, userId);
+    const { predictions } = await this.predict(organizationId, { userId });
+    return predictions.flatMap((p) => {
+      const before = previous.get(p.modelId);
+      return before !== undefined && before !== p.label ? [{ ...p, previousLabel: before }] : [];
+    });
   }
 
   private async infer(model: ServingModel, history: UserHistory, organizationId: string, userId: string, now: number): Promise<LoggedPrediction> {

@@ -15,3 +15,8 @@ export interface PredictionResult {
 
 /** Who to predict for: a user, or the user a session belongs to. */
 export type PredictionSubject = { userId: string; sessionId?: undefined } | { userId?: undefined; sessionId: string };
+
+/** A model whose label for a user changed after new events. */
+export interface LabelChange extends Prediction {
+  previousLabel: string;
+}

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { QUEUES } from '@foresight/platform';
 import { Webhook } from '../webhook.entity';
 import { WebhookDelivery } from '../webhook-delivery.entity';
+import { WebhookDeliveriesPersonalData } from '../privacy/webhook-deliveries-personal-data';
 import { addressPolicyProvider } from '../webhooks.module';
 import { DeliveryJobs } from './delivery-jobs';
 import { DeliveryService } from './delivery.service';
@@ -28,6 +29,8 @@ import { WebhookSender } from './webhook-sender';
     WebhookSender,
     DomainEventsProcessor,
     WebhookDeliveryProcessor,
+    // The privacy sweep runs in the worker: it must find this store there too.
+    WebhookDeliveriesPersonalData,
   ],
 })
 export class WebhooksProcessorsModule {}

@@ -3,7 +3,9 @@ import { Events1763800000000 } from './1763800000000-events';
 import { Models1763900000000 } from './1763900000000-models';
 import { Webhooks1764000000000 } from './1764000000000-webhooks';
 import { Predictions1764100000000 } from './1764100000000-predictions';
+import { EncryptedEventPayloads1764200000000 } from './1764200000000-encrypted-event-payloads';
+import { Privacy1764210000000 } from './1764210000000-privacy';
 import { Monitoring1764300000000 } from './1764300000000-monitoring';
 
 /** Every migration, oldest first. Schema changes happen only here. */
-export const MIGRATIONS = [OrganizationsAndTokens1763700000000, Events1763800000000, Models1763900000000, Webhooks1764000000000, Predictions1764100000000, Monitoring1764300000000];
+export const MIGRATIONS = [OrganizationsAndTokens1763700000000, Events1763800000000, Models1763900000000, Webhooks1764000000000, Predictions1764100000000, EncryptedEventPayloads1764200000000, Privacy1764210000000, Monitoring1764300000000];

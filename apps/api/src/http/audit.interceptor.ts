@@ -1,0 +1,57 @@
+import { Injectable, SetMetadata, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { mergeMap, type Observable } from 'rxjs';
+import { AuditLog, UserIds, type AuditedAction } from '@foresight/auth';
+
+const AUDITED = 'foresight:audited';
+
+/** Where an audited route finds its target: a path parameter, a field of its result, or a user id in the query (hashed). */
+export type AuditTarget = { param: string } | { resultField: string } | { userQuery: string };
+
+interface AuditSpec {
+  action: AuditedAction;
+  target: AuditTarget;
+}
+
+/** Records the route's successful calls in the audit log (actor token, action, target, time). */
+export const Audited = (action: AuditedAction, target: AuditTarget): MethodDecorator => SetMetadata(AUDITED, { action, target } satisfies AuditSpec);
+
+/** Writes the audit entry before the response leaves, so an answered admin action is always on record. */
+@Injectable()
+export class AuditInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly audit: AuditLog,
+    private readonly userIds: UserIds,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const spec = this.reflector.get<AuditSpec | undefined>(AUDITED, context.getHandler());
+    if (!spec) return next.handle();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    return next.handle().pipe(
+      mergeMap(async (result: unknown) => {
+        const principal = request.principal;
+        if (principal) {
+          const target = await this.target(spec.target, request, principal.organizationId, result);
+          await this.audit.record({ organizationId: principal.organizationId, actorTokenId: principal.tokenId, action: spec.action, target });
+        }
+        return result;
+      }),
+    );
+  }
+
+  private async target(target: AuditTarget, request: FastifyRequest, organizationId: string, result: unknown): Promise<string | null> {
+    if ('param' in target) return field(request.params, target.param);
+    if ('resultField' in target) return field(result, target.resultField);
+    const rawUserId = field(request.query, target.userQuery);
+    // A user is named by its keyed hash, like erasure records: the audit log holds no user id.
+    return rawUserId === null ? null : `user:${this.userIds.userHash(organizationId, await this.userIds.pseudonymize(organizationId, rawUserId))}`;
+  }
+}
+
+function field(source: unknown, name: string): string | null {
+  const value = typeof source === 'object' && source !== null ? (source as Record<string, unknown>)[name] : undefined;
+  return typeof value === 'string' ? value : null;
+}

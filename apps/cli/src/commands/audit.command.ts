@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { AuditLog, type AuditEntry } from '@foresight/auth';
+import type { CliContext } from '../cli-context';
+import { parseWholeNumber, printResult } from '../output';
+
+export function registerAuditCommands(program: Command, context: CliContext): void {
+  const audit = program.command('audit').description('Audit log of admin actions');
+
+  audit
+    .command('list')
+    .description("An organization's admin actions, newest first: token create and revoke, model create and retrain, user export and delete")
+    .requiredOption('--org <organizationId>', 'organization')
+    .option('--limit <n>', 'most entries to show', parseWholeNumber('--limit'), 100)
+    .action((options: { org: string; limit: number }) =>
+      context.run(async (app, { json }) => {
+        const entries = await app.get(AuditLog).list(options.org, options.limit);
+        printResult(json, { entries }, entries.length === 0 ? ['no audited actions'] : entries.map(entryLine));
+      }),
+    );
+}
+
+function entryLine(e: AuditEntry): string {
+  return `${e.createdAt}  ${e.action.padEnd(13)}  ${e.target ?? '-'}  by ${e.actorTokenId ?? 'operator'}`;
+}

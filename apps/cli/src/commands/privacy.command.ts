@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import { ErasureRecords, PrivacyService, type ErasureRecord } from '@foresight/privacy';
+import type { CliContext } from '../cli-context';
+import { parseWholeNumber, printResult } from '../output';
+
+interface ErasureListOptions {
+  org: string;
+  user?: string;
+  limit: number;
+}
+
+export function registerPrivacyCommands(program: Command, context: CliContext): void {
+  const privacy = program.command('privacy').description('User erasure records and suppression');
+
+  privacy
+    .command('erasures')
+    .description('List erasure requests, newest first: pending until the sweep confirmed no store holds the user')
+    .requiredOption('--org <organizationId>', 'organization')
+    .option('--user <userId>', "only this user's requests (matched by keyed hash; the id is not stored)")
+    .option('--limit <n>', 'most records to show', parseWholeNumber('--limit'), 100)
+    .action((options: ErasureListOptions) =>
+      context.run(async (app, { json }) => {
+        const userHash = options.user === undefined ? undefined : await app.get(PrivacyService).userHash(options.org, options.user);
+        const erasures = await app.get(ErasureRecords).list(options.org, { userHash, limit: options.limit });
+        printResult(json, { erasures }, erasures.length === 0 ? ['no erasure requests'] : erasures.map(erasureLine));
+      }),
+    );
+
+  privacy
+    .command('unsuppress')
+    .description("Accept a suppressed user's events again (erased earlier with suppress=true)")
+    .requiredOption('--org <organizationId>', 'organization')
+    .requiredOption('--user <userId>', 'the user id as the organization sends it')
+    .action((options: { org: string; user: string }) =>
+      context.run(async (app, { json }) => {
+        const unsuppressed = await app.get(PrivacyService).unsuppress(options.org, options.user);
+        printResult(json, { unsuppressed }, [unsuppressed ? "the user's events are accepted again" : 'the user was not suppressed']);
+      }),
+    );
+}
+
+function erasureLine(e: ErasureRecord): string {
+  const erased = Object.entries(e.erased).map(([store, rows]) => `${store}=${rows}`).join(' ') || 'nothing';
+  const state = e.status === 'confirmed' ? `confirmed ${e.confirmedAt}` : `pending after ${e.attempts} sweep(s)`;
+  return `${e.id}  requested ${e.requestedAt}  ${state}  user ${e.userHash.slice(0, 12)}…  erased ${erased}`;
+}

@@ -1,0 +1,21 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
+import { EventPayloadCipher } from './event-payload-cipher';
+
+type Reencrypt = JobPayloads[typeof JOBS.events.reencrypt];
+
+/** Starts re-encryption of stored events under the current key (`cli keys rotate`); the worker does the work. */
+@Injectable()
+export class KeyRotation {
+  constructor(
+    @InjectQueue(QUEUES.events) private readonly queue: Queue<Reencrypt>,
+    private readonly cipher: EventPayloadCipher,
+  ) {}
+
+  async start(): Promise<{ jobId: string; currentKeyId: string }> {
+    const job = await this.queue.add(JOBS.events.reencrypt, { requestedAt: new Date().toISOString() });
+    return { jobId: String(job.id), currentKeyId: this.cipher.keyId };
+  }
+}

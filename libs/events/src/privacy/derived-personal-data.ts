@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
+import { SessionsService } from '../sessions/sessions.service';
+
+/**
+ * Export-only views of the events store's tables: their rows are erased (and counted) by
+ * EventsPersonalData, so these erase nothing themselves and declare no columns.
+ */
+abstract class ReadOnlyView {
+  readonly userIdColumns = [];
+
+  async erase(): Promise<number> {
+    return 0;
+  }
+
+  async remaining(): Promise<number> {
+    return 0;
+  }
+}
+
+/** The user's sessions, derived from their events. */
+@Injectable()
+@PersonalDataStoreProvider()
+export class SessionsPersonalData extends ReadOnlyView implements PersonalDataStore {
+  readonly name = 'sessions';
+
+  constructor(private readonly sessions: SessionsService) {
+    super();
+  }
+
+  export(organizationId: string, userId: string): Promise<unknown[]> {
+    return this.sessions.sessionsOf(organizationId, userId);
+  }
+}
+
+/** The anonymous ids linked to the user. */
+@Injectable()
+@PersonalDataStoreProvider()
+export class IdentitiesPersonalData extends ReadOnlyView implements PersonalDataStore {
+  readonly name = 'identities';
+
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  export(organizationId: string, userId: string): Promise<unknown[]> {
+    return this.dataSource.query(
+      `SELECT anonymous_id AS "anonymousId", linked_at AS "linkedAt" FROM identities WHERE organization_id = $1 AND user_id = $2 ORDER BY linked_at`,
+      [organizationId, userId],
+    );
+  }
+}

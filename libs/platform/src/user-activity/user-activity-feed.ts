@@ -1,0 +1,64 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { LOGGER } from '../logging/logger.provider';
+import type { Logger } from '../logging/logger';
+import { JOBS, QUEUES, type JobPayloads } from '../queue/queue-contract';
+import { REDIS, RedisKeys } from '../redis/redis.module';
+
+/** New events of a user are re-scored this long after the first of them, so a burst is scored once. */
+export const RESCORE_DEBOUNCE_MS = 3_000;
+/** How long a process trusts its copy of the set of organizations that want re-scoring. */
+const WANTED_CACHE_MS = 5_000;
+
+type UserActivityJob = JobPayloads[typeof JOBS.userActivity.rescore];
+
+/**
+ * Tells the upper libs that users of an organization got new events, without the events lib knowing
+ * who listens: an organization is "wanted" while something needs it (webhooks subscribed to
+ * prediction.updated); only then does ingestion queue one debounced re-scoring job per user.
+ */
+@Injectable()
+export class UserActivityFeed {
+  private wanted: { organizations: Set<string>; readAt: number } | undefined;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    @InjectQueue(QUEUES.userActivity) private readonly queue: Queue<UserActivityJob>,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async setWanted(organizationId: string, wanted: boolean): Promise<void> {
+    const key = this.keys.key('user-activity', 'wanted');
+    await (wanted ? this.redis.sadd(key, organizationId) : this.redis.srem(key, organizationId));
+    this.wanted = undefined;
+  }
+
+  /**
+   * After events were stored. The job id is per user, so while a re-scoring waits its debounce, more
+   * events of the same user add nothing. Best effort: a Redis problem must not fail stored events.
+   */
+  async touched(organizationId: string, userIds: Iterable<string>): Promise<void> {
+    try {
+      if (!(await this.isWanted(organizationId))) return;
+      const jobs = [...new Set(userIds)].map((userId) => ({
+        name: JOBS.userActivity.rescore,
+        data: { organizationId, userId },
+        opts: { jobId: `${organizationId}/${Buffer.from(userId).toString('base64url')}`, delay: RESCORE_DEBOUNCE_MS, removeOnComplete: true, removeOnFail: true },
+      }));
+      if (jobs.length > 0) await this.queue.addBulk(jobs);
+    } catch (error) {
+      this.logger.warn({ err: error, organizationId }, 'could not queue re-scoring of active users');
+    }
+  }
+
+  private async isWanted(organizationId: string): Promise<boolean> {
+    if (!this.wanted || Date.now() - this.wanted.readAt > WANTED_CACHE_MS) {
+      const members = await this.redis.smembers(this.keys.key('user-activity', 'wanted'));
+      this.wanted = { organizations: new Set(members), readAt: Date.now() };
+    }
+    return this.wanted.organizations.has(organizationId);
+  }
+}

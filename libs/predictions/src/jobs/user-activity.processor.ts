@@ -1,0 +1,33 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import type { Job } from 'bullmq';
+import { DomainEvents, JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
+import { PredictionService } from '../serving/prediction.service';
+
+type Rescore = JobPayloads[typeof JOBS.userActivity.rescore];
+
+/** Users with new events (debounced per user by the job id) are re-scored; a changed label is announced as prediction.updated. */
+@Processor(QUEUES.userActivity, { concurrency: 4 })
+export class UserActivityProcessor extends WorkerHost {
+  constructor(
+    private readonly predictions: PredictionService,
+    private readonly domainEvents: DomainEvents,
+  ) {
+    super();
+  }
+
+  async process(job: Job<Rescore>): Promise<{ changed: number }> {
+    if (job.name !== JOBS.userActivity.rescore) throw new Error(`unknown job ${job.name} on ${QUEUES.userActivity}`);
+    const { organizationId, userId } = job.data;
+    const changes = await this.predictions.rescore(organizationId, userId);
+    for (const change of changes) {
+      await this.domainEvents.publish(
+        organizationId,
+        'prediction.updated',
+        { userId, model: change.model, modelId: change.modelId, version: change.version, label: change.label, previousLabel: change.previousLabel, confidence: change.confidence },
+        // Stable across retries of this job, so a retried job announces a change once.
+        `${job.id}-${job.timestamp}-${change.modelId}`,
+      );
+    }
+    return { changed: changes.length };
+  }
+}

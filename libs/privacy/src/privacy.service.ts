@@ -1,0 +1,113 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { UserIds } from '@foresight/auth';
+import { SuppressionList } from '@foresight/events';
+import { Encryptor, JOBS, notFound, QUEUES, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
+import { ErasureRecords, type ErasedCounts } from './erasure/erasure-records';
+import { PersonalDataStores } from './stores/personal-data-stores';
+
+type SweepErasure = JobPayloads[typeof JOBS.privacy.sweepErasure];
+
+/** The first sweep waits for writes in flight at erasure time (group commits, the prediction log's buffer, replicas' caches). */
+const FIRST_SWEEP_DELAY_MS = 5_000;
+/** Exponential from 5 s: twelve attempts span about six hours, well within the 24 h promise. */
+const SWEEP_ATTEMPTS = 12;
+
+/** GET /v1/users/export: every store's rows about the user, each under the store's name. */
+export interface UserExport {
+  userId: string;
+  exportedAt: string;
+  events: unknown[];
+  predictions: unknown[];
+  sessions: unknown[];
+  [store: string]: unknown;
+}
+
+export interface ErasureRequest {
+  /** Also drop the user's future events at ingestion. */
+  suppress: boolean;
+}
+
+/**
+ * Export and erasure of one user across every personal-data store. Callers pass the id as they
+ * know it; it is pseudonymized here exactly as ingestion stored it.
+ */
+@Injectable()
+export class PrivacyService {
+  constructor(
+    private readonly stores: PersonalDataStores,
+    private readonly userIds: UserIds,
+    private readonly records: ErasureRecords,
+    private readonly suppression: SuppressionList,
+    private readonly encryptor: Encryptor,
+    @InjectQueue(QUEUES.privacy) private readonly sweeps: Queue<SweepErasure>,
+  ) {}
+
+  async export(organizationId: string, rawUserId: string): Promise<UserExport> {
+    const userId = await this.userIds.pseudonymize(organizationId, rawUserId);
+    const sections = await Promise.all(this.stores.all().map(async (store) => [store.name, await store.export(organizationId, userId)] as const));
+    if (sections.every(([, rows]) => rows.length === 0)) throw notFound('user');
+    return { userId: rawUserId, exportedAt: new Date().toISOString(), events: [], predictions: [], sessions: [], ...Object.fromEntries(sections) };
+  }
+
+  /**
+   * Erases the user from every store before returning. The sweep job is queued first, so a crash
+   * half-way is finished by the worker; the id travels in it only sealed (bound to the erasure id)
+   * and leaves Redis when the sweep confirms.
+   */
+  async erase(organizationId: string, rawUserId: string, request: ErasureRequest): Promise<{ status: 'deleted'; userId: string }> {
+    const userId = await this.userIds.pseudonymize(organizationId, rawUserId);
+    const stores = this.stores.all();
+    if ((await countRemaining(stores, organizationId, userId)) === 0) throw notFound('user');
+    // Suppress first: nothing of the user is stored between the erasure and the suppression.
+    if (request.suppress) await this.suppression.suppress(organizationId, userId);
+    const erasureId = await this.records.open(organizationId, this.userIds.userHash(organizationId, userId));
+    await this.sweeps.add(
+      JOBS.privacy.sweepErasure,
+      { erasureId, organizationId, sealedUserId: this.encryptor.encrypt(userId, sealContext(erasureId)) },
+      { jobId: erasureId, delay: FIRST_SWEEP_DELAY_MS, attempts: SWEEP_ATTEMPTS, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true },
+    );
+    await this.records.recordPass(erasureId, await eraseEverywhere(stores, organizationId, userId), { sweep: false, confirmed: false });
+    return { status: 'deleted', userId: rawUserId };
+  }
+
+  /**
+   * One sweep: erases whatever appeared since (a write in flight, a replica's late flush), then
+   * confirms when no store holds anything; otherwise throws, and BullMQ retries with backoff.
+   */
+  async sweep(job: SweepErasure): Promise<ErasedCounts> {
+    const userId = this.encryptor.decryptText(job.sealedUserId, sealContext(job.erasureId));
+    const stores = this.stores.all();
+    const erased = await eraseEverywhere(stores, job.organizationId, userId);
+    const left = await Promise.all(stores.map(async (store) => [store.name, await store.remaining(job.organizationId, userId)] as const));
+    const holding = left.filter(([, rows]) => rows > 0);
+    await this.records.recordPass(job.erasureId, erased, { sweep: true, confirmed: holding.length === 0 });
+    if (holding.length > 0) throw new Error(`erasure ${job.erasureId}: still held by ${holding.map(([name, rows]) => `${name} (${rows})`).join(', ')}`);
+    return erased;
+  }
+
+  /** False when the user was not suppressed. */
+  async unsuppress(organizationId: string, rawUserId: string): Promise<boolean> {
+    return this.suppression.unsuppress(organizationId, await this.userIds.pseudonymize(organizationId, rawUserId));
+  }
+
+  /** How erasure records and audit entries name the user. */
+  async userHash(organizationId: string, rawUserId: string): Promise<string> {
+    return this.userIds.userHash(organizationId, await this.userIds.pseudonymize(organizationId, rawUserId));
+  }
+}
+
+function sealContext(erasureId: string): string {
+  return `erasure:${erasureId}`;
+}
+
+async function countRemaining(stores: readonly PersonalDataStore[], organizationId: string, userId: string): Promise<number> {
+  const counts = await Promise.all(stores.map((store) => store.remaining(organizationId, userId)));
+  return counts.reduce((sum, n) => sum + n, 0);
+}
+
+async function eraseEverywhere(stores: readonly PersonalDataStore[], organizationId: string, userId: string): Promise<ErasedCounts> {
+  const counts = await Promise.all(stores.map(async (store) => [store.name, await store.erase(organizationId, userId)] as const));
+  return Object.fromEntries(counts.filter(([, n]) => n > 0));
+}
