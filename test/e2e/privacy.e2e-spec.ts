@@ -14,7 +14,7 @@ interface UserExport {
   predictions: Array<{ model: string }>;
   sessions: Array<{ sessionId: string; eventCount: number }>;
   identities: Array<{ anonymousId: string }>;
-  queuedDomainEvents: unknown[];
+  queuedJobs: Array<{ queue: string; name: string; data: unknown }>;
 }
 interface Erasure {
   id: string;
@@ -159,7 +159,7 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     expect(exported.body.sessions.reduce((sum, s) => sum + s.eventCount, 0)).toBe(sent.length);
     expect(exported.body.predictions).toEqual([expect.objectContaining({ model: 'checkout_soon' })]);
     expect(exported.body.identities).toEqual([expect.objectContaining({ anonymousId: `anon-of-${ERASED}` })]);
-    expect(exported.body.queuedDomainEvents).toHaveLength(1);
+    expect(exported.body.queuedJobs).toHaveLength(1);
     expect((await exportUser('nobody-at-all')).status).toBe(404);
   });
 
@@ -204,7 +204,7 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
   it('keeps an erasure record without the id in clear, confirmed by the sweep', async () => {
     const [record] = await until('the erasure confirmed', erasures, (list) => list[0]?.status === 'confirmed');
     expect(record).toMatchObject({ id: expect.stringMatching(/^era_/), userHash: expect.stringMatching(/^[0-9a-f]{64}$/), attempts: 1 });
-    expect(record.erased).toMatchObject({ events: 9, predictions: 1, queuedDomainEvents: 1 }); // 8 events and 1 identity link
+    expect(record.erased).toMatchObject({ events: 9, predictions: 1, queuedJobs: 1 }); // 8 events and 1 identity link
     const byUser = await cliJson<{ erasures: Erasure[] }>(t.suite.env, ['privacy', 'erasures', '--org', t.org.organization.id, '--user', ERASED]);
     expect(byUser.erasures.map((e) => e.id)).toEqual([record.id]);
   });
