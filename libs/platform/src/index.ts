@@ -23,7 +23,7 @@ export { DomainEvents, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventDat
 export { DomainEventsModule } from './domain-events/domain-events.module';
 export { MonthlyPartitions, type MonthlyPartitionedTable } from './database/monthly-partitions';
 export { PERSONAL_DATA_STORE, PersonalDataStoreProvider, type PersonalDataStore, type UserIdColumn } from './privacy/personal-data-store';
-export { PreparedStatements } from './database/prepared-statements';
+export { RawQueries } from './database/raw-queries';
 export { QueueMetrics } from './queue/queue-metrics';
 export { UserActivityFeed, RESCORE_DEBOUNCE_MS } from './user-activity/user-activity-feed';
 export { UserActivityModule } from './user-activity/user-activity.module';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ModelsModule } from '@foresight/models';
-import { PreparedStatements } from '@foresight/platform';
+import { RawQueries } from '@foresight/platform';
 import { PredictionExport } from './export/prediction-export';
 import { PredictionLog } from './log/prediction-log';
 import { ModelMonitoring } from './monitoring/model-monitoring.service';
@@ -15,7 +15,7 @@ import { UserHistoryReader } from './serving/user-history';
 /** Serving (ONNX Runtime sessions per serving version), the prediction log, its export and monitoring figures: the API side. */
 @Module({
   imports: [ModelsModule],
-  providers: [PreparedStatements, PredictionService, ServingModels, UserHistoryReader, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData, PredictionMetrics, MonitoringQueries, ModelMonitoring],
+  providers: [RawQueries, PredictionService, ServingModels, UserHistoryReader, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData, PredictionMetrics, MonitoringQueries, ModelMonitoring],
   exports: [PredictionService, PredictionExport, ModelMonitoring, MonitoringQueries],
 })
 export class PredictionsModule {}

@@ -11,6 +11,7 @@ import { openApiSchema, ZodPipe } from '../http/zod';
 const DEFAULT_LIMIT = 10_000;
 const MAX_LIMIT = 100_000;
 const NDJSON = 'application/x-ndjson';
+const [NEWLINE, COMMA, OPEN_ARRAY, CLOSE_ARRAY] = ['\n', ',', '[', ']'].map((text) => Buffer.from(text));
 
 /** A UTC calendar date, YYYY-MM-DD, that exists. */
 const date = z
@@ -88,18 +89,22 @@ export class ExportController {
   }
 }
 
-async function* ndjson(batches: AsyncIterable<SerializedBatch>): AsyncGenerator<string> {
-  for await (const batch of batches) yield `${batch.text}\n`;
+async function* ndjson(batches: AsyncIterable<SerializedBatch>): AsyncGenerator<Buffer> {
+  for await (const batch of batches) {
+    yield batch.bytes;
+    yield NEWLINE;
+  }
 }
 
-async function* jsonArray(batches: AsyncIterable<SerializedBatch>): AsyncGenerator<string> {
+async function* jsonArray(batches: AsyncIterable<SerializedBatch>): AsyncGenerator<Buffer> {
   let first = true;
-  yield '[';
+  yield OPEN_ARRAY;
   for await (const batch of batches) {
-    yield (first ? '' : ',') + batch.text;
+    if (!first) yield COMMA;
+    yield batch.bytes;
     first = false;
   }
-  yield ']';
+  yield CLOSE_ARRAY;
 }
 
 /** Absolute, from the request's own scheme and host (X-Forwarded-* are honoured: trustProxy). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { RawQueries } from '@foresight/platform';
 import type { ExportPosition } from './export-cursor';
 
 /** Rows per query: large enough to amortise a round trip, small enough to keep memory flat. */
@@ -21,16 +21,15 @@ export type ExportFormat = 'ndjson' | 'json-array';
 
 /** A batch already serialized: `rows` records joined for the format (no leading or trailing separator). */
 export interface SerializedBatch {
-  text: string;
+  bytes: Buffer;
   rows: number;
 }
 
-interface BatchRow {
-  body: string | null;
-  rows: string;
-  last_id: string;
-  last_position: string;
-}
+/** [record JSON, id, position] */
+type ExportRow = [string, string, string];
+
+/** Aliased: a bare "id" in ORDER BY would name a text output column and sort "10" before "9". */
+const ROW_ID = 'id::text AS row_id';
 
 /** Cursors keep Postgres's full (microsecond) precision: two rows in one millisecond must not be confused. */
 const positionOf = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -51,35 +50,27 @@ const RECORD_JSON = `'{"id":"' || id || '","userId":' || to_json(user_id) || ',"
  */
 @Injectable()
 export class PredictionExport {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly queries: RawQueries) {}
 
   /**
-   * Up to `limit` rows (all when undefined), serialized by Postgres itself, one text value per
-   * batch: the API process only forwards text, which keeps it fast and small.
+   * Up to `limit` rows (all when undefined). Postgres writes each record's JSON; the rows come back
+   * as arrays and are packed into one Buffer per batch, so no string larger than a record is ever
+   * built (large strings live until a full GC, which would inflate the process's memory).
    */
   async *batches(filter: ExportFilter, format: ExportFormat, limit?: number): AsyncGenerator<SerializedBatch> {
-    const separator = format === 'ndjson' ? '\n' : ',';
+    const separator = format === 'ndjson' ? 0x0a : 0x2c; // "\n" or ","
     let remaining = limit ?? Number.POSITIVE_INFINITY;
     let position: { position: ExportPosition; inclusive: boolean } | undefined = filter.from && { position: filter.from, inclusive: true };
     while (remaining > 0) {
       const take = Math.min(BATCH_ROWS, remaining);
       const { sql, params } = this.query(filter, position, `ORDER BY predicted_at, id LIMIT ${take}`);
-      params.push(separator);
-      const [batch] = await this.dataSource.query<BatchRow[]>(
-        `WITH batch AS MATERIALIZED (SELECT id, predicted_at, user_id, model_name, model_id, version, label, confidence ${sql})
-         SELECT (SELECT string_agg(${RECORD_JSON}, $${params.length} ORDER BY predicted_at, id) FROM batch) AS body,
-                (SELECT count(*) FROM batch) AS rows,
-                last.id::text AS last_id, ${positionOf('last.predicted_at')} AS last_position
-           FROM (SELECT id, predicted_at FROM batch ORDER BY predicted_at DESC, id DESC LIMIT 1) last`,
-        params,
-      );
-      // No row at all: the outer query over the (empty) last row returns nothing.
-      if (!batch || batch.body === null) return;
-      const rows = Number(batch.rows);
-      yield { text: batch.body, rows };
-      position = { position: { predictedAt: batch.last_position, id: batch.last_id }, inclusive: false };
-      remaining -= rows;
-      if (rows < take) return;
+      const rows = await this.queries.arrays<ExportRow>(`SELECT ${RECORD_JSON}, ${ROW_ID}, ${positionOf('predicted_at')} ${sql}`, params);
+      if (rows.length === 0) return;
+      yield { bytes: pack(rows, separator), rows: rows.length };
+      const [, lastId, lastPosition] = rows[rows.length - 1];
+      position = { position: { predictedAt: lastPosition, id: lastId }, inclusive: false };
+      remaining -= rows.length;
+      if (rows.length < take) return;
     }
   }
 
@@ -87,9 +78,8 @@ export class PredictionExport {
   async nextPageStart(filter: ExportFilter, limit: number): Promise<ExportPosition | undefined> {
     const position = filter.from && { position: filter.from, inclusive: true };
     const { sql, params } = this.query(filter, position, `ORDER BY predicted_at, id OFFSET ${limit} LIMIT 1`);
-    // Aliased: a bare "id" in ORDER BY would name this text output column and sort "10" before "9".
-    const [row] = await this.dataSource.query<Array<{ next_id: string; position: string }>>(`SELECT id::text AS next_id, ${positionOf('predicted_at')} AS position ${sql}`, params);
-    return row && { predictedAt: row.position, id: row.next_id };
+    const [row] = await this.queries.arrays<[id: string, position: string]>(`SELECT ${ROW_ID}, ${positionOf('predicted_at')} ${sql}`, params);
+    return row && { predictedAt: row[1], id: row[0] };
   }
 
   private query(filter: ExportFilter, after: { position: ExportPosition; inclusive: boolean } | undefined, tail: string): { sql: string; params: unknown[] } {
@@ -105,4 +95,17 @@ export class PredictionExport {
     }
     return { sql: `FROM predictions WHERE ${where.join(' AND ')} ${tail}`, params };
   }
+}
+
+/** The records joined by `separator` into one Buffer. */
+function pack(rows: readonly ExportRow[], separator: number): Buffer {
+  let size = rows.length - 1;
+  for (const [record] of rows) size += Buffer.byteLength(record);
+  const bytes = Buffer.allocUnsafe(size);
+  let offset = 0;
+  for (const [i, [record]] of rows.entries()) {
+    if (i > 0) bytes[offset++] = separator;
+    offset += bytes.write(record, offset);
+  }
+  return bytes;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DAY_MS, FEATURE_WINDOW_DAYS, type Activity, type FeatureEvent } from '@foresight/features';
-import { PreparedStatements } from '@foresight/platform';
+import { RawQueries } from '@foresight/platform';
 
 /** What the feature definitions need for one user now, plus a fingerprint of it for the prediction cache. */
 export interface UserHistory {
@@ -66,13 +66,13 @@ interface HistoryRow {
 
 @Injectable()
 export class UserHistoryReader {
-  constructor(private readonly statements: PreparedStatements) {}
+  constructor(private readonly queries: RawQueries) {}
 
   /** Undefined when the organization has no event of the user before `now`. */
   async load(organizationId: string, userId: string, now: number): Promise<UserHistory | undefined> {
     const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS).toISOString();
     const until = new Date(now).toISOString();
-    const rows = await this.statements.query<HistoryRow>('predictions.user-history', HISTORY_SQL, [organizationId, userId, from, until]);
+    const rows = await this.queries.prepared<HistoryRow>('predictions.user-history', HISTORY_SQL, [organizationId, userId, from, until]);
     const [activity] = rows;
     if (activity.first_seen === null || activity.last_seen === null) return undefined;
     let lastReceived = 0;
@@ -96,7 +96,7 @@ export class UserHistoryReader {
   }
 
   async userOfSession(organizationId: string, sessionId: string): Promise<string | undefined> {
-    const [row] = await this.statements.query<{ user_id: string }>('predictions.session-user', SESSION_USER_SQL, [organizationId, sessionId]);
+    const [row] = await this.queries.prepared<{ user_id: string }>('predictions.session-user', SESSION_USER_SQL, [organizationId, sessionId]);
     return row?.user_id;
   }
 }
