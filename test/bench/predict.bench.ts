@@ -45,7 +45,9 @@ benchmark('bench_predict', async (suite) => {
 
     const raw = await rawSessionRun(suite.env.DATABASE_URL);
     const headers = { authorization: `Bearer ${token.secret}` };
-    // First, at the target's fixed rate on cold caches (users are mostly seen for the first time).
+    // Warm-up (ONNX sessions, prepared statements on every pooled connection), then the target's fixed
+    // rate; users are drawn at random, so most are seen for the first time.
+    await load(`${api.baseUrl}/v1/predict`, { headers, path: () => `/v1/predict?userId=${randomUser()}`, connections: 20, durationSeconds: 3 });
     const steady = await load(`${api.baseUrl}/v1/predict`, { headers, path: () => `/v1/predict?userId=${randomUser()}`, overallRate: 300, connections: 20, durationSeconds: 10 });
     const [baseline, peak] = await interleaved([
       { name: 'baseline: bare Fastify, one PK lookup', url: `${bare.baseUrl}/lookup`, options: { path: () => `/lookup?id=${randomUser()}` } },
