@@ -315,12 +315,15 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
   it("deletes events older than an organization's retention in the daily job (also run when the worker starts)", async () => {
     const longMemory = await t.suite.createOrganization('long-memory');
     await sendEvents(t.api.baseUrl, longMemory.token.secret, [{ event: 'click', userId: 'old-timer', timestamp: new Date(Date.now() - 60 * 86_400_000).toISOString() }]);
+    // Fixed before the job runs: events cross the 30-day line while this long suite runs.
+    let cutoff = new Date(Date.now() - 30 * 86_400_000).toISOString();
     const olderThan30Days = async (org: OrganizationWithToken) =>
-      Number((await t.suite.sql<{ n: string }>(`SELECT count(*) AS n FROM events WHERE organization_id = $1 AND occurred_at < now() - interval '30 days'`, [org.organization.id]))[0].n);
+      Number((await t.suite.sql<{ n: string }>(`SELECT count(*) AS n FROM events WHERE organization_id = $1 AND occurred_at < $2`, [org.organization.id, cutoff]))[0].n);
     expect(await olderThan30Days(t.org)).toBeGreaterThan(1000);
 
     await cliJson(t.suite.env, ['org', 'update', t.org.organization.id, '--retention-days', '30']);
     await worker?.stop();
+    cutoff = new Date(Date.now() - 30 * 86_400_000).toISOString();
     worker = await startWorker(workerEnv ?? t.suite.env);
     await until('expired events deleted', () => olderThan30Days(t.org), (n) => n === 0);
     expect(await olderThan30Days(longMemory)).toBe(1); // kept for the default 395 days

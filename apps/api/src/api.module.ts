@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthModule } from '@foresight/auth';
 import { EventsModule } from '@foresight/events';
 import { ModelsModule } from '@foresight/models';
@@ -15,7 +15,6 @@ import { MonitoringController } from './predictions/monitoring.controller';
 import { PredictionsController } from './predictions/predictions.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
-import { AuditInterceptor } from './http/audit.interceptor';
 import { SdkModule } from './sdk/sdk.module';
 import { TokensController } from './tokens/tokens.controller';
 import { UsersController } from './users/users.controller';
@@ -45,7 +44,6 @@ export class ApiModule {
         MetricsServer,
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        { provide: APP_INTERCEPTOR, useClass: AuditInterceptor },
       ],
     };
   }

@@ -1,4 +1,4 @@
-import { Injectable, SetMetadata, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { applyDecorators, Injectable, SetMetadata, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { mergeMap, type Observable } from 'rxjs';
@@ -14,8 +14,12 @@ interface AuditSpec {
   target: AuditTarget;
 }
 
-/** Records the route's successful calls in the audit log (actor token, action, target, time). */
-export const Audited = (action: AuditedAction, target: AuditTarget): MethodDecorator => SetMetadata(AUDITED, { action, target } satisfies AuditSpec);
+/**
+ * Records the route's successful calls in the audit log (actor token, action, target, time). The
+ * interceptor is attached to audited routes only: every other request skips its rxjs pipeline.
+ */
+export const Audited = (action: AuditedAction, target: AuditTarget): MethodDecorator =>
+  applyDecorators(SetMetadata(AUDITED, { action, target } satisfies AuditSpec), UseInterceptors(AuditInterceptor));
 
 /** Writes the audit entry before the response leaves, so an answered admin action is always on record. */
 @Injectable()
@@ -28,7 +32,7 @@ export class AuditInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const spec = this.reflector.get<AuditSpec | undefined>(AUDITED, context.getHandler());
-    if (!spec) return next.handle();
+    if (!spec) throw new Error(`AuditInterceptor on ${context.getHandler().name} without @Audited`);
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     return next.handle().pipe(
       mergeMap(async (result: unknown) => {

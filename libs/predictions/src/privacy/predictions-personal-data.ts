@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { deleteInBatches, PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
 import { PredictionCache } from '../serving/prediction-cache';
 
-/** The prediction log, the outcomes matched to it, and the cached answers of a user. */
+/** The prediction log, the outcomes matched to it, and this process's cached answers of a user. */
 @Injectable()
 @PersonalDataStoreProvider()
 export class PredictionsPersonalData implements PersonalDataStore {
@@ -34,7 +34,7 @@ export class PredictionsPersonalData implements PersonalDataStore {
   }
 
   async erase(organizationId: string, userId: string): Promise<number> {
-    await this.cache.forget(organizationId, userId);
+    this.cache.forget(organizationId, userId);
     return this.dataSource.transaction(async (manager) => {
       const [, outcomes] = await manager.query(`DELETE FROM prediction_outcomes WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
       const [, predictions] = await manager.query(`DELETE FROM predictions WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
@@ -55,6 +55,6 @@ export class PredictionsPersonalData implements PersonalDataStore {
             + (SELECT count(*) FROM prediction_outcomes WHERE organization_id = $1 AND user_id = $2) AS n`,
       [organizationId, userId],
     );
-    return Number(n) + ((await this.cache.has(organizationId, userId)) ? 1 : 0);
+    return Number(n) + (this.cache.has(organizationId, userId) ? 1 : 0);
   }
 }

@@ -1,50 +1,52 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { REDIS, RedisKeys } from '@foresight/platform';
+import { Injectable } from '@nestjs/common';
 import type { Prediction } from './prediction';
 
 /** A cached answer is reused only while the user's events and the serving versions are unchanged, and at most this long. */
-const CACHE_TTL_SECONDS = 300;
+const CACHE_TTL_MS = 300_000;
+/** Oldest entries go first beyond this many users (a few MB). */
+const MAX_ENTRIES = 50_000;
 
 interface CachedPredictions {
   fingerprint: string;
   predictions: Prediction[];
+  storedAt: number;
 }
 
 /**
- * The last answer per user, shared by every API process: a repeat request with nothing new is
- * answered from here and not logged again. Keys hold a hash of the user id, never the id itself.
- * Redis trouble is a cache miss, never a failed prediction.
+ * The last answer per user, in this process: a repeat request with nothing new is answered from here
+ * and not logged again. In memory rather than Redis: a shared cache cost two more round trips per
+ * request, and CONTRACT.md allows a repeat on another replica to be answered (and logged) afresh.
+ * An entry is only used when the user's current history (read from Postgres on every request)
+ * matches its fingerprint, so an erased user is a 404 whatever is cached. Keys hold a hash of the
+ * user id.
  */
 @Injectable()
 export class PredictionCache {
-  constructor(
-    @Inject(REDIS) private readonly redis: Redis,
-    private readonly keys: RedisKeys,
-  ) {}
+  private readonly entries = new Map<string, CachedPredictions>();
 
-  async get(organizationId: string, userId: string, fingerprint: string): Promise<Prediction[] | undefined> {
-    const raw = await this.redis.get(this.key(organizationId, userId)).catch(() => null);
-    if (!raw) return undefined;
-    const cached = JSON.parse(raw) as CachedPredictions;
-    return cached.fingerprint === fingerprint ? cached.predictions : undefined;
+  get(organizationId: string, userId: string, fingerprint: string, now = Date.now()): Prediction[] | undefined {
+    const cached = this.entries.get(key(organizationId, userId));
+    return cached && cached.fingerprint === fingerprint && now - cached.storedAt < CACHE_TTL_MS ? cached.predictions : undefined;
   }
 
-  async set(organizationId: string, userId: string, fingerprint: string, predictions: Prediction[]): Promise<void> {
-    const value: CachedPredictions = { fingerprint, predictions };
-    await this.redis.set(this.key(organizationId, userId), JSON.stringify(value), 'EX', CACHE_TTL_SECONDS).catch(() => undefined);
+  set(organizationId: string, userId: string, fingerprint: string, predictions: Prediction[], now = Date.now()): void {
+    const entryKey = key(organizationId, userId);
+    // Re-inserted at the end: the Map's order is the eviction order.
+    this.entries.delete(entryKey);
+    this.entries.set(entryKey, { fingerprint, predictions, storedAt: now });
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
   }
 
-  async forget(organizationId: string, userId: string): Promise<void> {
-    await this.redis.del(this.key(organizationId, userId));
+  forget(organizationId: string, userId: string): void {
+    this.entries.delete(key(organizationId, userId));
   }
 
-  async has(organizationId: string, userId: string): Promise<boolean> {
-    return (await this.redis.exists(this.key(organizationId, userId))) === 1;
+  has(organizationId: string, userId: string): boolean {
+    return this.entries.has(key(organizationId, userId));
   }
+}
 
-  private key(organizationId: string, userId: string): string {
-    return this.keys.key('predictions', organizationId, createHash('sha256').update(userId).digest('base64url'));
-  }
+function key(organizationId: string, userId: string): string {
+  return `${organizationId}:${createHash('sha256').update(userId).digest('base64url')}`;
 }

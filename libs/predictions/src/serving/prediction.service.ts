@@ -13,7 +13,7 @@ import { UserHistoryReader, type UserHistory } from './user-history';
 
 /**
  * GET /v1/predict: the user's features now (the same definitions training used), one ONNX Runtime
- * run per serving model, every fresh answer logged. A repeat with nothing new comes from the cache.
+ * run per serving model, every fresh answer logged. A repeat with nothing new comes from this process's cache.
  */
 @Injectable()
 export class PredictionService {
@@ -34,7 +34,7 @@ export class PredictionService {
     if (models.length === 0) return result([]);
 
     const fingerprint = `${history.fingerprint}|${models.map((m) => m.versionId).join(',')}`;
-    const cached = await this.cache.get(organizationId, userId, fingerprint);
+    const cached = this.cache.get(organizationId, userId, fingerprint);
     if (cached) {
       for (const prediction of cached) this.metrics.cached(prediction.modelId);
       return result(cached);
@@ -43,7 +43,7 @@ export class PredictionService {
     const logged = await Promise.all(models.map((model) => this.infer(model, history, organizationId, userId, now)));
     this.log.record(logged);
     const predictions = logged.map((p) => ({ model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version }));
-    await this.cache.set(organizationId, userId, fingerprint, predictions);
+    this.cache.set(organizationId, userId, fingerprint, predictions);
     return result(predictions);
   }
 
