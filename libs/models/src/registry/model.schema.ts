@@ -1,5 +1,5 @@
-import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { cronExpression } from '@foresight/platform';
 
 /** CONTRACT.md "Models": POST /v1/models. */
 export const createModelSchema = z.strictObject({
@@ -15,18 +15,7 @@ export const createModelSchema = z.strictObject({
     .tuple([z.string().min(1).max(64), z.string().min(1).max(64)])
     .refine(([negative, positive]) => negative !== positive, 'the two labels must differ')
     .default(['unlikely', 'likely']),
-  schedule: z
-    .string()
-    .refine((cron) => {
-      try {
-        CronExpressionParser.parse(cron);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'a cron expression, e.g. "0 3 * * *"')
-    .nullable()
-    .default(null),
+  schedule: cronExpression('0 3 * * *').nullable().default(null),
 });
 
 export type CreateModel = z.infer<typeof createModelSchema>;

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { cronExpression } from './cron-expression';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const optionalText = z.string().trim().min(1).optional();
@@ -58,17 +58,7 @@ export const environmentSchema = z.object({
   WORKER_MODE: z.enum(['inline', 'off']).optional(),
   OTEL_SERVICE_NAME: optionalText,
   /** When the monitoring job runs (outcomes, accuracy, drift): a cron expression, seconds field optional. */
-  MONITORING_SCHEDULE: z
-    .string()
-    .refine((cron) => {
-      try {
-        CronExpressionParser.parse(cron);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'a cron expression, e.g. "7 * * * *"')
-    .default('7 * * * *'),
+  MONITORING_SCHEDULE: cronExpression('7 * * * *').default('7 * * * *'),
   /** Delay before each webhook retry; the number of entries is the number of retries (about 24 h by default). */
   WEBHOOK_RETRY_SCHEDULE: listOf(duration).prefault('5s,5m,30m,2h,5h,10h,10h'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
