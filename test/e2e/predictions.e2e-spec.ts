@@ -140,6 +140,28 @@ describe('predictions and their export', () => {
     expect(await loggedRows('user-7')).toBe(2 * MODELS.length);
   });
 
+  it("answers afresh exactly when something counting for the user was stored: own or linked anonymous events, a new link, not a duplicate", async () => {
+    const send = (events: Array<Record<string, unknown>>) => sendEvents(t.api.baseUrl, t.org.token.secret, events);
+    const now = () => new Date().toISOString();
+    const logs = async (expected: number) => {
+      await predict('userId=user-9');
+      expect(await loggedRows('user-9')).toBe(expected * MODELS.length);
+    };
+    await logs(1);
+    await send([{ event: 'click', userId: 'user-9', messageId: 'user-9-click', timestamp: now() }]);
+    await logs(2);
+    await send([{ event: 'click', userId: 'user-9', messageId: 'user-9-click', timestamp: now() }]); // a duplicate stores nothing
+    await send([{ event: 'click', anonymousId: 'anon-9', timestamp: now() }]); // not linked to user-9 yet
+    await logs(2);
+    await send([{ event: 'identify', userId: 'user-9', anonymousId: 'anon-9', timestamp: now() }]);
+    await logs(3);
+    await send([{ event: 'click', anonymousId: 'anon-9', timestamp: now() }]); // linked now: counts for user-9
+    await logs(4);
+    // Re-linked to another user: user-9's history loses anon-9's events.
+    await send([{ event: 'identify', userId: 'user-10', anonymousId: 'anon-9', timestamp: now() }]);
+    await logs(5);
+  });
+
   it('flushes buffered log rows when an API process shuts down gracefully', async () => {
     const api = await startApi(t.suite.env);
     const answer = await request<{ predictions: Prediction[] }>(`${api.baseUrl}/v1/predict?userId=user-8`, { token: t.org.token.secret });

@@ -204,7 +204,7 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
   it('keeps an erasure record without the id in clear, confirmed by the sweep', async () => {
     const [record] = await until('the erasure confirmed', erasures, (list) => list[0]?.status === 'confirmed');
     expect(record).toMatchObject({ id: expect.stringMatching(/^era_/), userHash: expect.stringMatching(/^[0-9a-f]{64}$/), attempts: 1 });
-    expect(record.erased).toMatchObject({ events: 9, predictions: 1, queuedJobs: 1 }); // 8 events and 1 identity link
+    expect(record.erased).toMatchObject({ events: 10, predictions: 1, queuedJobs: 1 }); // 8 events, 1 identity link, 1 activity row
     const byUser = await cliJson<{ erasures: Erasure[] }>(t.suite.env, ['privacy', 'erasures', '--org', t.org.organization.id, '--user', ERASED]);
     expect(byUser.erasures.map((e) => e.id)).toEqual([record.id]);
   });
@@ -314,7 +314,12 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
 
   it("deletes events older than an organization's retention in the daily job (also run when the worker starts)", async () => {
     const longMemory = await t.suite.createOrganization('long-memory');
-    await sendEvents(t.api.baseUrl, longMemory.token.secret, [{ event: 'click', userId: 'old-timer', timestamp: new Date(Date.now() - 60 * 86_400_000).toISOString() }]);
+    const sixtyDaysAgo = new Date(Date.now() - 60 * 86_400_000).toISOString();
+    await sendEvents(t.api.baseUrl, longMemory.token.secret, [{ event: 'click', userId: 'old-timer', timestamp: sixtyDaysAgo }]);
+    await sendEvents(t.api.baseUrl, t.org.token.secret, [{ event: 'click', userId: 'faded', timestamp: sixtyDaysAgo }]);
+    const activityRows = async (org: OrganizationWithToken, userId: string) =>
+      Number((await t.suite.sql<{ n: string }>(`SELECT count(*) AS n FROM user_activity WHERE organization_id = $1 AND user_id = $2`, [org.organization.id, userId]))[0].n);
+    expect(await activityRows(t.org, 'faded')).toBe(1);
     // Fixed before the job runs: events cross the 30-day line while this long suite runs.
     let cutoff = new Date(Date.now() - 30 * 86_400_000).toISOString();
     const olderThan30Days = async (org: OrganizationWithToken) =>
@@ -329,6 +334,9 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     expect(await olderThan30Days(longMemory)).toBe(1); // kept for the default 395 days
     const [{ n }] = await t.suite.sql<{ n: string }>(`SELECT count(*) AS n FROM events WHERE organization_id = $1`, [t.org.organization.id]);
     expect(Number(n)).toBeGreaterThan(0); // recent history stays
+    // A user left with no event keeps no activity row either.
+    await until('the activity row of a user with no event left removed', () => activityRows(t.org, 'faded'), (rows) => rows === 0);
+    expect(await activityRows(longMemory, 'old-timer')).toBe(1);
   });
 
   it('refuses to create an organization for another region than the deployment’s', async () => {

@@ -19,7 +19,18 @@ const MAX_ROWS_PER_GROUP = 5000;
 const MAX_CONCURRENT_GROUPS = 2;
 
 /**
- * Inserts the new messageIds and, in the same statement, the events whose messageId was new.
+ * A user_activity revision moves whenever something counting for the user's history is stored
+ * (serving's cache relies on it). Rows are touched sorted, so concurrent groups lock them in the same order.
+ */
+const TOUCH_USERS = (users: string) => `
+    INSERT INTO user_activity (organization_id, user_id)
+    SELECT DISTINCT organization_id, user_id FROM (${users}) touched WHERE user_id IS NOT NULL ORDER BY 1, 2
+    ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1`;
+
+/**
+ * Inserts the new messageIds and, in the same statement, the events whose messageId was new, and
+ * touches their users (an anonymous event counts for the user its id is already linked to; links
+ * made by this group touch their users in LINK_IDENTITIES_SQL).
  * Returns the keys actually stored, so each request learns its own accepted and duplicate counts.
  */
 const INSERT_EVENTS_SQL = `
@@ -38,15 +49,35 @@ const INSERT_EVENTS_SQL = `
     INSERT INTO events (organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
                         screen, scroll_depth, dwell_ms, hesitation_ms, properties, context, encryption_key_id)
     SELECT i.* FROM input i JOIN fresh f USING (organization_id, message_id)
-    RETURNING organization_id, message_id
+    RETURNING organization_id, message_id, user_id, anonymous_id
+  ), touched AS (${TOUCH_USERS(`
+    SELECT s.organization_id, coalesce(s.user_id, i.user_id) AS user_id
+      FROM stored s
+      LEFT JOIN identities i ON s.user_id IS NULL AND i.organization_id = s.organization_id AND i.anonymous_id = s.anonymous_id`)}
   )
   SELECT organization_id || ' ' || message_id AS key FROM stored`;
 
+/**
+ * Links anonymous ids to users, and touches the users whose set of linked anonymous ids changed:
+ * the newly linked user and, for a re-link, the previous one.
+ */
 const LINK_IDENTITIES_SQL = `
-  INSERT INTO identities (organization_id, anonymous_id, user_id)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
-  ON CONFLICT (organization_id, anonymous_id) DO UPDATE SET user_id = EXCLUDED.user_id, linked_at = now()
-  WHERE identities.user_id IS DISTINCT FROM EXCLUDED.user_id`;
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t(organization_id, anonymous_id, user_id)
+  ), previous AS (
+    SELECT i.organization_id, i.anonymous_id, i.user_id FROM identities i JOIN input USING (organization_id, anonymous_id)
+  ), linked AS (
+    INSERT INTO identities (organization_id, anonymous_id, user_id)
+    SELECT * FROM input
+    ON CONFLICT (organization_id, anonymous_id) DO UPDATE SET user_id = EXCLUDED.user_id, linked_at = now()
+    WHERE identities.user_id IS DISTINCT FROM EXCLUDED.user_id
+    RETURNING organization_id, anonymous_id, user_id
+  ), touched AS (${TOUCH_USERS(`
+    SELECT organization_id, user_id FROM linked
+    UNION ALL
+    SELECT p.organization_id, p.user_id FROM linked l JOIN previous p USING (organization_id, anonymous_id)`)}
+  )
+  SELECT 1`;
 
 /**
  * Group commit: requests arriving while a write is in flight are coalesced into the next single
@@ -100,9 +131,10 @@ export class EventWriter implements BeforeApplicationShutdown {
     const firsts = new Map<string, EventRow>();
     for (const { rows } of group) for (const row of rows) if (!firsts.has(keyOf(row))) firsts.set(keyOf(row), row);
     try {
+      const rows = [...firsts.values()];
       const stored = await this.dataSource.transaction(async (manager) => {
-        const keys = await insertEvents(manager, [...firsts.values()]);
-        await linkIdentities(manager, [...firsts.values()]);
+        const keys = await insertEvents(manager, rows);
+        await linkIdentities(manager, rows);
         return keys;
       });
       const claimed = new Set<string>();

@@ -12,7 +12,13 @@ const ERASABLE_EVENTS = `
   AND (user_id = $2 OR anonymous_id = $2
        OR (user_id IS NULL AND anonymous_id IN (SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = $2)))`;
 const ERASABLE_IDENTITIES = `organization_id = $1 AND (user_id = $2 OR anonymous_id = $2)`;
-/** Retention deletes in batches: short transactions, no long lock on a large organization's history. */
+const ERASABLE_ACTIVITY = `organization_id = $1 AND user_id = $2`;
+/** Activity rows of users with no event left, own or linked (after retention). $1 organization. */
+const ACTIVITY_WITHOUT_EVENTS = `
+  organization_id = $1
+  AND NOT EXISTS (SELECT 1 FROM events e WHERE e.organization_id = $1 AND e.user_id = user_activity.user_id)
+  AND NOT EXISTS (SELECT 1 FROM identities i JOIN events e ON e.organization_id = i.organization_id AND e.anonymous_id = i.anonymous_id AND e.user_id IS NULL
+                   WHERE i.organization_id = $1 AND i.user_id = user_activity.user_id)`;
 
 interface EventExportRow {
   message_id: string;
@@ -28,8 +34,8 @@ interface EventExportRow {
 }
 
 /**
- * Events and identity links (one store: erasing events needs the links, so both go in one statement).
- * Sessions are derived from events and vanish with them.
+ * Events, identity links and the user's activity row (one store: erasing events needs the links, so
+ * all go in one statement). Sessions are derived from events and vanish with them.
  */
 @Injectable()
 @PersonalDataStoreProvider()
@@ -40,6 +46,7 @@ export class EventsPersonalData implements PersonalDataStore {
     { table: 'events', column: 'anonymous_id' },
     { table: 'identities', column: 'user_id' },
     { table: 'identities', column: 'anonymous_id' },
+    { table: 'user_activity', column: 'user_id' },
   ];
 
   constructor(
@@ -69,23 +76,34 @@ export class EventsPersonalData implements PersonalDataStore {
 
   async erase(organizationId: string, userId: string): Promise<number> {
     // Data-modifying CTEs share one snapshot: the events' links are read before they are deleted.
+    // Another user whose event carried this id as its anonymous id lost that event: their revision moves.
     const [{ n }] = await this.dataSource.query(
-      `WITH events_gone AS (DELETE FROM events WHERE ${ERASABLE_EVENTS} RETURNING 1),
-            links_gone AS (DELETE FROM identities WHERE ${ERASABLE_IDENTITIES} RETURNING 1)
-       SELECT (SELECT count(*) FROM events_gone) + (SELECT count(*) FROM links_gone) AS n`,
+      `WITH events_gone AS (DELETE FROM events WHERE ${ERASABLE_EVENTS} RETURNING user_id),
+            links_gone AS (DELETE FROM identities WHERE ${ERASABLE_IDENTITIES} RETURNING 1),
+            activity_gone AS (DELETE FROM user_activity WHERE ${ERASABLE_ACTIVITY} RETURNING 1),
+            others_changed AS (
+              UPDATE user_activity SET revision = revision + 1
+               WHERE organization_id = $1 AND user_id <> $2 AND user_id IN (SELECT user_id FROM events_gone))
+       SELECT (SELECT count(*) FROM events_gone) + (SELECT count(*) FROM links_gone) + (SELECT count(*) FROM activity_gone) AS n`,
       [organizationId, userId],
     );
     return Number(n);
   }
 
-  /** Events older than `before`; identity links stay (they are no behavior, and erasure removes them). */
-  expire(organizationId: string, before: Date): Promise<number> {
-    return deleteInBatches(this.dataSource, 'events', 'organization_id = $1 AND occurred_at < $2', [organizationId, before.toISOString()]);
+  /**
+   * Events older than `before`, then the activity rows of users left with no event. Identity links
+   * stay (they are no behavior, and erasure removes them).
+   */
+  async expire(organizationId: string, before: Date): Promise<number> {
+    const events = await deleteInBatches(this.dataSource, 'events', 'organization_id = $1 AND occurred_at < $2', [organizationId, before.toISOString()]);
+    // Also after a dropped partition, which deleted events without this store.
+    return events + (await deleteInBatches(this.dataSource, 'user_activity', ACTIVITY_WITHOUT_EVENTS, [organizationId]));
   }
 
   async remaining(organizationId: string, userId: string): Promise<number> {
     const [{ n }] = await this.dataSource.query(
-      `SELECT (SELECT count(*) FROM events WHERE ${ERASABLE_EVENTS}) + (SELECT count(*) FROM identities WHERE ${ERASABLE_IDENTITIES}) AS n`,
+      `SELECT (SELECT count(*) FROM events WHERE ${ERASABLE_EVENTS}) + (SELECT count(*) FROM identities WHERE ${ERASABLE_IDENTITIES})
+            + (SELECT count(*) FROM user_activity WHERE ${ERASABLE_ACTIVITY}) AS n`,
       [organizationId, userId],
     );
     return Number(n);

@@ -13,7 +13,8 @@ import { UserHistoryReader, type UserHistory } from './user-history';
 
 /**
  * GET /v1/predict: the user's features now (the same definitions training used), one ONNX Runtime
- * run per serving model, every fresh answer logged. A repeat with nothing new comes from this process's cache.
+ * run per serving model, every fresh answer logged. A repeat with nothing new comes from this
+ * process's cache, checked against the user's activity revision.
  */
 @Injectable()
 export class PredictionService {
@@ -28,22 +29,27 @@ export class PredictionService {
   async predict(organizationId: string, subject: PredictionSubject, now = Date.now()): Promise<PredictionResult> {
     const userId = subject.userId ?? (await this.histories.userOfSession(organizationId, subject.sessionId));
     if (userId === undefined) throw notFound(`a user for session ${subject.sessionId}`);
-    const [models, history] = await Promise.all([this.servingModels.forOrganization(organizationId), this.histories.load(organizationId, userId, now)]);
-    if (!history) throw notFound(`user ${userId}`);
     const result = (predictions: Prediction[]): PredictionResult => ({ userId, ...(subject.sessionId ? { sessionId: subject.sessionId } : {}), predictions });
-    if (models.length === 0) return result([]);
+    const models = await this.servingModels.forOrganization(organizationId);
+    const fingerprint = (revision: string) => `${revision}|${models.map((m) => m.versionId).join(',')}`;
 
-    const fingerprint = `${history.fingerprint}|${models.map((m) => m.versionId).join(',')}`;
-    const cached = this.cache.get(organizationId, userId, fingerprint);
-    if (cached) {
-      for (const prediction of cached) this.metrics.cached(prediction.modelId);
-      return result(cached);
+    // A repeat: one primary-key read tells whether anything of the user was stored since.
+    if (this.cache.has(organizationId, userId)) {
+      const revision = await this.histories.revision(organizationId, userId);
+      const cached = revision === undefined ? undefined : this.cache.get(organizationId, userId, fingerprint(revision));
+      if (cached) {
+        for (const prediction of cached) this.metrics.cached(prediction.modelId);
+        return result(cached);
+      }
     }
 
+    const history = await this.histories.load(organizationId, userId, now);
+    if (!history) throw notFound(`user ${userId}`);
+    if (models.length === 0) return result([]);
     const logged = await Promise.all(models.map((model) => this.infer(model, history, organizationId, userId, now)));
     this.log.record(logged);
     const predictions = logged.map((p) => ({ model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version }));
-    this.cache.set(organizationId, userId, fingerprint, predictions);
+    if (history.revision !== null) this.cache.set(organizationId, userId, fingerprint(history.revision), predictions);
     return result(predictions);
   }
 

@@ -6,8 +6,8 @@ import { LOGGER, type Logger } from '@foresight/platform';
 
 /**
  * How stale a process's view of the serving versions may get. Every API process re-reads the
- * organization's serving versions this often, so a promotion serves everywhere within about
- * two seconds, with no cross-process message that could be lost.
+ * organization's serving versions this often (on the first request past it), so a promotion
+ * serves everywhere within a few seconds, with no cross-process message that could be lost.
  */
 export const SERVING_REFRESH_MS = 2_000;
 /** A replaced session is released only after requests that picked it up have finished. */
@@ -37,21 +37,29 @@ export class ServingModels implements OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** Past the refresh interval, requests keep the current view while one refresh runs beside them. */
   async forOrganization(organizationId: string, now = Date.now()): Promise<ServingModel[]> {
     const view = this.views.get(organizationId);
-    if (view && now - view.checkedAt < SERVING_REFRESH_MS) return view.models;
-    let refresh = this.refreshing.get(organizationId);
-    if (!refresh) {
-      refresh = this.refresh(organizationId, now).finally(() => this.refreshing.delete(organizationId));
-      this.refreshing.set(organizationId, refresh);
+    if (!view) return this.refreshOnce(organizationId, now);
+    if (now - view.checkedAt >= SERVING_REFRESH_MS) {
+      this.refreshOnce(organizationId, now).catch((error: unknown) => this.logger.warn({ err: error, organizationId }, 'serving versions refresh failed'));
     }
-    return refresh;
+    return view.models;
   }
 
   async onModuleDestroy(): Promise<void> {
     const sessions = await Promise.allSettled(this.loaded.values());
     await Promise.all(sessions.map((s) => (s.status === 'fulfilled' ? s.value.session.release() : undefined)));
     this.loaded.clear();
+  }
+
+  private refreshOnce(organizationId: string, now: number): Promise<ServingModel[]> {
+    let refresh = this.refreshing.get(organizationId);
+    if (!refresh) {
+      refresh = this.refresh(organizationId, now).finally(() => this.refreshing.delete(organizationId));
+      this.refreshing.set(organizationId, refresh);
+    }
+    return refresh;
   }
 
   private async refresh(organizationId: string, now: number): Promise<ServingModel[]> {

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { DAY_MS, FEATURE_WINDOW_DAYS, type Activity, type FeatureEvent } from '@foresight/features';
 import { RawQueries } from '@foresight/platform';
 
-/** What the feature definitions need for one user now, plus a fingerprint of it for the prediction cache. */
+/** What the feature definitions need for one user now, plus the revision it was read at. */
 export interface UserHistory {
   /** The user's events in the feature window, oldest first. */
   events: FeatureEvent[];
   activity: Activity;
-  /** Changes whenever an event of the user is stored (or the window moves past one). */
-  fingerprint: string;
+  /** user_activity's revision; null when ingestion kept no activity row (events loaded by other means). */
+  revision: string | null;
 }
 
 /**
@@ -20,10 +20,13 @@ const OWN_EVENTS = `e.organization_id = $1 AND e.user_id = $2`;
 const LINKED_ANONYMOUS_EVENTS = `e.organization_id = $1 AND e.user_id IS NULL AND e.anonymous_id = ANY(ARRAY(
   SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = $2))`;
 
+/** The user's revision: a primary-key read. */
+const REVISION_SQL = `SELECT revision::text AS revision FROM user_activity WHERE organization_id = $1 AND user_id = $2`;
+
 /**
- * One round trip: the user's first and last event before now (per branch, so min() and max() read
- * one index entry per partition), joined with the events of the feature window. A user with no
- * event in the window still gets one row, with null event columns. $3 window start, $4 now.
+ * One round trip: the user's revision and first and last event before now (per branch, so min()
+ * and max() read one index entry per partition), joined with the events of the feature window. A
+ * user with no event in the window still gets one row, with null event columns. $3 window start, $4 now.
  */
 const HISTORY_SQL = `
   WITH activity AS (
@@ -31,12 +34,12 @@ const HISTORY_SQL = `
       FROM (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${OWN_EVENTS} AND e.occurred_at < $4) own,
            (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS} AND e.occurred_at < $4) linked
   )
-  SELECT (extract(epoch FROM a.first_seen) * 1000)::float8 AS first_seen, (extract(epoch FROM a.last_seen) * 1000)::float8 AS last_seen,
-         w.t, w.event, w.session_id, w.dwell_ms, w.hesitation_ms, w.scroll_depth, w.received
+  SELECT (${REVISION_SQL}) AS revision,
+         (extract(epoch FROM a.first_seen) * 1000)::float8 AS first_seen, (extract(epoch FROM a.last_seen) * 1000)::float8 AS last_seen,
+         w.t, w.event, w.session_id, w.dwell_ms, w.hesitation_ms, w.scroll_depth
     FROM activity a
     LEFT JOIN LATERAL (
-      SELECT (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id, e.dwell_ms, e.hesitation_ms, e.scroll_depth,
-             (extract(epoch FROM e.received_at) * 1000)::float8 AS received
+      SELECT (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id, e.dwell_ms, e.hesitation_ms, e.scroll_depth
         FROM events e
        WHERE ((${OWN_EVENTS}) OR (${LINKED_ANONYMOUS_EVENTS})) AND e.occurred_at >= $3 AND e.occurred_at < $4
     ) w ON a.first_seen IS NOT NULL
@@ -52,6 +55,7 @@ const SESSION_USER_SQL = `
    LIMIT 1`;
 
 interface HistoryRow {
+  revision: string | null;
   first_seen: number | null;
   last_seen: number | null;
   /** The event columns are null on the one row of a user with no event in the window. */
@@ -61,7 +65,6 @@ interface HistoryRow {
   dwell_ms: number | null;
   hesitation_ms: number | null;
   scroll_depth: number | null;
-  received: number;
 }
 
 @Injectable()
@@ -75,10 +78,8 @@ export class UserHistoryReader {
     const rows = await this.queries.prepared<HistoryRow>('predictions.user-history', HISTORY_SQL, [organizationId, userId, from, until]);
     const [activity] = rows;
     if (activity.first_seen === null || activity.last_seen === null) return undefined;
-    let lastReceived = 0;
     const events = rows.flatMap((row): FeatureEvent[] => {
       if (row.t === null) return [];
-      lastReceived = Math.max(lastReceived, row.received);
       return [{
         occurredAt: row.t,
         event: row.event,
@@ -91,8 +92,14 @@ export class UserHistoryReader {
     return {
       events,
       activity: { firstSeenAt: activity.first_seen, lastSeenAt: activity.last_seen },
-      fingerprint: `${events.length}:${lastReceived}:${activity.first_seen}:${activity.last_seen}`,
+      revision: activity.revision,
     };
+  }
+
+  /** Undefined when ingestion keeps no activity row for the user. */
+  async revision(organizationId: string, userId: string): Promise<string | undefined> {
+    const [row] = await this.queries.prepared<{ revision: string }>('predictions.user-revision', REVISION_SQL, [organizationId, userId]);
+    return row?.revision;
   }
 
   async userOfSession(organizationId: string, sessionId: string): Promise<string | undefined> {
