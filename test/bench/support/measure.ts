@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import autocannon from 'autocannon';
+import { loadTest } from 'loadtest';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -12,15 +14,15 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   connections?: number;
   durationSeconds?: number;
+  /** Stop after this many requests instead of after a duration. */
+  requests?: number;
   method?: 'GET' | 'POST';
   body?: string;
-  /** Fixed request rate (requests per second) instead of as fast as possible. */
-  overallRate?: number;
   /** A new path (and query) for every request, e.g. a random user each time. */
   path?: () => string;
 }
 
-/** Drives one URL with autocannon (bounded in time, loopback only) and summarises it. */
+/** Drives one URL as fast as it answers, with autocannon (closed loop, loopback only), and summarises it. */
 export async function load(url: string, options: LoadOptions = {}): Promise<LoadResult> {
   const result = await autocannon({
     url,
@@ -28,17 +30,58 @@ export async function load(url: string, options: LoadOptions = {}): Promise<Load
     headers: options.headers,
     body: options.body,
     connections: options.connections ?? 50,
-    duration: options.durationSeconds ?? 10,
-    overallRate: options.overallRate,
+    ...(options.requests ? { amount: options.requests } : { duration: options.durationSeconds ?? 10 }),
     ...(options.path && { requests: [{ setupRequest: (request) => ({ ...request, path: options.path?.() }) }] }),
   });
   return {
-    requestsPerSecond: result.requests.average,
+    requestsPerSecond: result.requests.total / result.duration,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
   };
+}
+
+/**
+ * Latency at a fixed request rate: an open loop (loadtest's requestsPerSecond), each request sent on
+ * its schedule whether or not earlier ones have answered. autocannon's overallRate is not used for
+ * this: it sends each connection's quota for the second in a burst, then waits, so it measures
+ * latency under bursts of full concurrency instead of at the rate.
+ */
+export async function fixedRate(url: string, options: { headers?: Record<string, string>; rate: number; durationSeconds: number; path: () => string }): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let failed = 0;
+  const started = performance.now();
+  await new Promise<void>((resolve, reject) =>
+    loadTest(
+      {
+        url,
+        requestsPerSecond: options.rate,
+        maxSeconds: options.durationSeconds,
+        agentKeepAlive: true,
+        quiet: true,
+        headers: options.headers,
+        // Timed here rather than by loadtest, which truncates to whole milliseconds.
+        requestGenerator: (_params, requestOptions, client, callback) => {
+          const sent = performance.now();
+          const request = client({ ...requestOptions, path: options.path() }, (response: IncomingMessage) => {
+            response.on('end', () => latencies.push(performance.now() - sent));
+            callback(response);
+          });
+          request.end();
+          return request;
+        },
+        statusCallback: (error) => {
+          if (error) failed++;
+        },
+      },
+      (error: unknown) => (error ? reject(error) : resolve()),
+    ),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? NaN;
+  return { requestsPerSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99), non2xx: failed, errors: 0 };
 }
 
 /**
