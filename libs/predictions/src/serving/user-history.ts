@@ -24,9 +24,10 @@ const LINKED_ANONYMOUS_EVENTS = `e.organization_id = $1 AND e.user_id IS NULL AN
 const REVISION_SQL = `SELECT revision::text AS revision FROM user_activity WHERE organization_id = $1 AND user_id = $2`;
 
 /**
- * One round trip: the user's revision and first and last event before now (per branch, so min()
- * and max() read one index entry per partition), joined with the events of the feature window. A
- * user with no event in the window still gets one row, with null event columns. $3 window start, $4 now.
+ * One round trip, one row: the user's revision, first and last event before now (per branch, so
+ * min() and max() read one index entry per partition), and the events of the feature window as one
+ * JSON array of FeatureEvent objects (one parse instead of a row object and six fields per event).
+ * $3 window start, $4 now.
  */
 const HISTORY_SQL = `
   WITH activity AS (
@@ -36,14 +37,12 @@ const HISTORY_SQL = `
   )
   SELECT (${REVISION_SQL}) AS revision,
          (extract(epoch FROM a.first_seen) * 1000)::float8 AS first_seen, (extract(epoch FROM a.last_seen) * 1000)::float8 AS last_seen,
-         w.t, w.event, w.session_id, w.dwell_ms, w.hesitation_ms, w.scroll_depth
-    FROM activity a
-    LEFT JOIN LATERAL (
-      SELECT (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id, e.dwell_ms, e.hesitation_ms, e.scroll_depth
-        FROM events e
-       WHERE ((${OWN_EVENTS}) OR (${LINKED_ANONYMOUS_EVENTS})) AND e.occurred_at >= $3 AND e.occurred_at < $4
-    ) w ON a.first_seen IS NOT NULL
-   ORDER BY w.t`;
+         (SELECT coalesce(json_agg(json_build_object(
+                   'occurredAt', (extract(epoch FROM e.occurred_at) * 1000)::float8, 'event', e.event, 'sessionId', e.session_id,
+                   'dwellMs', e.dwell_ms, 'hesitationMs', e.hesitation_ms, 'scrollDepth', e.scroll_depth) ORDER BY e.occurred_at), '[]')
+            FROM events e
+           WHERE ((${OWN_EVENTS}) OR (${LINKED_ANONYMOUS_EVENTS})) AND e.occurred_at >= $3 AND e.occurred_at < $4) AS events
+    FROM activity a`;
 
 /** The user a session belongs to: the latest event of the session that names (or links to) a user. */
 const SESSION_USER_SQL = `
@@ -58,13 +57,7 @@ interface HistoryRow {
   revision: string | null;
   first_seen: number | null;
   last_seen: number | null;
-  /** The event columns are null on the one row of a user with no event in the window. */
-  t: number | null;
-  event: string;
-  session_id: string | null;
-  dwell_ms: number | null;
-  hesitation_ms: number | null;
-  scroll_depth: number | null;
+  events: FeatureEvent[];
 }
 
 @Injectable()
@@ -75,25 +68,9 @@ export class UserHistoryReader {
   async load(organizationId: string, userId: string, now: number): Promise<UserHistory | undefined> {
     const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS).toISOString();
     const until = new Date(now).toISOString();
-    const rows = await this.queries.prepared<HistoryRow>('predictions.user-history', HISTORY_SQL, [organizationId, userId, from, until]);
-    const [activity] = rows;
-    if (activity.first_seen === null || activity.last_seen === null) return undefined;
-    const events = rows.flatMap((row): FeatureEvent[] => {
-      if (row.t === null) return [];
-      return [{
-        occurredAt: row.t,
-        event: row.event,
-        sessionId: row.session_id,
-        dwellMs: row.dwell_ms,
-        hesitationMs: row.hesitation_ms,
-        scrollDepth: row.scroll_depth,
-      }];
-    });
-    return {
-      events,
-      activity: { firstSeenAt: activity.first_seen, lastSeenAt: activity.last_seen },
-      revision: activity.revision,
-    };
+    const [row] = await this.queries.prepared<HistoryRow>('predictions.user-history', HISTORY_SQL, [organizationId, userId, from, until]);
+    if (row.first_seen === null || row.last_seen === null) return undefined;
+    return { events: row.events, activity: { firstSeenAt: row.first_seen, lastSeenAt: row.last_seen }, revision: row.revision };
   }
 
   /** Undefined when ingestion keeps no activity row for the user. */
