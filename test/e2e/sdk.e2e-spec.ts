@@ -127,6 +127,21 @@ describe('web SDK', () => {
         expect(response.headers.get('access-control-allow-methods')).toBe('POST');
         expect(response.headers.get('access-control-allow-headers')).toBe('authorization, content-type, x-foresight-signature');
         expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+        expect(response.headers.get('access-control-max-age')).toBe('7200');
+      }
+      const incomplete = await fetch(`${t.api.baseUrl}/v1/events`, { method: 'OPTIONS', headers: { origin: 'https://shop.example' } });
+      expect(incomplete.status).toBe(400);
+      expect(await incomplete.json()).toMatchObject({ error: 'invalid_request' });
+    });
+
+    it('lets the page read the response of an ingestion request, and its rate-limit headers, even an error', async () => {
+      const headers = { origin: 'https://shop.example' };
+      const accepted = await request(`${t.api.baseUrl}/v1/events`, { token: ingestToken, method: 'POST', headers, body: { event: 'click', userId: 'cors-reader' } });
+      const refused = await request(`${t.api.baseUrl}/v1/events`, { token: ingestToken, method: 'POST', headers, body: { event: 'click' } });
+      expect([accepted.status, refused.status]).toEqual([200, 400]);
+      for (const response of [accepted, refused]) {
+        expect(response.headers.get('access-control-allow-origin')).toBe('*');
+        expect(response.headers.get('access-control-expose-headers')).toContain('ratelimit-remaining');
       }
     });
 
