@@ -22,7 +22,7 @@ export { SERVICE_VERSION } from './version';
 export { createRandom, type Random } from './random/seeded-random';
 export { DomainEvents, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventType } from './domain-events/domain-events';
 export { DomainEventsModule } from './domain-events/domain-events.module';
-export { MonthlyPartitions } from './database/monthly-partitions';
+export { MonthlyPartitions, PARTITION_MONTHS_AHEAD } from './database/monthly-partitions';
 export { PERSONAL_DATA_STORE, PersonalDataStoreProvider, type PersonalDataStore } from './privacy/personal-data-store';
 export { RawQueries } from './database/raw-queries';
 export { QueueMetrics } from './queue/queue-metrics';

@@ -2,13 +2,14 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConfigModule } from './config/config.module';
 import { Encryptor } from './crypto/encryption';
+import { MonthlyPartitions } from './database/monthly-partitions';
 import { HealthService } from './health/health.service';
 import { LOGGER } from './logging/logger.provider';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import type { Runtime } from './runtime';
 
-/** Infrastructure every process needs: config, logger, Postgres, Redis, metrics, encryption at rest. */
+/** Infrastructure every process needs: config, logger, Postgres (and its monthly partitions), Redis, metrics, encryption at rest. */
 @Global()
 @Module({})
 export class PlatformModule {
@@ -28,8 +29,9 @@ export class PlatformModule {
           useValue: new Encryptor([runtime.config.encryptionKey, ...runtime.config.previousEncryptionKeys].map((key) => Buffer.from(key.reveal(), 'hex'))),
         },
         HealthService,
+        MonthlyPartitions,
       ],
-      exports: [LOGGER, Encryptor, HealthService, MetricsModule],
+      exports: [LOGGER, Encryptor, HealthService, MonthlyPartitions, MetricsModule],
     };
   }
 }

@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@foresight/auth';
 import { EventsModule } from '@foresight/events';
-import { MonthlyPartitions, QUEUES } from '@foresight/platform';
+import { QUEUES } from '@foresight/platform';
 import { PredictionsModule } from '@foresight/predictions';
 import { PrivacyProcessor } from './privacy.processor';
 import { PrivacyModule } from './privacy.module';
@@ -15,6 +15,6 @@ import { RetentionService } from './retention/retention.service';
  */
 @Module({
   imports: [PrivacyModule, AuthModule, EventsModule, PredictionsModule, BullModule.registerQueue({ name: QUEUES.privacy })],
-  providers: [PrivacyProcessor, RetentionService, MonthlyPartitions],
+  providers: [PrivacyProcessor, RetentionService],
 })
 export class PrivacyProcessorsModule {}

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DataSource } from 'typeorm';
+import { MonthlyPartitions } from '@foresight/platform';
 import type { CliContext } from '../cli-context';
 import { printResult } from '../output';
 
@@ -9,15 +10,18 @@ const MIGRATION_LOCK_KEY = 7_313_410_221;
 export function registerMigrateCommand(program: Command, context: CliContext): void {
   program
     .command('migrate')
-    .description('Apply pending database migrations (run before rolling out a new version)')
+    .description('Apply pending database migrations and create the monthly partitions due (run before rolling out a new version)')
     .action(() =>
       context.run(async (app, { json, runtime }) => {
         const dataSource = app.get(DataSource);
-        const applied = runtime.config.embedded
-          ? await dataSource.runMigrations({ transaction: 'each' })
-          : await withAdvisoryLock(dataSource, () => dataSource.runMigrations({ transaction: 'each' }));
-        const names = applied.map((m) => m.name);
-        printResult(json, { applied: names }, names.length ? names.map((n) => `applied ${n}`) : ['database is up to date']);
+        const migrate = async () => {
+          const applied = await dataSource.runMigrations({ transaction: 'each' });
+          // Before the first event arrives: rows never have to move out of a default partition under readers.
+          return { applied: applied.map((m) => m.name), partitions: await app.get(MonthlyPartitions).ensureAll() };
+        };
+        const result = runtime.config.embedded ? await migrate() : await withAdvisoryLock(dataSource, migrate);
+        const lines = [...result.applied.map((n) => `applied ${n}`), ...result.partitions.map((p) => `created partition ${p}`)];
+        printResult(json, result, lines.length ? lines : ['database is up to date']);
       }),
     );
 }

@@ -1,10 +1,9 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { JOBS, LOGGER, MonthlyPartitions, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
+import { JOBS, LOGGER, MonthlyPartitions, PARTITION_MONTHS_AHEAD, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
 import { EventReencryption } from '../encryption/event-reencryption';
 
-const MONTHS_AHEAD = 3;
 type EnsurePartitions = JobPayloads[typeof JOBS.events.ensurePartitions];
 
 /** Translates the events queue's jobs to service calls, and schedules them. */
@@ -20,7 +19,7 @@ export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicat
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const data: EnsurePartitions = { monthsAhead: MONTHS_AHEAD };
+    const data: EnsurePartitions = { monthsAhead: PARTITION_MONTHS_AHEAD };
     // Daily, and once at start so a fresh deployment has its partitions before the first night.
     await this.queue.upsertJobScheduler(JOBS.events.ensurePartitions, { pattern: '17 3 * * *', immediately: true }, {
       name: JOBS.events.ensurePartitions,
@@ -35,7 +34,7 @@ export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicat
       return { resealed };
     }
     if (job.name !== JOBS.events.ensurePartitions) throw new Error(`unknown job ${job.name} on ${QUEUES.events}`);
-    const created = await this.partitions.ensure('events', 'occurred_at', job.data.monthsAhead);
+    const created = await this.partitions.ensure('events', job.data.monthsAhead);
     if (created.length > 0) this.logger.info({ created }, 'event partitions created');
     return { created };
   }

@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { MonthlyPartitions, QUEUES } from '@foresight/platform';
+import { QUEUES } from '@foresight/platform';
 import { EventPayloadCipher } from '../encryption/event-payload-cipher';
 import { EventReencryption } from '../encryption/event-reencryption';
 import { EventsMaintenanceProcessor } from './events-maintenance.processor';
@@ -8,6 +8,6 @@ import { EventsMaintenanceProcessor } from './events-maintenance.processor';
 /** The events lib's background work, composed into the worker (or the API with WORKER_MODE=inline). */
 @Module({
   imports: [BullModule.registerQueue({ name: QUEUES.events })],
-  providers: [MonthlyPartitions, EventPayloadCipher, EventReencryption, EventsMaintenanceProcessor],
+  providers: [EventPayloadCipher, EventReencryption, EventsMaintenanceProcessor],
 })
 export class EventsProcessorsModule {}

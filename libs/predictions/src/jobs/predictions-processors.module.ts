@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { ModelsModule } from '@foresight/models';
-import { DomainEventsModule, MonthlyPartitions, QUEUES } from '@foresight/platform';
+import { DomainEventsModule, QUEUES } from '@foresight/platform';
 import { MonitoringRun } from '../monitoring/monitoring-run';
 import { PredictionsModule } from '../predictions.module';
 import { PredictionsProcessor } from './predictions.processor';
@@ -10,6 +10,6 @@ import { UserActivityProcessor } from './user-activity.processor';
 /** The predictions lib's background work (partitions, monitoring, re-scoring active users), composed into the worker (or the API with WORKER_MODE=inline). */
 @Module({
   imports: [BullModule.registerQueue({ name: QUEUES.predictions }, { name: QUEUES.userActivity }), ModelsModule, DomainEventsModule, PredictionsModule],
-  providers: [MonthlyPartitions, MonitoringRun, PredictionsProcessor, UserActivityProcessor],
+  providers: [MonitoringRun, PredictionsProcessor, UserActivityProcessor],
 })
 export class PredictionsProcessorsModule {}

@@ -1,10 +1,9 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { APP_CONFIG, JOBS, LOGGER, MonthlyPartitions, QUEUES, type AppConfig, type JobPayloads, type Logger } from '@foresight/platform';
+import { APP_CONFIG, JOBS, LOGGER, MonthlyPartitions, PARTITION_MONTHS_AHEAD, QUEUES, type AppConfig, type JobPayloads, type Logger } from '@foresight/platform';
 import { MonitoringRun } from '../monitoring/monitoring-run';
 
-const MONTHS_AHEAD = 3;
 type EnsurePartitions = JobPayloads[typeof JOBS.predictions.ensurePartitions];
 type Monitor = JobPayloads[typeof JOBS.predictions.monitor];
 
@@ -25,7 +24,7 @@ export class PredictionsProcessor extends WorkerHost implements OnApplicationBoo
     // Daily, and once at start so a fresh deployment logs into monthly partitions from the first day.
     await this.queue.upsertJobScheduler(JOBS.predictions.ensurePartitions, { pattern: '23 3 * * *', immediately: true }, {
       name: JOBS.predictions.ensurePartitions,
-      data: { monthsAhead: MONTHS_AHEAD },
+      data: { monthsAhead: PARTITION_MONTHS_AHEAD },
     });
     await this.queue.upsertJobScheduler(JOBS.predictions.monitor, { pattern: this.config.monitoringSchedule, tz: 'UTC' }, {
       name: JOBS.predictions.monitor,
@@ -36,7 +35,7 @@ export class PredictionsProcessor extends WorkerHost implements OnApplicationBoo
   async process(job: Job<EnsurePartitions | Monitor>): Promise<{ created: string[] } | { models: number }> {
     switch (job.name) {
       case JOBS.predictions.ensurePartitions: {
-        const created = await this.partitions.ensure('predictions', 'predicted_at', (job.data as EnsurePartitions).monthsAhead);
+        const created = await this.partitions.ensure('predictions', (job.data as EnsurePartitions).monthsAhead);
         if (created.length > 0) this.logger.info({ created }, 'prediction partitions created');
         return { created };
       }
