@@ -200,6 +200,7 @@ const FUNCTIONS: Record<string, (...args: Value[]) => Value> = {
     return text(format).replace(/%[sdv%]/g, (verb) => (verb === '%%' ? '%' : text(args[next++])));
   },
   contains: (needle, haystack) => text(haystack).includes(text(needle)),
+  join: (separator, list) => (Array.isArray(list) ? list.map(text).join(text(separator)) : list === undefined || list === null ? '' : text(list)),
   replace: (from, to, value) => text(value).split(text(from)).join(text(to)),
   trunc: (length, value) => text(value).slice(0, Number(length)),
   trimSuffix: (suffix, value) => {

@@ -65,6 +65,11 @@ REGION: {{ .Values.region | quote }}
 LOG_LEVEL: {{ .Values.logLevel | quote }}
 DATABASE_POOL_SIZE: {{ .Values.postgres.poolSize | quote }}
 REDIS_PREFIX: {{ .Values.redis.prefix | quote }}
+MONITORING_SCHEDULE: {{ .Values.monitoring.schedule | quote }}
+WEBHOOK_RETRY_SCHEDULE: {{ join "," .Values.webhooks.retrySchedule | quote }}
+WEBHOOK_TIMEOUT_MS: {{ .Values.webhooks.timeoutMs | quote }}
+WEBHOOK_ALLOWED_NETWORKS: {{ join "," .Values.webhooks.allowedNetworks | quote }}
+WEBHOOK_DISABLE_AFTER: {{ .Values.webhooks.disableAfter | quote }}
 # The worker runs as its own Deployment: the API must not run the background processors as well.
 WORKER_MODE: "off"
 {{- end }}
