@@ -105,7 +105,8 @@ async function oracleAuc(suite: TestSuite, organizationId: string, modelId: stri
     }
   }
   if (labels.length !== version.validation_rows) {
-    // Known open problem: at scale this selection finds fewer rows than the dataset builder validated on.
+    // Both reads must select the same rows. They once differed when the worker's first partition job
+    // moved the seeded rows out of the default partition under this query (now migrate creates them).
     console.log(
       `WARNING holdout mismatch: the model validated on ${version.validation_rows} rows, this oracle selection has ${labels.length} ` +
         `(${withoutTruth} without a truth record); the oracle AUC below is over the selection, not the exact holdout`,
