@@ -33,6 +33,27 @@ describe('event ingestion', () => {
     expect(Number((await t.suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = ANY($1)', [ids]))[0].n)).toBe(500);
   });
 
+  it('stores concurrent batches that name the same users, anonymous ids and messageIds in opposite orders, and counts each once', async () => {
+    // Concurrent requests are written by concurrent transactions; rows they share must not deadlock them.
+    const shared = Array.from({ length: 300 }, (_, i) => ({
+      event: 'click',
+      messageId: `crossing-${i}`,
+      userId: `crossing-user-${i % 30}`,
+      anonymousId: `crossing-anon-${i % 45}`,
+      timestamp: new Date(Date.now() - i * 1000).toISOString(),
+    }));
+    const responses = [];
+    for (let round = 0; round < 5; round++) {
+      const batch = shared.map((e) => ({ ...e, messageId: `${e.messageId}-${round}`, userId: `${e.userId}-${round % 2}` }));
+      responses.push(...(await Promise.all([post(batch), post([...batch].reverse()), post(batch.slice(100)), post(batch.slice(0, 200).reverse())])));
+    }
+    expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
+    const accepted = responses.reduce((sum, r) => sum + (r.body as { accepted: number }).accepted, 0);
+    expect(accepted).toBe(5 * shared.length);
+    const [{ n }] = await t.suite.sql<{ n: string }>(`SELECT count(*) AS n FROM events WHERE message_id LIKE 'crossing-%'`);
+    expect(Number(n)).toBe(5 * shared.length);
+  });
+
   it('stores behavioral signals in typed columns and keeps receivedAt beside timestamp', async () => {
     const scroll = { event: 'scroll', userId: 'typed', messageId: randomUUID(), timestamp: '2026-11-20T10:00:00+02:00', properties: { depth: 0.8, hesitationMs: 350.4 } };
     const view = { event: 'screen_view', userId: 'typed', messageId: randomUUID(), properties: { screen: 'Cart', dwellMs: 5000, plan: 'pro' } };

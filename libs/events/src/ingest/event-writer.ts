@@ -19,18 +19,32 @@ const MAX_ROWS_PER_GROUP = 5000;
 const MAX_CONCURRENT_GROUPS = 2;
 
 /**
- * A user_activity revision moves whenever something counting for the user's history is stored
- * (serving's cache relies on it). Rows are touched sorted, so concurrent groups lock them in the same order.
+ * Links anonymous ids to users; returns the users whose set of linked anonymous ids changed (the
+ * newly linked user and, for a re-link, the previous one), whose histories therefore changed.
+ * Runs before the events are inserted, so an anonymous event linked by the same group counts for its user.
  */
-const TOUCH_USERS = (users: string) => `
-    INSERT INTO user_activity (organization_id, user_id)
-    SELECT DISTINCT organization_id, user_id FROM (${users}) touched WHERE user_id IS NOT NULL ORDER BY 1, 2
-    ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1`;
+const LINK_IDENTITIES_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t(organization_id, anonymous_id, user_id)
+  ), previous AS (
+    SELECT i.organization_id, i.anonymous_id, i.user_id FROM identities i JOIN input USING (organization_id, anonymous_id)
+  ), linked AS (
+    INSERT INTO identities (organization_id, anonymous_id, user_id)
+    SELECT * FROM input
+    ON CONFLICT (organization_id, anonymous_id) DO UPDATE SET user_id = EXCLUDED.user_id, linked_at = now()
+    WHERE identities.user_id IS DISTINCT FROM EXCLUDED.user_id
+    RETURNING organization_id, anonymous_id, user_id
+  )
+  SELECT organization_id, user_id FROM linked
+  UNION
+  SELECT p.organization_id, p.user_id FROM linked l JOIN previous p USING (organization_id, anonymous_id)`;
 
 /**
- * Inserts the new messageIds and, in the same statement, the events whose messageId was new, and
- * touches their users (an anonymous event counts for the user its id is already linked to; links
- * made by this group touch their users in LINK_IDENTITIES_SQL).
+ * Inserts the new messageIds and, in the same statement, the events whose messageId was new. Then
+ * moves the user_activity revision of every user whose history changed (serving's cache relies on
+ * it): the stored events' users (an anonymous event counts for the user its id is linked to) and
+ * the re-linked users ($16, $17). All in this one statement, sorted, so concurrent groups lock
+ * those rows in the same order and cannot deadlock on them.
  * Returns the keys actually stored, so each request learns its own accepted and duplicate counts.
  */
 const INSERT_EVENTS_SQL = `
@@ -50,34 +64,18 @@ const INSERT_EVENTS_SQL = `
                         screen, scroll_depth, dwell_ms, hesitation_ms, properties, context, encryption_key_id)
     SELECT i.* FROM input i JOIN fresh f USING (organization_id, message_id)
     RETURNING organization_id, message_id, user_id, anonymous_id
-  ), touched AS (${TOUCH_USERS(`
-    SELECT s.organization_id, coalesce(s.user_id, i.user_id) AS user_id
-      FROM stored s
-      LEFT JOIN identities i ON s.user_id IS NULL AND i.organization_id = s.organization_id AND i.anonymous_id = s.anonymous_id`)}
+  ), touched AS (
+    INSERT INTO user_activity (organization_id, user_id)
+    SELECT DISTINCT organization_id, user_id FROM (
+      SELECT s.organization_id, coalesce(s.user_id, i.user_id) AS user_id
+        FROM stored s
+        LEFT JOIN identities i ON s.user_id IS NULL AND i.organization_id = s.organization_id AND i.anonymous_id = s.anonymous_id
+      UNION ALL
+      SELECT * FROM unnest($16::text[], $17::text[])
+    ) changed WHERE user_id IS NOT NULL ORDER BY 1, 2
+    ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1
   )
   SELECT organization_id || ' ' || message_id AS key FROM stored`;
-
-/**
- * Links anonymous ids to users, and touches the users whose set of linked anonymous ids changed:
- * the newly linked user and, for a re-link, the previous one.
- */
-const LINK_IDENTITIES_SQL = `
-  WITH input AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t(organization_id, anonymous_id, user_id)
-  ), previous AS (
-    SELECT i.organization_id, i.anonymous_id, i.user_id FROM identities i JOIN input USING (organization_id, anonymous_id)
-  ), linked AS (
-    INSERT INTO identities (organization_id, anonymous_id, user_id)
-    SELECT * FROM input
-    ON CONFLICT (organization_id, anonymous_id) DO UPDATE SET user_id = EXCLUDED.user_id, linked_at = now()
-    WHERE identities.user_id IS DISTINCT FROM EXCLUDED.user_id
-    RETURNING organization_id, anonymous_id, user_id
-  ), touched AS (${TOUCH_USERS(`
-    SELECT organization_id, user_id FROM linked
-    UNION ALL
-    SELECT p.organization_id, p.user_id FROM linked l JOIN previous p USING (organization_id, anonymous_id)`)}
-  )
-  SELECT 1`;
 
 /**
  * Group commit: requests arriving while a write is in flight are coalesced into the next single
@@ -127,16 +125,18 @@ export class EventWriter implements BeforeApplicationShutdown {
   }
 
   private async writeGroup(group: PendingWrite[]): Promise<void> {
-    // The first occurrence of a messageId in the group is the one that may be stored.
+    // The first occurrence of a messageId in the group is the one that may be stored. Sorted by
+    // key: concurrent groups sending the same messageIds then claim them in the same order.
     const firsts = new Map<string, EventRow>();
     for (const { rows } of group) for (const row of rows) if (!firsts.has(keyOf(row))) firsts.set(keyOf(row), row);
     try {
-      const rows = [...firsts.values()];
-      const stored = await this.dataSource.transaction(async (manager) => {
-        const keys = await insertEvents(manager, rows);
-        await linkIdentities(manager, rows);
-        return keys;
-      });
+      const rows = [...firsts.entries()].sort(byKey).map(([, row]) => row);
+      const stored = await retriedOnConflict(() =>
+        this.dataSource.transaction(async (manager) => {
+          const relinked = await linkIdentities(manager, rows);
+          return insertEvents(manager, rows, relinked);
+        }),
+      );
       const claimed = new Set<string>();
       for (const pending of group) {
         let accepted = 0;
@@ -155,11 +155,36 @@ export class EventWriter implements BeforeApplicationShutdown {
   }
 }
 
+/**
+ * Postgres aborts one of two transactions that wait on each other (deadlock_detected, or
+ * serialization_failure); the group is whole or absent, so it is simply written again. Groups lock
+ * in key order and should not meet this; other writers (erasure, retention) still may.
+ */
+async function retriedOnConflict<T>(write: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const code = (error as { driverError?: { code?: string } }).driverError?.code;
+      if (attempt >= attempts || (code !== '40P01' && code !== '40001')) throw error;
+    }
+  }
+}
+
+function byKey([a]: [string, unknown], [b]: [string, unknown]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function keyOf(row: EventRow): string {
   return `${row.organizationId} ${row.messageId}`;
 }
 
-async function insertEvents(manager: EntityManager, rows: EventRow[]): Promise<Set<string>> {
+interface UserRef {
+  organization_id: string;
+  user_id: string;
+}
+
+async function insertEvents(manager: EntityManager, rows: EventRow[], relinked: UserRef[]): Promise<Set<string>> {
   const column = <K extends keyof EventRow>(key: K) => rows.map((row) => row[key]);
   const result: Array<{ key: string }> = await manager.query(INSERT_EVENTS_SQL, [
     column('organizationId'),
@@ -177,15 +202,18 @@ async function insertEvents(manager: EntityManager, rows: EventRow[]): Promise<S
     column('properties'),
     column('context'),
     column('encryptionKeyId'),
+    relinked.map((user) => user.organization_id),
+    relinked.map((user) => user.user_id),
   ]);
   return new Set(result.map((r) => r.key));
 }
 
-async function linkIdentities(manager: EntityManager, rows: EventRow[]): Promise<void> {
+async function linkIdentities(manager: EntityManager, rows: EventRow[]): Promise<UserRef[]> {
   // One link per anonymousId per statement (Postgres refuses to update a row twice); the latest wins.
+  // Sorted by key, so concurrent groups lock the identity rows in the same order.
   const links = new Map<string, EventRow>();
   for (const row of rows) if (row.userId && row.anonymousId) links.set(`${row.organizationId} ${row.anonymousId}`, row);
-  if (links.size === 0) return;
-  const list = [...links.values()];
-  await manager.query(LINK_IDENTITIES_SQL, [list.map((r) => r.organizationId), list.map((r) => r.anonymousId), list.map((r) => r.userId)]);
+  if (links.size === 0) return [];
+  const list = [...links.entries()].sort(byKey).map(([, row]) => row);
+  return manager.query(LINK_IDENTITIES_SQL, [list.map((r) => r.organizationId), list.map((r) => r.anonymousId), list.map((r) => r.userId)]);
 }
