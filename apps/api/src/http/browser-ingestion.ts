@@ -11,9 +11,9 @@ const SIGNATURE = /^v1=([0-9a-f]{64})$/i;
 const INGESTION_PATHS = new Set(['/v1/events', '/v1/batch', '/v1/track', '/v1/identify', '/v1/page', '/v1/screen']);
 
 /**
- * CORS for the ingestion routes, fixed: any site may embed the SDK. The token in the Authorization
- * header is the credential, never a cookie, so no credentials mode: a page cannot ride on a
- * visitor's session with us. Chromium caps the preflight cache at 2 hours.
+ * CORS for the ingestion routes, with fixed headers, since every site may embed the SDK. The token
+ * in the Authorization header is the credential, never a cookie, so no credentials mode: a page
+ * cannot ride on a visitor's session with us. Chromium caps the preflight cache at 2 hours.
  */
 const CROSS_ORIGIN_HEADERS = {
   'access-control-allow-origin': '*',

@@ -76,14 +76,16 @@ export class EventsPersonalData implements PersonalDataStore {
 
   async erase(organizationId: string, userId: string): Promise<number> {
     // Data-modifying CTEs share one snapshot: the events' links are read before they are deleted.
-    // Another user whose event carried this id as its anonymous id lost that event: their revision moves.
+    // Another user whose event carried this id as its anonymous id, or to whom this id was linked as
+    // one, lost events: their revision moves.
     const [{ n }] = await this.dataSource.query(
       `WITH events_gone AS (DELETE FROM events WHERE ${ERASABLE_EVENTS} RETURNING user_id),
-            links_gone AS (DELETE FROM identities WHERE ${ERASABLE_IDENTITIES} RETURNING 1),
+            links_gone AS (DELETE FROM identities WHERE ${ERASABLE_IDENTITIES} RETURNING user_id),
             activity_gone AS (DELETE FROM user_activity WHERE ${ERASABLE_ACTIVITY} RETURNING 1),
             others_changed AS (
               UPDATE user_activity SET revision = revision + 1
-               WHERE organization_id = $1 AND user_id <> $2 AND user_id IN (SELECT user_id FROM events_gone))
+               WHERE organization_id = $1 AND user_id <> $2
+                 AND user_id IN (SELECT user_id FROM events_gone UNION SELECT user_id FROM links_gone))
        SELECT (SELECT count(*) FROM events_gone) + (SELECT count(*) FROM links_gone) + (SELECT count(*) FROM activity_gone) AS n`,
       [organizationId, userId],
     );

@@ -18,8 +18,8 @@ interface CachedPredictions {
  * and not logged again. In memory rather than Redis: a shared cache cost two more round trips per
  * request, and CONTRACT.md allows a repeat on another replica to be answered (and logged) afresh.
  * An entry is only used when the user's current activity revision (read from Postgres on every
- * request) matches its fingerprint, so an erased user is a 404 whatever is cached. Keys hold a hash of the
- * user id.
+ * request) matches its fingerprint, so an erased user is a 404 whatever is cached. Keys hold a
+ * hash of the user id.
  */
 @Injectable()
 export class PredictionCache {
