@@ -1,5 +1,6 @@
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { retriedOnConflict } from '@foresight/platform';
 import type { EventRow } from './event-row';
 
 export interface WriteResult {
@@ -126,7 +127,8 @@ export class EventWriter implements BeforeApplicationShutdown {
 
   private async writeGroup(group: PendingWrite[]): Promise<void> {
     // The first occurrence of a messageId in the group is the one that may be stored. Sorted by
-    // key: concurrent groups sending the same messageIds then claim them in the same order.
+    // key: concurrent groups sending the same messageIds then claim them in the same order (and a
+    // deadlock with another writer, erasure say, is retried).
     const firsts = new Map<string, EventRow>();
     for (const { rows } of group) for (const row of rows) if (!firsts.has(keyOf(row))) firsts.set(keyOf(row), row);
     try {
@@ -151,22 +153,6 @@ export class EventWriter implements BeforeApplicationShutdown {
       }
     } catch (error) {
       for (const pending of group) pending.reject(error);
-    }
-  }
-}
-
-/**
- * Postgres aborts one of two transactions that wait on each other (deadlock_detected, or
- * serialization_failure); the group is whole or absent, so it is simply written again. Groups lock
- * in key order and should not meet this; other writers (erasure, retention) still may.
- */
-async function retriedOnConflict<T>(write: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      const code = (error as { driverError?: { code?: string } }).driverError?.code;
-      if (attempt >= attempts || (code !== '40P01' && code !== '40001')) throw error;
     }
   }
 }
