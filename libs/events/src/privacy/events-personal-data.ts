@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { deleteInBatches, PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
 import { EventPayloadCipher } from '../encryption/event-payload-cipher';
+import { userEventsFilter } from '../user-events';
 
 /**
  * What erasure removes: the user's events (USER_EVENTS_FILTER), events under the id used as an
@@ -14,11 +15,7 @@ const ERASABLE_EVENTS = `
 const ERASABLE_IDENTITIES = `organization_id = $1 AND (user_id = $2 OR anonymous_id = $2)`;
 const ERASABLE_ACTIVITY = `organization_id = $1 AND user_id = $2`;
 /** Activity rows of users with no event left, own or linked (after retention). $1 organization. */
-const ACTIVITY_WITHOUT_EVENTS = `
-  organization_id = $1
-  AND NOT EXISTS (SELECT 1 FROM events e WHERE e.organization_id = $1 AND e.user_id = user_activity.user_id)
-  AND NOT EXISTS (SELECT 1 FROM identities i JOIN events e ON e.organization_id = i.organization_id AND e.anonymous_id = i.anonymous_id AND e.user_id IS NULL
-                   WHERE i.organization_id = $1 AND i.user_id = user_activity.user_id)`;
+const ACTIVITY_WITHOUT_EVENTS = `organization_id = $1 AND NOT EXISTS (SELECT 1 FROM events WHERE ${userEventsFilter('user_activity.user_id')})`;
 
 interface EventExportRow {
   message_id: string;
