@@ -22,8 +22,12 @@ export function startApi(env: Record<string, string>): Promise<RunningProcess> {
   return startServer([join(ROOT, 'dist/apps/api/src/main.js')], env);
 }
 
-/** Starts a node server that honours PORT and METRICS_PORT and waits until its /livez answers. */
-export async function startServer(nodeArgs: string[], env: Record<string, string>): Promise<RunningProcess> {
+/**
+ * Starts a node server that honours PORT and METRICS_PORT and waits until its /livez answers. A
+ * free port can be taken by another suite between choosing it and the server binding it; the
+ * server is then started again on new ports.
+ */
+export async function startServer(nodeArgs: string[], env: Record<string, string>, attempts = 3): Promise<RunningProcess> {
   const port = await freePort();
   const metricsPort = await freePort();
   const child = spawn(process.execPath, nodeArgs, {
@@ -34,7 +38,10 @@ export async function startServer(nodeArgs: string[], env: Record<string, string
   const running = wrap(child, `http://127.0.0.1:${port}`, `http://127.0.0.1:${metricsPort}`);
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${nodeArgs.join(' ')} exited with ${child.exitCode} during start:\n${running.output()}`);
+    if (child.exitCode !== null) {
+      if (attempts > 1 && running.output().includes('EADDRINUSE')) return startServer(nodeArgs, env, attempts - 1);
+      throw new Error(`${nodeArgs.join(' ')} exited with ${child.exitCode} during start:\n${running.output()}`);
+    }
     const live = await fetch(`${running.baseUrl}/livez`).then((r) => r.ok, () => false);
     if (live) return running;
     await new Promise((r) => setTimeout(r, 100));
