@@ -8,7 +8,7 @@ type Json = Record<string, unknown>;
 
 /**
  * Maps Segment messages (analytics-node, RudderStack and the Segment mobile SDKs send them) onto
- * our events; the result goes through the same validation as POST /v1/events.
+ * our events; each result then goes through the same checks as a POST /v1/events event (validateEachEvent).
  * `identify` keeps only the anonymousId → userId link: traits are personal data we do not need.
  */
 export function segmentToEvents(call: SegmentCall | 'batch', body: unknown): unknown[] {
@@ -17,13 +17,10 @@ export function segmentToEvents(call: SegmentCall | 'batch', body: unknown): unk
   const batch = body.batch;
   if (!Array.isArray(batch) || batch.length === 0) throw invalidRequest('batch: a non-empty array of messages is required');
   if (batch.length > MAX_EVENTS_PER_BATCH) throw invalidRequest(`batch: at most ${MAX_EVENTS_PER_BATCH} messages`);
-  return batch.map((message: unknown, index) => {
+  return batch.map((message: unknown) => {
     const type = isObject(message) ? message.type : undefined;
-    if (typeof type !== 'string' || !SEGMENT_CALLS.includes(type)) {
-      throw invalidRequest(`batch.${index}.type: one of track, identify, page, screen`, [
-        { path: `${index}.type`, message: 'one of track, identify, page, screen' },
-      ]);
-    }
+    // Not a message we map: null is never a valid event, so validation skips it and counts it as rejected.
+    if (typeof type !== 'string' || !SEGMENT_CALLS.includes(type)) return null;
     return segmentMessageToEvent(type as SegmentCall, message as Json);
   });
 }
