@@ -12,10 +12,14 @@ export class PinoTypeOrmLogger implements TypeOrmLogger {
   /** Statements are not logged: there are too many, and their parameters are personal data. */
   logQuery(): void {}
 
-  /** Warn, not error: the caller decides whether the failure is one (a retried deadlock is not). */
+  /**
+   * Debug only: the error reaches the caller, which decides whether it is one (a retried deadlock,
+   * a group commit split to find the refused request are not) and logs it where it is handled (a
+   * 500, a failed job). At warn it would also land in the CLI's JSON output.
+   */
   logQueryError(error: string | Error): void {
-    if (typeof error === 'string') this.logger.warn('query failed');
-    else this.logger.warn({ err: error }, 'query failed');
+    if (typeof error === 'string') this.logger.debug('query failed');
+    else this.logger.debug({ err: error }, 'query failed');
   }
 
   logQuerySlow(time: number): void {
@@ -32,6 +36,6 @@ export class PinoTypeOrmLogger implements TypeOrmLogger {
 
   log(level: 'log' | 'info' | 'warn', message: unknown): void {
     if (level === 'warn') this.logger.warn(String(message));
-    else this.logger.info(String(message));
+    else this.logger.debug(String(message));
   }
 }
