@@ -25,6 +25,11 @@ describe('segmentToEvents', () => {
     expect(page.properties).toEqual({ screen: 'Home' });
   });
 
+  it('reads properties: null as {} and a numeric context.sessionId as a string', () => {
+    const [track] = validateEvents(segmentToEvents('track', { event: 'opened', userId: 'u', properties: null, context: { sessionId: 1732270000123 } }));
+    expect(track).toMatchObject({ properties: {}, sessionId: '1732270000123' });
+  });
+
   it('refuses a body that is no batch at all', () => {
     expect(() => segmentToEvents('batch', { batch: [] })).toThrow(/batch/);
     expect(() => segmentToEvents('track', [])).toThrow(/object/);

@@ -37,7 +37,8 @@ function segmentMessageToEvent(call: SegmentCall, message: Json): Json {
   };
   switch (call) {
     case 'track':
-      return { ...common, event: message.event, properties: message.properties };
+      // CONTRACT.md: `properties: null` is {}; anything else that is not an object stays invalid.
+      return { ...common, event: message.event, properties: message.properties === null ? {} : message.properties };
     case 'page': {
       const url = properties?.url ?? (isObject(message.context) && isObject(message.context.page) ? message.context.page.url : undefined);
       return { ...common, event: 'page_view', properties: { ...properties, ...(url ? { url } : { screen: message.name }) } };
@@ -49,11 +50,15 @@ function segmentMessageToEvent(call: SegmentCall, message: Json): Json {
   }
 }
 
-/** Segment carries no session field; mobile SDKs and ours put one in context or properties. */
+/**
+ * Segment carries no session field; mobile SDKs and ours put one in context or properties. Mobile
+ * SDKs send a number (a start time): it becomes a string (CONTRACT.md).
+ */
 function sessionIdOf(message: Json): unknown {
   const context = isObject(message.context) ? message.context : {};
   const properties = isObject(message.properties) ? message.properties : {};
-  return context.sessionId ?? properties.sessionId ?? undefined;
+  const sessionId = context.sessionId ?? properties.sessionId ?? undefined;
+  return typeof sessionId === 'number' && Number.isFinite(sessionId) ? String(sessionId) : sessionId;
 }
 
 function isObject(value: unknown): value is Json {
