@@ -58,7 +58,6 @@ describe('eventSchema', () => {
 
   it('checks lengths before any pattern, and stops there', () => {
     expect(issues({ ...base, event: 'a'.repeat(129) })).toEqual([expect.stringMatching(/^event: Too big/)]);
-    expect(issues({ ...base, timestamp: '2026-01-01T00:00:00.' + '1'.repeat(100) + 'Z' })).toEqual([expect.stringMatching(/^timestamp: Too big/)]);
     expect(issues({ ...base, userId: '\u0000'.repeat(256) })).toEqual([expect.stringMatching(/^userId: Too big/)]);
   });
 });
