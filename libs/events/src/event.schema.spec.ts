@@ -36,4 +36,28 @@ describe('eventSchema', () => {
     expect(issues({ ...base, event: 'page_view', properties: {} })).toEqual([expect.stringMatching(/^properties.url:/)]);
     expect(issues({ ...base, properties: { dwellMs: -1, hesitationMs: 'slow' } })).toHaveLength(2);
   });
+
+  it('refuses what Postgres cannot store or what is not text: control characters, unpaired surrogates, a depth a real cannot hold', () => {
+    for (const field of ['userId', 'anonymousId', 'sessionId', 'messageId']) {
+      for (const bad of ['a\u0000b', 'a\u001bb', 'a\u0085b', 'a\ud800b']) {
+        expect(issues({ ...base, [field]: bad })).toEqual([expect.stringMatching(new RegExp(`^${field}: no control characters`))]);
+      }
+    }
+    expect(issues({ ...base, userId: 'jöhn 👋' })).toEqual([]);
+    expect(issues({ ...base, event: 'scroll', properties: { depth: 1e-320 } })).toEqual([expect.stringMatching(/^properties.depth: scroll depth is 0 or at least 1e-45/)]);
+    expect(issues({ ...base, event: 'scroll', properties: { depth: 1e-45 } })).toEqual([]);
+    expect(issues({ ...base, event: 'scroll', properties: { depth: 0 } })).toEqual([]);
+  });
+
+  it('refuses dates that do not exist or precede 1970', () => {
+    expect(issues({ ...base, timestamp: '2026-02-30T00:00:00Z' })).toEqual([expect.stringMatching(/^timestamp:/)]);
+    expect(issues({ ...base, timestamp: '0000-01-01T00:00:00Z' })).toEqual(['timestamp: before 1970']);
+    expect(issues({ ...base, timestamp: '1969-12-31T23:59:59Z' })).toEqual(['timestamp: before 1970']);
+    expect(issues({ ...base, timestamp: '1970-01-01T00:00:00Z' })).toEqual([]);
+  });
+
+  it('checks lengths before any pattern, and stops there', () => {
+    expect(issues({ ...base, event: 'a'.repeat(129) })).toEqual([expect.stringMatching(/^event: Too big/)]);
+    expect(issues({ ...base, userId: '\u0000'.repeat(256) })).toEqual([expect.stringMatching(/^userId: Too big/)]);
+  });
 });

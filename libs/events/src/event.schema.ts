@@ -2,9 +2,19 @@ import { z } from 'zod';
 
 export const MAX_EVENTS_PER_BATCH = 1000;
 export const MAX_EVENT_BYTES = 32 * 1024;
+export const MAX_EVENT_NAME_LENGTH = 128;
 const MAX_FUTURE_MS = 24 * 3600 * 1000;
 
-const identifier = (max: number) => z.string().min(1).max(max);
+/** C0 and C1 control characters (NUL included) and UTF-16 halves without their pair (not Unicode text). */
+const NOT_PRINTABLE = /[\p{Cc}\p{Cs}]/u;
+
+// Lengths are checked first and stop the checks after them (abort), so no pattern ever runs on an over-long string.
+const identifier = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max, { abort: true })
+    .refine((value) => !NOT_PRINTABLE.test(value), 'no control characters or unpaired surrogates');
 const nonNegativeMs = z.number().finite().min(0).max(2_147_483_647);
 
 /** CONTRACT.md "Events": the fields of one event, before behavioral rules. */
@@ -13,10 +23,11 @@ export const eventSchema = z
     event: z
       .string()
       .min(1)
-      .max(128)
+      .max(MAX_EVENT_NAME_LENGTH, { abort: true })
       .regex(/^[A-Za-z0-9 _.:/-]+$/, 'letters, digits, space and _ . : / - only'),
     userId: identifier(255).optional(),
     anonymousId: identifier(255).optional(),
+    // Its pattern is anchored with no nested repetition: linear, so it needs no length bound first.
     timestamp: z.iso.datetime({ offset: true }).optional(),
     messageId: identifier(128).optional(),
     sessionId: identifier(255).optional(),
@@ -27,8 +38,10 @@ export const eventSchema = z
     if (event.userId === undefined && event.anonymousId === undefined) {
       ctx.addIssue({ code: 'custom', path: ['userId'], message: 'userId or anonymousId is required' });
     }
-    if (event.timestamp !== undefined && Date.parse(event.timestamp) > Date.now() + MAX_FUTURE_MS) {
-      ctx.addIssue({ code: 'custom', path: ['timestamp'], message: 'more than 24 hours in the future' });
+    if (event.timestamp !== undefined) {
+      const at = Date.parse(event.timestamp);
+      if (at > Date.now() + MAX_FUTURE_MS) ctx.addIssue({ code: 'custom', path: ['timestamp'], message: 'more than 24 hours in the future' });
+      if (at < 0) ctx.addIssue({ code: 'custom', path: ['timestamp'], message: 'before 1970' });
     }
     checkBehavioralSignals(event.event, event.properties ?? {}, ctx);
   });
@@ -47,6 +60,8 @@ function checkBehavioralSignals(name: string, properties: Record<string, unknown
   if (name === 'scroll' || properties.depth !== undefined) {
     const depth = properties.depth;
     if (typeof depth !== 'number' || !(depth >= 0 && depth <= 1)) issue('depth', 'scroll depth is a number from 0 to 1');
+    // Stored as real: Postgres refuses a non-zero value that a 32-bit float rounds to 0 (1e-320, say).
+    else if (depth !== 0 && Math.fround(depth) === 0) issue('depth', 'scroll depth is 0 or at least 1e-45 (stored as a 32-bit float)');
   }
   for (const key of ['dwellMs', 'hesitationMs'] as const) {
     if (properties[key] !== undefined && !nonNegativeMs.safeParse(properties[key]).success) {

@@ -1,6 +1,7 @@
 export { EventsModule } from './events.module';
 export { eventSchema, MAX_EVENTS_PER_BATCH, type EventInput } from './event.schema';
-export { IngestService, validateEvents, type IngestResult } from './ingest/ingest.service';
+export { MAX_NESTING_DEPTH } from './event-limits';
+export { IngestService, validateEachEvent, validateEvents, type IngestResult } from './ingest/ingest.service';
 export { segmentToEvents, type SegmentCall } from './segment/segment.mapper';
 export { EventsProcessorsModule } from './partitions/events-processors.module';
 export { SessionsService, SESSION_GAP_MINUTES, type Session } from './sessions/sessions.service';

@@ -15,4 +15,16 @@ describe('personal data in names', () => {
       'list.0.+1 555 010 9999',
     ]);
   });
+
+  it('answers as before on strings crafted against the patterns (linear-time patterns)', () => {
+    const runs = (n: number) => 'a'.repeat(n);
+    expect(looksLikePersonalData(`${runs(15_000)}@${'b'.repeat(15_000)}`)).toBe(false);
+    expect(looksLikePersonalData(`${runs(15_000)}@${'b'.repeat(15_000)}.cc`)).toBe(true);
+    expect(looksLikePersonalData('a@'.repeat(15_000))).toBe(false);
+    expect(looksLikePersonalData(`${'1 '.repeat(6)}x `.repeat(2_000))).toBe(false);
+    expect(looksLikePersonalData(`1${' '.repeat(20_000)}2 3 4 5 6 7 8`)).toBe(true);
+    for (const [name, expected] of [['a@b.cc', true], ['a@b.c', false], ['@b.cc', false], ['a@.cc', false], ['a @b.cc', false]] as const) {
+      expect(looksLikePersonalData(name)).toBe(expected);
+    }
+  });
 });

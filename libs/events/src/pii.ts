@@ -1,4 +1,7 @@
-const EMAIL = /[^\s@]+@[^\s@]+\.[^\s@]{2,}/;
+// Both patterns run in linear time: no quantified group can match the same text in two ways, and
+// the e-mail pattern needs one character before the @ instead of a run (same matches, unanchored).
+// The old `[^\s@]+@` retried the whole run from every start position: quadratic on long names.
+const EMAIL = /[^\s@]@[^\s@]+\.[^\s@]{2}/;
 /** Eight or more digits, optionally with +, spaces, dots, dashes or parentheses between them. */
 const PHONE = /(?:\+|\b)\d(?:[\s().-]*\d){7,}/;
 
@@ -7,7 +10,10 @@ export function looksLikePersonalData(name: string): boolean {
   return EMAIL.test(name) || PHONE.test(name);
 }
 
-/** Paths (`a.b.c`) of the keys in a JSON object, at any depth, that look like personal data. */
+/**
+ * Paths (`a.b.c`) of the keys in a JSON object, at any depth, that look like personal data.
+ * Recursive: callers bound the depth first (shapeProblems).
+ */
 export function personalDataKeys(value: unknown, path = ''): string[] {
   if (value === null || typeof value !== 'object') return [];
   const found: string[] = [];

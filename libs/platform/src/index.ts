@@ -25,7 +25,7 @@ export { DomainEventsModule } from './domain-events/domain-events.module';
 export { MonthlyPartitions, PARTITION_MONTHS_AHEAD } from './database/monthly-partitions';
 export { PERSONAL_DATA_STORE, PersonalDataStoreProvider, type PersonalDataStore } from './privacy/personal-data-store';
 export { RawQueries } from './database/raw-queries';
-export { retriedOnConflict } from './database/conflict-retry';
+export { retriedOnConflict, sqlStateOf } from './database/conflict-retry';
 export { QueueMetrics } from './queue/queue-metrics';
 export { UserActivityFeed } from './user-activity/user-activity-feed';
 export { UserActivityModule } from './user-activity/user-activity.module';

@@ -17,11 +17,11 @@ export async function startRuntime(processName: 'api' | 'worker' | 'cli'): Promi
   const config = loadConfig();
   const logger = createLogger(processName === 'cli' ? 'warn' : config.logLevel, processName);
   if (!config.embedded) {
-    return { config, logger, database: dataSourceOptions(config), stop: async () => undefined };
+    return { config, logger, database: dataSourceOptions(config, logger), stop: async () => undefined };
   }
   const embedded = await openEmbeddedPostgres(config.dataDir);
   logger.info({ dataDir: config.dataDir, owner: embedded.owner }, 'using the embedded PGlite database');
   // Embedded mode has no separate migration step: the schema is brought up to date on start.
-  const database: DataSourceOptions = { ...dataSourceOptions(config, embedded), migrationsRun: true };
+  const database: DataSourceOptions = { ...dataSourceOptions(config, logger, embedded), migrationsRun: true };
   return { config, logger, database, stop: () => embedded.stop() };
 }

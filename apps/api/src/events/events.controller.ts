@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { eventSchema, IngestService, segmentToEvents, validateEvents, type IngestResult, type SegmentCall } from '@foresight/events';
+import { eventSchema, IngestService, segmentToEvents, validateEachEvent, type IngestResult, type SegmentCall } from '@foresight/events';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema } from '../http/zod';
 
@@ -12,6 +12,8 @@ const ingestResultSchema = z.object({
   duplicates: z.number().int().describe('events whose messageId was already stored'),
   suppressed: z.number().int().describe('events of users erased with suppress=true: acknowledged, not stored'),
 });
+
+type SegmentResult = IngestResult & { rejected: number };
 
 const segmentBody = { schema: { type: 'object', description: 'A Segment message (https://segment.com/docs/connections/spec/)' } };
 
@@ -35,7 +37,7 @@ export class EventsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Segment-compatible batch (also accepts Basic auth with the token as user name)' })
   @ApiBody(segmentBody)
-  batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+  batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'batch', body);
   }
 
@@ -43,7 +45,7 @@ export class EventsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Segment-compatible track' })
   @ApiBody(segmentBody)
-  track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+  track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'track', body);
   }
 
@@ -51,7 +53,7 @@ export class EventsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Segment-compatible identify: links anonymousId to userId (traits are not stored)' })
   @ApiBody(segmentBody)
-  identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+  identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'identify', body);
   }
 
@@ -59,7 +61,7 @@ export class EventsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Segment-compatible page (stored as page_view)' })
   @ApiBody(segmentBody)
-  page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+  page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'page', body);
   }
 
@@ -67,11 +69,13 @@ export class EventsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Segment-compatible screen (stored as screen_view)' })
   @ApiBody(segmentBody)
-  screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
+  screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'screen', body);
   }
 
-  private segment(principal: Principal, call: SegmentCall | 'batch', body: unknown): Promise<IngestResult> {
-    return this.ingest.ingestEvents(principal.organizationId, validateEvents(segmentToEvents(call, body)));
+  /** Not all-or-nothing (CONTRACT.md): valid messages are stored, invalid ones skipped and counted. */
+  private async segment(principal: Principal, call: SegmentCall | 'batch', body: unknown): Promise<SegmentResult> {
+    const { events, rejected } = validateEachEvent(segmentToEvents(call, body));
+    return { ...(await this.ingest.ingestEvents(principal.organizationId, events)), rejected };
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { retriedOnConflict } from '@foresight/platform';
+import { retriedOnConflict, sqlStateOf } from '@foresight/platform';
 import type { EventRow } from './event-row';
 
 export interface WriteResult {
@@ -81,6 +81,8 @@ const INSERT_EVENTS_SQL = `
 /**
  * Group commit: requests arriving while a write is in flight are coalesced into the next single
  * transaction. A request is answered only after its group committed, so acknowledged events are durable.
+ * Requests of different organizations share groups, so a group Postgres refuses is split until the
+ * refusal is one request's own (CONTRACT.md: one organization's request never fails another's).
  */
 @Injectable()
 export class EventWriter implements BeforeApplicationShutdown {
@@ -126,35 +128,62 @@ export class EventWriter implements BeforeApplicationShutdown {
   }
 
   private async writeGroup(group: PendingWrite[]): Promise<void> {
+    let stored: Set<string>;
+    try {
+      stored = await this.commit(group);
+    } catch (error) {
+      // One request's rows refused (data Postgres cannot hold, a constraint): nothing of the group
+      // was committed. Each half is written again on its own, so the refusal narrows down to the
+      // request that caused it, and only that request fails; the others are stored once, as usual.
+      if (group.length > 1 && refusedRows(error)) {
+        const half = Math.ceil(group.length / 2);
+        await this.writeGroup(group.slice(0, half));
+        await this.writeGroup(group.slice(half));
+        return;
+      }
+      for (const pending of group) pending.reject(error);
+      return;
+    }
+    const claimed = new Set<string>();
+    for (const pending of group) {
+      let accepted = 0;
+      for (const row of pending.rows) {
+        const key = keyOf(row);
+        if (stored.has(key) && !claimed.has(key)) {
+          claimed.add(key);
+          accepted++;
+        }
+      }
+      pending.resolve({ accepted, duplicates: pending.rows.length - accepted });
+    }
+  }
+
+  /** One transaction for the group; returns the keys it stored. */
+  private commit(group: PendingWrite[]): Promise<Set<string>> {
     // The first occurrence of a messageId in the group is the one that may be stored. Sorted by
     // key: concurrent groups sending the same messageIds then claim them in the same order (and a
     // deadlock with another writer, erasure say, is retried).
     const firsts = new Map<string, EventRow>();
     for (const { rows } of group) for (const row of rows) if (!firsts.has(keyOf(row))) firsts.set(keyOf(row), row);
-    try {
-      const rows = [...firsts.entries()].sort(byKey).map(([, row]) => row);
-      const stored = await retriedOnConflict(() =>
-        this.dataSource.transaction(async (manager) => {
-          const relinked = await linkIdentities(manager, rows);
-          return insertEvents(manager, rows, relinked);
-        }),
-      );
-      const claimed = new Set<string>();
-      for (const pending of group) {
-        let accepted = 0;
-        for (const row of pending.rows) {
-          const key = keyOf(row);
-          if (stored.has(key) && !claimed.has(key)) {
-            claimed.add(key);
-            accepted++;
-          }
-        }
-        pending.resolve({ accepted, duplicates: pending.rows.length - accepted });
-      }
-    } catch (error) {
-      for (const pending of group) pending.reject(error);
-    }
+    const rows = [...firsts.entries()].sort(byKey).map(([, row]) => row);
+    return retriedOnConflict(() =>
+      this.dataSource.transaction(async (manager) => {
+        const relinked = await linkIdentities(manager, rows);
+        return insertEvents(manager, rows, relinked);
+      }),
+    );
   }
+}
+
+/**
+ * SQLSTATE classes of a statement refusing the rows it was given: 22 data exception (a value the
+ * type cannot hold), 23 integrity constraint violation, 54 program limit exceeded (an index row too
+ * large). Not a lost connection or an unavailable server: those fail the group at once.
+ */
+const REFUSED_ROWS_CLASSES = new Set(['22', '23', '54']);
+
+function refusedRows(error: unknown): boolean {
+  return REFUSED_ROWS_CLASSES.has(sqlStateOf(error)?.slice(0, 2) ?? '');
 }
 
 function byKey([a]: [string, unknown], [b]: [string, unknown]): number {

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { UserIds } from '@foresight/auth';
 import { AppError, invalidRequest, UserActivityFeed, type ErrorDetail } from '@foresight/platform';
 import { EventPayloadCipher } from '../encryption/event-payload-cipher';
-import { eventSchema, MAX_EVENT_BYTES, MAX_EVENTS_PER_BATCH, type EventInput } from '../event.schema';
+import { shapeProblems } from '../event-limits';
+import { eventSchema, MAX_EVENT_BYTES, MAX_EVENT_NAME_LENGTH, MAX_EVENTS_PER_BATCH, type EventInput } from '../event.schema';
 import { looksLikePersonalData, personalDataKeys } from '../pii';
 import { SuppressionList } from '../suppression/suppression-list';
 import { toEventRow } from './event-row';
@@ -53,35 +54,16 @@ export class IngestService {
  */
 export function validateEvents(body: unknown): EventInput[] {
   const batch = Array.isArray(body);
-  const items: unknown[] = batch ? (body as unknown[]) : [body];
+  const items = batchItems(body);
   if (batch && items.length === 0) throw invalidRequest('The batch is empty; send at least one event.');
-  if (items.length > MAX_EVENTS_PER_BATCH) {
-    throw invalidRequest(`A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${items.length}.`);
-  }
   const invalid: ErrorDetail[] = [];
   const personal: ErrorDetail[] = [];
   const events: EventInput[] = [];
   items.forEach((item, index) => {
-    const at = (field: string) => (batch ? (field ? `${index}.${field}` : String(index)) : field || '(body)');
-    if (Buffer.byteLength(JSON.stringify(item) ?? '') > MAX_EVENT_BYTES) {
-      invalid.push({ path: at(''), message: `the event is larger than ${MAX_EVENT_BYTES / 1024} KiB` });
-      return;
-    }
-    // A name carrying personal data is reported as such, even when it also breaks the character rules.
-    const name = (item as { event?: unknown } | null)?.event;
-    const personalName = typeof name === 'string' && looksLikePersonalData(name);
-    if (personalName) personal.push({ path: at('event'), message: 'the event name looks like personal data' });
-    const parsed = eventSchema.safeParse(item);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        if (!(personalName && issue.path[0] === 'event')) invalid.push({ path: at(issue.path.join('.')), message: issue.message });
-      }
-      return;
-    }
-    for (const key of personalDataKeys(parsed.data.properties)) {
-      personal.push({ path: at(`properties.${key}`), message: 'the property key looks like personal data' });
-    }
-    events.push(parsed.data);
+    const checked = checkEvent(item, (field) => (batch ? (field ? `${index}.${field}` : String(index)) : field || '(body)'));
+    invalid.push(...checked.invalid);
+    personal.push(...checked.personal);
+    if (checked.event) events.push(checked.event);
   });
   if (invalid.length > 0) {
     throw invalidRequest(summary(invalid, 'invalid'), [...invalid, ...personal]);
@@ -90,6 +72,62 @@ export function validateEvents(body: unknown): EventInput[] {
     throw new AppError('pii_detected', summary(personal, 'refused: names must not carry personal data'), personal);
   }
   return events;
+}
+
+/**
+ * The Segment-compatible routes (CONTRACT.md): SDKs drop or endlessly retry a batch answered 400,
+ * so each message stands alone; the invalid ones are skipped and counted.
+ */
+export function validateEachEvent(items: unknown[]): { events: EventInput[]; rejected: number } {
+  const events: EventInput[] = [];
+  for (const item of items) {
+    const checked = checkEvent(item, (field) => field);
+    if (checked.event) events.push(checked.event);
+  }
+  return { events, rejected: items.length - events.length };
+}
+
+function batchItems(body: unknown): unknown[] {
+  const items: unknown[] = Array.isArray(body) ? (body as unknown[]) : [body];
+  if (items.length > MAX_EVENTS_PER_BATCH) {
+    throw invalidRequest(`A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${items.length}.`);
+  }
+  return items;
+}
+
+interface CheckedEvent {
+  event?: EventInput;
+  invalid: ErrorDetail[];
+  personal: ErrorDetail[];
+}
+
+/**
+ * Cheap, bounded checks first: shape (iterative, so nothing recursive meets a hostile nesting),
+ * then size, and only then the patterns and the schema, over values whose size is known.
+ */
+function checkEvent(item: unknown, at: (field: string) => string): CheckedEvent {
+  const shape = shapeProblems(item);
+  if (shape.length > 0) return { invalid: shape.map((problem) => ({ path: at(problem.path), message: problem.message })), personal: [] };
+  if (Buffer.byteLength(JSON.stringify(item) ?? '') > MAX_EVENT_BYTES) {
+    return { invalid: [{ path: at(''), message: `the event is larger than ${MAX_EVENT_BYTES / 1024} KiB` }], personal: [] };
+  }
+  const invalid: ErrorDetail[] = [];
+  const personal: ErrorDetail[] = [];
+  // A name carrying personal data is reported as such, even when it also breaks the character rules.
+  const name = (item as { event?: unknown } | null)?.event;
+  const personalName = typeof name === 'string' && name.length <= MAX_EVENT_NAME_LENGTH && looksLikePersonalData(name);
+  if (personalName) personal.push({ path: at('event'), message: 'the event name looks like personal data' });
+  const parsed = eventSchema.safeParse(item);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      if (!(personalName && issue.path[0] === 'event')) invalid.push({ path: at(issue.path.join('.')), message: issue.message });
+    }
+    return { invalid, personal };
+  }
+  for (const key of personalDataKeys(parsed.data.properties)) {
+    personal.push({ path: at(`properties.${key}`), message: 'the property key looks like personal data' });
+  }
+  return { event: personal.length === 0 ? parsed.data : undefined, invalid, personal };
 }
 
 function summary(details: ErrorDetail[], what: string): string {

@@ -1,4 +1,4 @@
-import { validateEvents } from '../ingest/ingest.service';
+import { validateEachEvent, validateEvents } from '../ingest/ingest.service';
 import { segmentToEvents } from './segment.mapper';
 
 describe('segmentToEvents', () => {
@@ -25,9 +25,35 @@ describe('segmentToEvents', () => {
     expect(page.properties).toEqual({ screen: 'Home' });
   });
 
-  it('refuses unknown message types and empty batches', () => {
-    expect(() => segmentToEvents('batch', { batch: [{ type: 'alias', userId: 'u' }] })).toThrow(/type/);
+  it('reads properties: null as {} and a numeric context.sessionId as a string', () => {
+    const [track] = validateEvents(segmentToEvents('track', { event: 'opened', userId: 'u', properties: null, context: { sessionId: 1732270000123 } }));
+    expect(track).toMatchObject({ properties: {}, sessionId: '1732270000123' });
+  });
+
+  it('refuses a body that is no batch at all', () => {
     expect(() => segmentToEvents('batch', { batch: [] })).toThrow(/batch/);
     expect(() => segmentToEvents('track', [])).toThrow(/object/);
+  });
+
+  it('skips and counts messages it cannot store, keeping the valid ones: unknown types, NUL, deep nesting, a depth Postgres refuses', () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 5_000; i++) deep = { deep };
+    const { events, rejected } = validateEachEvent(
+      segmentToEvents('batch', {
+        batch: [
+          { type: 'track', event: 'kept_1', userId: 'u1' },
+          { type: 'unknown', event: 'x', userId: 'u1' },
+          'not a message',
+          { type: 'track', event: 'x', userId: 'u\u0000' },
+          { type: 'track', event: 'x', userId: 'u1', context: deep },
+          { type: 'track', event: 'scroll', userId: 'u1', properties: { depth: 1e-320 } },
+          { type: 'track', event: 'x', userId: 'u1', timestamp: '0000-01-01T00:00:00Z' },
+          { type: 'track', event: 'jane@example.com', userId: 'u1' },
+          { type: 'screen', name: 'kept_2', userId: 'u1' },
+        ],
+      }),
+    );
+    expect(events.map((e) => e.event)).toEqual(['kept_1', 'screen_view']);
+    expect(rejected).toBe(7);
   });
 });

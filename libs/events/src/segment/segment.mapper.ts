@@ -8,7 +8,7 @@ type Json = Record<string, unknown>;
 
 /**
  * Maps Segment messages (analytics-node, RudderStack and the Segment mobile SDKs send them) onto
- * our events; the result goes through the same validation as POST /v1/events.
+ * our events; each result then goes through the same checks as a POST /v1/events event (validateEachEvent).
  * `identify` keeps only the anonymousId → userId link: traits are personal data we do not need.
  */
 export function segmentToEvents(call: SegmentCall | 'batch', body: unknown): unknown[] {
@@ -17,13 +17,10 @@ export function segmentToEvents(call: SegmentCall | 'batch', body: unknown): unk
   const batch = body.batch;
   if (!Array.isArray(batch) || batch.length === 0) throw invalidRequest('batch: a non-empty array of messages is required');
   if (batch.length > MAX_EVENTS_PER_BATCH) throw invalidRequest(`batch: at most ${MAX_EVENTS_PER_BATCH} messages`);
-  return batch.map((message: unknown, index) => {
+  return batch.map((message: unknown) => {
     const type = isObject(message) ? message.type : undefined;
-    if (typeof type !== 'string' || !SEGMENT_CALLS.includes(type)) {
-      throw invalidRequest(`batch.${index}.type: one of track, identify, page, screen`, [
-        { path: `${index}.type`, message: 'one of track, identify, page, screen' },
-      ]);
-    }
+    // Not a message we map: null is never a valid event, so validation skips it and counts it as rejected.
+    if (typeof type !== 'string' || !SEGMENT_CALLS.includes(type)) return null;
     return segmentMessageToEvent(type as SegmentCall, message as Json);
   });
 }
@@ -40,7 +37,8 @@ function segmentMessageToEvent(call: SegmentCall, message: Json): Json {
   };
   switch (call) {
     case 'track':
-      return { ...common, event: message.event, properties: message.properties };
+      // CONTRACT.md: `properties: null` is {}; anything else that is not an object stays invalid.
+      return { ...common, event: message.event, properties: message.properties === null ? {} : message.properties };
     case 'page': {
       const url = properties?.url ?? (isObject(message.context) && isObject(message.context.page) ? message.context.page.url : undefined);
       return { ...common, event: 'page_view', properties: { ...properties, ...(url ? { url } : { screen: message.name }) } };
@@ -52,11 +50,15 @@ function segmentMessageToEvent(call: SegmentCall, message: Json): Json {
   }
 }
 
-/** Segment carries no session field; mobile SDKs and ours put one in context or properties. */
+/**
+ * Segment carries no session field; mobile SDKs and ours put one in context or properties. Mobile
+ * SDKs send a number (a start time): it becomes a string (CONTRACT.md).
+ */
 function sessionIdOf(message: Json): unknown {
   const context = isObject(message.context) ? message.context : {};
   const properties = isObject(message.properties) ? message.properties : {};
-  return context.sessionId ?? properties.sessionId ?? undefined;
+  const sessionId = context.sessionId ?? properties.sessionId ?? undefined;
+  return typeof sessionId === 'number' && Number.isFinite(sessionId) ? String(sessionId) : sessionId;
 }
 
 function isObject(value: unknown): value is Json {

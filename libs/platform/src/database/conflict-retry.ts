@@ -10,8 +10,14 @@ export async function retriedOnConflict<T>(transaction: () => Promise<T>, attemp
     try {
       return await transaction();
     } catch (error) {
-      const code = (error as { driverError?: { code?: unknown } }).driverError?.code;
-      if (attempt >= attempts || typeof code !== 'string' || !CONFLICT_CODES.has(code)) throw error;
+      const code = sqlStateOf(error);
+      if (attempt >= attempts || code === undefined || !CONFLICT_CODES.has(code)) throw error;
     }
   }
+}
+
+/** The SQLSTATE of a failed TypeORM query, undefined for any other error. */
+export function sqlStateOf(error: unknown): string | undefined {
+  const code = (error as { driverError?: { code?: unknown } } | null)?.driverError?.code;
+  return typeof code === 'string' ? code : undefined;
 }

@@ -1,10 +1,12 @@
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config';
+import type { Logger } from '../logging/logger';
+import { PinoTypeOrmLogger } from '../logging/typeorm-logger';
 import { EMBEDDED_SOCKET_PORT, type EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
 
 /** Options for the one TypeORM data source; entities are added by each lib's TypeOrmModule.forFeature. */
-export function dataSourceOptions(config: AppConfig, embedded?: EmbeddedPostgres): DataSourceOptions {
+export function dataSourceOptions(config: AppConfig, logger: Logger, embedded?: EmbeddedPostgres): DataSourceOptions {
   const connection = embedded
     ? {
         host: embedded.socketDir,
@@ -21,6 +23,7 @@ export function dataSourceOptions(config: AppConfig, embedded?: EmbeddedPostgres
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,
-    logging: ['error'],
+    // TypeORM's own console logger would print failed statements with their PARAMETERS.
+    logger: new PinoTypeOrmLogger(logger),
   };
 }
