@@ -26,6 +26,7 @@ export { MonthlyPartitions, PARTITION_MONTHS_AHEAD } from './database/monthly-pa
 export { PERSONAL_DATA_STORE, PersonalDataStoreProvider, type PersonalDataStore } from './privacy/personal-data-store';
 export { RawQueries } from './database/raw-queries';
 export { retriedOnConflict } from './database/conflict-retry';
+export { isBigintText, isExactUtcInstant, isStorableInstant, postgresErrorCode } from './database/postgres-values';
 export { QueueMetrics } from './queue/queue-metrics';
 export { UserActivityFeed } from './user-activity/user-activity-feed';
 export { UserActivityModule } from './user-activity/user-activity.module';

@@ -1,3 +1,5 @@
+import { postgresErrorCode } from './postgres-values';
+
 /** deadlock_detected and serialization_failure: Postgres aborted the transaction so another could proceed. */
 const CONFLICT_CODES = new Set(['40P01', '40001']);
 
@@ -10,8 +12,8 @@ export async function retriedOnConflict<T>(transaction: () => Promise<T>, attemp
     try {
       return await transaction();
     } catch (error) {
-      const code = (error as { driverError?: { code?: unknown } }).driverError?.code;
-      if (attempt >= attempts || typeof code !== 'string' || !CONFLICT_CODES.has(code)) throw error;
+      const code = postgresErrorCode(error);
+      if (attempt >= attempts || code === undefined || !CONFLICT_CODES.has(code)) throw error;
     }
   }
 }
