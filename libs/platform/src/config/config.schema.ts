@@ -29,6 +29,26 @@ const subnet = z.string().transform((text, ctx) => {
   return { network, prefix, type: family === 4 ? ('ipv4' as const) : ('ipv6' as const) };
 });
 
+/** `10.0.0.7`, `10.0.0.0/8` or `fd00::/8`, as Fastify's trustProxy takes them. */
+const addressOrSubnet = z.string().refine((text) => {
+  const [network = '', bits, ...rest] = text.split('/');
+  const family = isIP(network);
+  if (family === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}, 'an IP address or a CIDR block such as 10.0.0.0/8');
+
+/** The service's public base address, without a query or fragment; empty means unset. */
+const publicUrl = z
+  .string()
+  .trim()
+  .transform((text) => (text === '' ? undefined : text.replace(/\/+$/, '')))
+  .pipe(
+    z
+      .url({ protocol: /^https?$/ })
+      .refine((text) => !/[?#]/.test(text), 'no query string or fragment')
+      .optional(),
+  );
+
 /** A comma-separated list; empty means none. */
 const listOf = <T extends z.ZodType<unknown, string>>(item: T) =>
   z
@@ -66,6 +86,13 @@ export const environmentSchema = z.object({
   WEBHOOK_ALLOWED_NETWORKS: listOf(subnet).prefault(''),
   /** A webhook whose deliveries keep failing this long is disabled. */
   WEBHOOK_DISABLE_AFTER: duration.prefault('5d'),
+  /** Reverse proxies whose X-Forwarded-* headers are believed; empty: none, the peer is the client. */
+  TRUSTED_PROXIES: listOf(addressOrSubnet).prefault(''),
+  /** Base of absolute links the API writes (export's Link header); unset: the request's own Host. */
+  PUBLIC_URL: publicUrl.optional(),
+  /** Requests without a verified token, per client address: sustained rate and one-minute burst. */
+  UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  UNAUTHENTICATED_BURST_PER_MINUTE: z.coerce.number().int().min(2).max(2_000_000).default(120),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
