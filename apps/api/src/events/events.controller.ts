@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@n
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { eventSchema, IngestService, segmentToEvents, validateEvents, type IngestResult, type SegmentCall } from '@foresight/events';
-import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { CurrentPrincipal, RequireScope, SegmentCompatible } from '../http/access.decorators';
 import { openApiSchema } from '../http/zod';
 
 const ingestResultSchema = z.object({
@@ -33,6 +33,7 @@ export class EventsController {
 
   @Post('batch')
   @HttpCode(200)
+  @SegmentCompatible()
   @ApiOperation({ summary: 'Segment-compatible batch (also accepts Basic auth with the token as user name)' })
   @ApiBody(segmentBody)
   batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
@@ -41,6 +42,7 @@ export class EventsController {
 
   @Post('track')
   @HttpCode(200)
+  @SegmentCompatible()
   @ApiOperation({ summary: 'Segment-compatible track' })
   @ApiBody(segmentBody)
   track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
@@ -49,6 +51,7 @@ export class EventsController {
 
   @Post('identify')
   @HttpCode(200)
+  @SegmentCompatible()
   @ApiOperation({ summary: 'Segment-compatible identify: links anonymousId to userId (traits are not stored)' })
   @ApiBody(segmentBody)
   identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
@@ -57,6 +60,7 @@ export class EventsController {
 
   @Post('page')
   @HttpCode(200)
+  @SegmentCompatible()
   @ApiOperation({ summary: 'Segment-compatible page (stored as page_view)' })
   @ApiBody(segmentBody)
   page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
@@ -65,6 +69,7 @@ export class EventsController {
 
   @Post('screen')
   @HttpCode(200)
+  @SegmentCompatible()
   @ApiOperation({ summary: 'Segment-compatible screen (stored as screen_view)' })
   @ApiBody(segmentBody)
   screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<IngestResult> {
