@@ -21,7 +21,9 @@ async function bootstrap(): Promise<void> {
   const adapter = new FastifyAdapter({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: true,
+    // X-Forwarded-* come from anyone unless the peer is a configured proxy: they decide request.ip
+    // (the unauthenticated rate limit's key) and request.host.
+    trustProxy: config.http.trustedProxies.length > 0 ? [...config.http.trustedProxies] : false,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     // Errors Fastify answers itself, before any route (bad URL encoding, an over-long path
