@@ -17,25 +17,26 @@ const duration = z
     return Number(amount) * DURATION_UNITS_MS[unit as DurationUnit];
   });
 
-/** `10.0.0.0/8` or `fd00::/8`, in the shape node:net's BlockList.addSubnet takes. */
-const subnet = z.string().transform((text, ctx) => {
+/** `10.0.0.0/8` or `fd00::/8`, in the shape node:net's BlockList.addSubnet takes; undefined if it is none. */
+function cidrBlock(text: string) {
   const [network = '', bits = ''] = text.split('/');
   const family = isIP(network);
   const prefix = Number(bits);
-  if (family === 0 || !/^\d{1,3}$/.test(bits) || prefix > (family === 4 ? 32 : 128)) {
-    ctx.addIssue({ code: 'custom', message: 'a CIDR block such as 10.0.0.0/8 or fd00::/8' });
-    return z.NEVER;
-  }
+  if (family === 0 || !/^\d{1,3}$/.test(bits) || prefix > (family === 4 ? 32 : 128)) return undefined;
   return { network, prefix, type: family === 4 ? ('ipv4' as const) : ('ipv6' as const) };
+}
+
+const subnet = z.string().transform((text, ctx) => {
+  const block = cidrBlock(text);
+  if (block) return block;
+  ctx.addIssue({ code: 'custom', message: 'a CIDR block such as 10.0.0.0/8 or fd00::/8' });
+  return z.NEVER;
 });
 
 /** `10.0.0.7`, `10.0.0.0/8` or `fd00::/8`, as Fastify's trustProxy takes them. */
-const addressOrSubnet = z.string().refine((text) => {
-  const [network = '', bits, ...rest] = text.split('/');
-  const family = isIP(network);
-  if (family === 0 || rest.length > 0) return false;
-  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
-}, 'an IP address or a CIDR block such as 10.0.0.0/8');
+const addressOrSubnet = z
+  .string()
+  .refine((text) => (text.includes('/') ? cidrBlock(text) !== undefined : isIP(text) !== 0), 'an IP address or a CIDR block such as 10.0.0.0/8');
 
 /** The service's public base address, without a query or fragment; empty means unset. */
 const publicUrl = z
