@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +20,6 @@ const CHROMIUM_FLAGS = [
   '--no-first-run',
   '--disable-sync',
 ];
-const SIGNATURE = /^v1=[0-9a-f]{64}$/;
 /** The example page flushes every second: three flushes' worth of time in which nothing may be sent. */
 const QUIET_PERIOD_MS = 3_000;
 
@@ -38,9 +36,9 @@ interface StoredEvent {
   context: Record<string, unknown> | null;
 }
 
-/** What the page sent to /v1/events: each request's signature header, and how many are still in flight. */
+/** What the page sent to /v1/events: each request's headers, and how many are still in flight. */
 interface IngestionTraffic {
-  signatures: Array<string | undefined>;
+  headers: Array<Record<string, string>>;
   inFlight: number;
 }
 
@@ -65,7 +63,7 @@ describe('web SDK', () => {
   });
 
   /**
-   * The events the browser SDK sent (the signature tests post others with plain fetch). Properties and
+   * The events the browser SDK sent (the CORS tests post others with plain fetch). Properties and
    * context are encrypted at rest; the test opens them with the suite's key, as the service does.
    */
   const storedEvents = async (): Promise<StoredEvent[]> => {
@@ -115,7 +113,7 @@ describe('web SDK', () => {
         headers: {
           origin: 'https://shop.example',
           'access-control-request-method': 'POST',
-          'access-control-request-headers': 'authorization,content-type,x-foresight-signature',
+          'access-control-request-headers': 'authorization,content-type',
         },
       });
 
@@ -125,7 +123,7 @@ describe('web SDK', () => {
         expect(response.status).toBe(204);
         expect(response.headers.get('access-control-allow-origin')).toBe('*');
         expect(response.headers.get('access-control-allow-methods')).toBe('POST');
-        expect(response.headers.get('access-control-allow-headers')).toBe('authorization, content-type, x-foresight-signature');
+        expect(response.headers.get('access-control-allow-headers')).toBe('authorization, content-type');
         expect(response.headers.get('access-control-allow-credentials')).toBeNull();
         expect(response.headers.get('access-control-max-age')).toBe('7200');
       }
@@ -157,48 +155,22 @@ describe('web SDK', () => {
     });
   });
 
-  describe('signed requests', () => {
-    const sign = (body: string, token = ingestToken) => `v1=${createHmac('sha256', token).update(body).digest('hex')}`;
-    const post = (body: string, headers: Record<string, string>) =>
-      request(`${t.api.baseUrl}/v1/events`, { token: ingestToken, method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
-    const storedWith = async (messageId: string) =>
-      Number((await t.suite.sql<{ n: string }>('SELECT count(*) AS n FROM events WHERE message_id = $1', [messageId]))[0].n);
+  describe('request bodies', () => {
+    const post = (body: string) =>
+      request(`${t.api.baseUrl}/v1/events`, { token: ingestToken, method: 'POST', body, headers: { 'content-type': 'application/json' } });
 
-    it('accepts a body that matches its signature, and unsigned bodies as before', async () => {
-      const signed = JSON.stringify({ event: 'signed', anonymousId: 'a-signed', messageId: 'sig-ok' });
-      expect(await post(signed, { 'x-foresight-signature': sign(signed) })).toMatchObject({ status: 200, body: { accepted: 1 } });
-      const unsigned = JSON.stringify({ event: 'unsigned', anonymousId: 'a-signed', messageId: 'sig-none' });
-      expect(await post(unsigned, {})).toMatchObject({ status: 200, body: { accepted: 1 } });
-    });
-
-    it('rejects a body changed after signing, or signed with another token, and stores nothing', async () => {
-      const original = JSON.stringify({ event: 'add_to_cart', anonymousId: 'a-signed', messageId: 'sig-tampered', properties: { price: 10 } });
-      const tampered = original.replace('"price":10', '"price":1');
-      const cases = [
-        { body: tampered, signature: sign(original) },
-        { body: original, signature: sign(original, `${ingestToken}x`) },
-        { body: original, signature: 'v1=not-hex' },
-      ];
-      for (const { body, signature } of cases) {
-        const response = await post(body, { 'x-foresight-signature': signature });
-        expect(response.status).toBe(400);
-        expect(response.body).toEqual({ error: 'invalid_request', message: expect.stringContaining('x-foresight-signature') });
-      }
-      expect(await storedWith('sig-tampered')).toBe(0);
-    });
-
-    it('still parses JSON as Fastify does: malformed or prototype-poisoning bodies are invalid_request, a missing token 401', async () => {
+    it('parses JSON as Fastify does: malformed or prototype-poisoning bodies are invalid_request, a missing token 401', async () => {
       for (const body of ['{"event": "click",', '{"event":"click","anonymousId":"a","__proto__":{"admin":true}}']) {
-        expect(await post(body, { 'x-foresight-signature': sign(body) })).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+        expect(await post(body)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
       }
-      const anonymous = await request(`${t.api.baseUrl}/v1/events`, { method: 'POST', body: '{}', headers: { 'x-foresight-signature': sign('{}') } });
+      const anonymous = await request(`${t.api.baseUrl}/v1/events`, { method: 'POST', body: '{}' });
       expect(anonymous.status).toBe(401);
     });
   });
 
   describe('in a real browser', () => {
     let page: Page;
-    const traffic: IngestionTraffic = { signatures: [], inFlight: 0 };
+    const traffic: IngestionTraffic = { headers: [], inFlight: 0 };
     const pageErrors: string[] = [];
 
     beforeAll(async () => {
@@ -206,7 +178,7 @@ describe('web SDK', () => {
       const isIngestion = (url: string, method: string) => method === 'POST' && url.startsWith(`${t.api.baseUrl}/v1/events`);
       page.on('request', (r) => {
         if (!isIngestion(r.url(), r.method())) return;
-        traffic.signatures.push(r.headers()['x-foresight-signature']);
+        traffic.headers.push(r.headers());
         traffic.inFlight++;
       });
       const settled = (r: Request) => {
@@ -225,7 +197,7 @@ describe('web SDK', () => {
     /** Waits until nothing the page sent is still on its way. */
     const quiet = () => eventually(async () => traffic.inFlight, (n) => n === 0, 'requests in flight to finish');
 
-    it('captures clicks, scroll depth, dwell, hesitation and SPA navigation in one session, signed', async () => {
+    it('captures clicks, scroll depth, dwell, hesitation and SPA navigation in one session', async () => {
       await page.goto(exampleUrl());
       await page.click('#add-to-cart');
       await page.mouse.move(300, 300);
@@ -277,15 +249,16 @@ describe('web SDK', () => {
 
       // The token lives in the page's fragment: it must never be stored with the events.
       expect(JSON.stringify(rows)).not.toContain(ingestToken);
-      expect(traffic.signatures.length).toBeGreaterThan(0);
-      expect(traffic.signatures.every((signature) => signature !== undefined && SIGNATURE.test(signature))).toBe(true);
+      // Bearer only: the signature header the SDK used to add is gone.
+      expect(traffic.headers.length).toBeGreaterThan(0);
+      expect(traffic.headers.every((headers) => headers.authorization === `Bearer ${ingestToken}` && !('x-foresight-signature' in headers))).toBe(true);
     });
 
     it('after disableTracking() sends and stores nothing, even after a reload', async () => {
       await quiet();
       await page.click('#disable-tracking');
       const storedBefore = (await storedEvents()).length;
-      const sentBefore = traffic.signatures.length;
+      const sentBefore = traffic.headers.length;
 
       await page.click('#add-to-cart');
       await page.mouse.wheel(0, -20_000);
@@ -296,7 +269,7 @@ describe('web SDK', () => {
       await page.click('#checkout');
       await page.waitForTimeout(QUIET_PERIOD_MS);
 
-      expect(traffic.signatures.length).toBe(sentBefore);
+      expect(traffic.headers.length).toBe(sentBefore);
       expect((await storedEvents()).length).toBe(storedBefore);
       expect(await page.evaluate('Object.keys(localStorage)')).toEqual(['foresight:consent']);
     });

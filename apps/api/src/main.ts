@@ -2,11 +2,12 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import { closeOnSignals, PinoNestLogger, startRuntime } from '@foresight/platform';
 import { ApiModule } from './api.module';
 import { acceptBrowserIngestion } from './http/browser-ingestion';
-import { sendError } from './http/error-reply';
+import { answerClientError, sendError } from './http/error-reply';
 import { observeRequests } from './http/observability';
 import { serveOpenApi } from './openapi/openapi';
 
@@ -20,9 +21,15 @@ async function bootstrap(): Promise<void> {
   const adapter = new FastifyAdapter({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: true,
+    // X-Forwarded-* come from anyone unless the peer is a configured proxy: they decide request.ip
+    // (the unauthenticated rate limit's key) and request.host.
+    trustProxy: config.http.trustedProxies.length > 0 ? [...config.http.trustedProxies] : false,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    // Errors Fastify answers itself, before any route (bad URL encoding, an over-long path
+    // parameter, unparsable HTTP), get the CONTRACT.md body like every other error.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(error, request, reply, logger),
+    clientErrorHandler: answerClientError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.register(runtime), adapter, {
     logger: new PinoNestLogger(logger),

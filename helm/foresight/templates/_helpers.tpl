@@ -70,6 +70,10 @@ WEBHOOK_RETRY_SCHEDULE: {{ join "," .Values.webhooks.retrySchedule | quote }}
 WEBHOOK_TIMEOUT_MS: {{ .Values.webhooks.timeoutMs | quote }}
 WEBHOOK_ALLOWED_NETWORKS: {{ join "," .Values.webhooks.allowedNetworks | quote }}
 WEBHOOK_DISABLE_AFTER: {{ .Values.webhooks.disableAfter | quote }}
+PUBLIC_URL: {{ .Values.http.publicUrl | quote }}
+TRUSTED_PROXIES: {{ join "," .Values.http.trustedProxies | quote }}
+UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: {{ .Values.http.unauthenticatedRateLimitPerMinute | quote }}
+UNAUTHENTICATED_BURST_PER_MINUTE: {{ .Values.http.unauthenticatedBurstPerMinute | quote }}
 # The worker runs as its own Deployment: the API must not run the background processors as well.
 WORKER_MODE: "off"
 {{- end }}

@@ -8,6 +8,7 @@ export {
   type PrivacySettings,
 } from './organizations/organizations.service';
 export { RateLimiterService } from './rate-limit/rate-limiter.service';
+export type { BucketDecision } from './rate-limit/token-bucket';
 export { ApiToken } from './tokens/api-token.entity';
 export type { Principal } from './tokens/principal';
 export { SCOPES, ENVIRONMENTS, isScope, isEnvironment, type Scope, type TokenEnvironment } from './tokens/scopes';

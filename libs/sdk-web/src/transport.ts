@@ -1,8 +1,5 @@
-import { toHex } from './ids';
 import { rejectedIndexes, type SdkEvent } from './payload';
 
-/** Verified by the API when present: `v1=` and the hex HMAC-SHA-256 of the exact body, keyed by the token. */
-export const SIGNATURE_HEADER = 'x-foresight-signature';
 /** Browsers refuse keepalive requests whose bodies in flight exceed 64 KiB. */
 const KEEPALIVE_BODY_LIMIT = 60 * 1024;
 
@@ -14,8 +11,6 @@ export type SendOutcome =
   | { kind: 'rejected'; status: number; indexes: number[] };
 
 export class Transport {
-  private signingKey?: Promise<CryptoKey | undefined>;
-
   constructor(
     private readonly endpoint: string,
     private readonly token: string,
@@ -23,9 +18,7 @@ export class Transport {
 
   async send(events: readonly SdkEvent[]): Promise<SendOutcome> {
     const body = new TextEncoder().encode(JSON.stringify(events));
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, 'content-type': 'application/json' };
-    const key = await this.key();
-    if (key) headers[SIGNATURE_HEADER] = await signBody(key, body);
+    const headers = { authorization: `Bearer ${this.token}`, 'content-type': 'application/json' };
     try {
       // keepalive lets a flush started on page hide outlive the page. sendBeacon, the usual tool for
       // that, cannot carry the Authorization header. No cookies: the token is the only credential.
@@ -41,22 +34,6 @@ export class Transport {
       return { kind: 'retry' };
     }
   }
-
-  /** WebCrypto exists on HTTPS pages (and localhost) only; elsewhere requests go unsigned, which the API accepts. */
-  private key(): Promise<CryptoKey | undefined> {
-    this.signingKey ??= globalThis.crypto?.subtle
-      ? importSigningKey(this.token).catch(() => undefined)
-      : Promise.resolve(undefined);
-    return this.signingKey;
-  }
-}
-
-export function importSigningKey(token: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey('raw', new TextEncoder().encode(token), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-}
-
-export async function signBody(key: CryptoKey, body: Uint8Array<ArrayBuffer>): Promise<string> {
-  return `v1=${toHex(new Uint8Array(await crypto.subtle.sign('HMAC', key, body)))}`;
 }
 
 async function outcomeOf(response: Response): Promise<SendOutcome> {

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@n
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { eventSchema, IngestService, segmentToEvents, validateEachEvent, type IngestResult, type SegmentCall } from '@foresight/events';
-import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { CurrentPrincipal, RequireScope, SegmentCompatible } from '../http/access.decorators';
 import { openApiSchema } from '../http/zod';
 
 const ingestResultSchema = z.object({
@@ -35,6 +35,7 @@ export class EventsController {
 
   @Post('batch')
   @HttpCode(200)
+  @SegmentCompatible()
   @ApiOperation({ summary: 'Segment-compatible batch (also accepts Basic auth with the token as user name)' })
   @ApiBody(segmentBody)
   batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
@@ -43,6 +44,7 @@ export class EventsController {
 
   @Post('track')
   @HttpCode(200)
+  @SegmentCompatible()
   @ApiOperation({ summary: 'Segment-compatible track' })
   @ApiBody(segmentBody)
   track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
@@ -51,6 +53,7 @@ export class EventsController {
 
   @Post('identify')
   @HttpCode(200)
+  @SegmentCompatible()
   @ApiOperation({ summary: 'Segment-compatible identify: links anonymousId to userId (traits are not stored)' })
   @ApiBody(segmentBody)
   identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
@@ -59,6 +62,7 @@ export class EventsController {
 
   @Post('page')
   @HttpCode(200)
+  @SegmentCompatible()
   @ApiOperation({ summary: 'Segment-compatible page (stored as page_view)' })
   @ApiBody(segmentBody)
   page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
@@ -67,6 +71,7 @@ export class EventsController {
 
   @Post('screen')
   @HttpCode(200)
+  @SegmentCompatible()
   @ApiOperation({ summary: 'Segment-compatible screen (stored as screen_view)' })
   @ApiBody(segmentBody)
   screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {

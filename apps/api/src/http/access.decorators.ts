@@ -4,9 +4,16 @@ import type { Principal, Scope } from '@foresight/auth';
 
 export const PUBLIC_ROUTE = 'foresight:public';
 export const REQUIRED_SCOPE = 'foresight:scope';
+export const SEGMENT_AUTH = 'foresight:segment-auth';
 
 /** Outside the token check: probes only. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC_ROUTE, true);
+
+/**
+ * Segment-compatible routes: Segment and RudderStack clients send their write key as Basic auth
+ * (`base64(<token>:)`). Every other route takes Bearer only (CONTRACT.md "Authentication and tokens").
+ */
+export const SegmentCompatible = (): MethodDecorator & ClassDecorator => SetMetadata(SEGMENT_AUTH, true);
 
 /** The token must carry this scope (CONTRACT.md "Authentication and tokens"). */
 export const RequireScope = (scope: Scope): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_SCOPE, scope);

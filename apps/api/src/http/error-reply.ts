@@ -1,8 +1,10 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '@foresight/platform';
 import { toErrorResponse } from './error-response';
 
-/** Sends any error as the CONTRACT.md body. Used by the Nest filter and by Fastify's error handler alike. */
+/** Sends any error as the CONTRACT.md body. Used by the Nest filter and by Fastify's error handlers alike. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
   const response = toErrorResponse(error);
   if (response.unexpected) {
@@ -12,4 +14,23 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     logger.warn({ err: error, reqId: request.id }, 'backing service unavailable');
   }
   void reply.status(response.status).headers(response.headers).send(response.body);
+}
+
+/**
+ * Node's `clientError`: the HTTP parser refused the bytes (a bad header, Content-Length or request
+ * line), so there is no request to reply to, only the socket. Answers in the CONTRACT.md shape
+ * instead of Fastify's default body, then closes the connection, as Node itself does; and, as Node
+ * does, writes nothing once a response has started on this socket (a malformed body after its headers).
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable && socket.bytesWritten === 0) {
+    const { status, body } = toErrorResponse(error);
+    const text = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -43,4 +43,35 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(new NotFoundException('Cannot GET /v1/x')).body).toEqual({ error: 'not_found', message: 'No route GET /v1/x' });
     expect(toErrorResponse(new BadRequestException('bad')).status).toBe(400);
   });
+
+  it('answers Postgres refusing a value as 400 invalid_request, without the constraint, column or value', () => {
+    for (const code of ['23505', '23503', '23514', '22P02', '22007', '22008', '22003', '22021', '22P05', '22001']) {
+      const driverError = Object.assign(new Error('duplicate key value violates unique constraint "models_organization_id_name_key"'), {
+        code,
+        severity: 'ERROR',
+        detail: 'Key (organization_id, name)=(org_secret, churn_7d) already exists.',
+        constraint: 'models_organization_id_name_key',
+      });
+      const wrapped = Object.assign(new Error(driverError.message), { driverError });
+      for (const error of [wrapped, driverError]) {
+        const response = toErrorResponse(error);
+        expect([code, response.status, response.body.error, response.unexpected]).toEqual([code, 400, 'invalid_request', false]);
+        expect(JSON.stringify(response.body)).not.toMatch(/models_|org_secret|churn_7d|organization_id/);
+      }
+    }
+  });
+
+  it("answers Fastify's own URL errors and Node's HTTP parser errors in the contract shape", () => {
+    const fastify = (code: string, statusCode: number) => Object.assign(new Error(`fastify ${code}`), { code, statusCode });
+    for (const error of [
+      fastify('FST_ERR_BAD_URL', 400),
+      fastify('FST_ERR_MAX_PARAM_LENGTH', 414),
+      Object.assign(new Error('Parse Error: Invalid header value char'), { code: 'HPE_INVALID_HEADER_TOKEN' }),
+      Object.assign(new Error('Parse Error: Invalid character in Content-Length'), { code: 'HPE_INVALID_CONTENT_LENGTH' }),
+      Object.assign(new Error('Parse Error: Header overflow'), { code: 'HPE_HEADER_OVERFLOW' }),
+    ]) {
+      expect(toErrorResponse(error)).toMatchObject({ status: 400, body: { error: 'invalid_request', message: expect.any(String) }, unexpected: false });
+      expect(JSON.stringify(toErrorResponse(error).body)).not.toMatch(/FST_ERR|HPE_|statusCode/);
+    }
+  });
 });

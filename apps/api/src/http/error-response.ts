@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { RateLimitedError } from '@foresight/auth';
-import { AppError, isInfrastructureUnavailable, type ErrorCode, type ErrorDetail } from '@foresight/platform';
+import { AppError, isInfrastructureUnavailable, postgresErrorCode, type ErrorCode, type ErrorDetail } from '@foresight/platform';
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -15,13 +15,43 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unavailable: 503,
 };
 
-/** Fastify's own request errors (body parsing, limits) in CONTRACT.md terms. */
-const FASTIFY_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+type KnownError = { code: ErrorCode; message: string };
+
+/**
+ * Fastify's own request errors (URL, body parsing, limits) and Node's HTTP parser errors (a client
+ * error handled before Fastify sees a request) in CONTRACT.md terms. The other FST_ERR_* codes of
+ * fastify/lib/errors.js are set-up or reply faults of ours, answered as internal_error.
+ */
+const FASTIFY_ERRORS: Record<string, KnownError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'The request body is larger than 1 MiB.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', message: 'The request body must be application/json.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_request', message: 'The request body is empty; send a JSON document.' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_request', message: 'The request body is not valid JSON.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_request', message: 'The Content-Length header does not match the body.' },
+  FST_ERR_BAD_URL: { code: 'invalid_request', message: 'The URL path is not validly percent-encoded.' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'invalid_request', message: 'A path segment of the URL is longer than 100 characters.' },
+  HPE_HEADER_OVERFLOW: { code: 'invalid_request', message: 'The request headers are larger than the server accepts.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'invalid_request', message: 'The request did not arrive in time.' },
+};
+
+/** Any other error of Node's HTTP parser (bad header, Content-Length, method, chunking). */
+const MALFORMED_HTTP: KnownError = { code: 'invalid_request', message: 'The request is not well-formed HTTP (request line, a header, Content-Length or chunked encoding).' };
+
+/**
+ * Postgres refusing a value: input that got past validation, or a race (two requests creating one
+ * unique name). The body says what kind of problem it is, never the constraint, column or values.
+ */
+const DATABASE_REFUSALS: Record<string, KnownError> = {
+  '23505': { code: 'invalid_request', message: 'Something with the same unique value already exists.' },
+  '23503': { code: 'invalid_request', message: 'The request refers to something that does not exist, or no longer does.' },
+  '23514': { code: 'invalid_request', message: 'A value is outside what is accepted.' },
+  '22P02': { code: 'invalid_request', message: 'A value is malformed for its type.' },
+  '22007': { code: 'invalid_request', message: 'A date or time is malformed.' },
+  '22008': { code: 'invalid_request', message: 'A date or time is out of range.' },
+  '22003': { code: 'invalid_request', message: 'A number is out of range.' },
+  '22001': { code: 'invalid_request', message: 'A value is too long.' },
+  '22021': { code: 'invalid_request', message: 'A text value holds a character that cannot be stored (such as NUL).' },
+  '22P05': { code: 'invalid_request', message: 'A text value holds a character that cannot be stored (such as NUL).' },
 };
 
 const STATUS_FALLBACK_CODES: Record<number, ErrorCode> = {
@@ -59,6 +89,8 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     const response = known('unavailable', 'A backing service (Postgres or Redis) is unreachable; try again shortly.');
     return { ...response, headers: { ...response.headers, 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } };
   }
+  const refusal = DATABASE_REFUSALS[postgresErrorCode(error) ?? ''];
+  if (refusal) return known(refusal.code, refusal.message);
   const fastify = fastifyError(error);
   if (fastify) return known(fastify.code, fastify.message);
   if (error instanceof HttpException) {
@@ -80,10 +112,11 @@ function known(code: ErrorCode, message: string, details?: ErrorDetail[]): Error
   return { status: STATUS_BY_CODE[code], body: details ? { error: code, message, details } : { error: code, message }, headers, unexpected: false };
 }
 
-function fastifyError(error: unknown): { code: ErrorCode; message: string } | undefined {
+function fastifyError(error: unknown): KnownError | undefined {
   if (!(error instanceof Error)) return undefined;
   const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
-  if (typeof code === 'string' && FASTIFY_ERRORS[code]) return FASTIFY_ERRORS[code];
+  if (typeof code === 'string' && Object.hasOwn(FASTIFY_ERRORS, code)) return FASTIFY_ERRORS[code];
+  if (typeof code === 'string' && code.startsWith('HPE_')) return MALFORMED_HTTP;
   // Fastify's JSON parser throws a SyntaxError tagged with status 400.
   if (error instanceof SyntaxError && statusCode === 400) return FASTIFY_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY;
   if (typeof statusCode === 'number' && STATUS_FALLBACK_CODES[statusCode]) {

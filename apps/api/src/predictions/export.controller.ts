@@ -1,34 +1,25 @@
 import { Readable } from 'node:stream';
-import { Controller, Get, Headers, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
+import { APP_CONFIG, type AppConfig } from '@foresight/platform';
 import { decodeCursor, encodeCursor, PredictionExport, type ExportFilter, type SerializedBatch } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
-import { openApiSchema, ZodPipe } from '../http/zod';
+import { openApiSchema, queryDay, queryInteger, ZodPipe } from '../http/zod';
 
 const DEFAULT_LIMIT = 10_000;
 const MAX_LIMIT = 100_000;
 const NDJSON = 'application/x-ndjson';
 const [NEWLINE, COMMA, OPEN_ARRAY, CLOSE_ARRAY] = ['\n', ',', '[', ']'].map((text) => Buffer.from(text));
 
-/** A UTC calendar date, YYYY-MM-DD, that exists. */
-const date = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date of the form YYYY-MM-DD')
-  .refine((value) => {
-    const parsed = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
-  }, 'not a calendar date')
-  .transform((value) => new Date(`${value}T00:00:00Z`));
-
 const exportQuery = z
   .strictObject({
-    since: date.describe('first day (UTC, inclusive)'),
-    until: date.optional().describe('last day (UTC, exclusive)'),
+    since: queryDay.describe('first day (UTC, inclusive)'),
+    until: queryDay.optional().describe('last day (UTC, exclusive)'),
     model: z.string().min(1).max(64).optional().describe('model name'),
-    limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
+    limit: queryInteger(1, MAX_LIMIT).default(DEFAULT_LIMIT),
     cursor: z.string().min(1).max(200).optional().describe('from the Link header of the previous page'),
   })
   .refine((q) => q.until === undefined || q.until > q.since, { message: 'until must be after since', path: ['until'] });
@@ -50,7 +41,10 @@ const exportedPredictionSchema = z.object({
 @ApiBearerAuth()
 @Controller('export')
 export class ExportController {
-  constructor(private readonly exports: PredictionExport) {}
+  constructor(
+    private readonly exports: PredictionExport,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Get('predictions')
   @RequireScope('read')
@@ -84,7 +78,7 @@ export class ExportController {
       return;
     }
     const next = await this.exports.nextPageStart(filter, query.limit);
-    if (next) void reply.header('link', `<${nextPageUrl(request, query, encodeCursor(next))}>; rel="next"`);
+    if (next) void reply.header('link', `<${nextPageUrl(this.config.http.publicUrl, request, query, encodeCursor(next))}>; rel="next"`);
     await reply.type('application/json').send(Readable.from(jsonArray(this.exports.batches(filter, 'json-array', query.limit))));
   }
 }
@@ -107,14 +101,17 @@ async function* jsonArray(batches: AsyncIterable<SerializedBatch>): AsyncGenerat
   yield CLOSE_ARRAY;
 }
 
-/** Absolute, from the request's own scheme and host (X-Forwarded-* are honoured: trustProxy). */
-function nextPageUrl(request: FastifyRequest, query: ExportQuery, cursor: string): string {
+/**
+ * Absolute, from PUBLIC_URL when set, else from the request's own scheme and host (X-Forwarded-*
+ * count only from TRUSTED_PROXIES): a client follows it with its token, so no other client may pick it.
+ */
+function nextPageUrl(publicUrl: string | undefined, request: FastifyRequest, query: ExportQuery, cursor: string): string {
   const params = new URLSearchParams({ since: day(query.since) });
   if (query.until) params.set('until', day(query.until));
   if (query.model) params.set('model', query.model);
   params.set('limit', String(query.limit));
   params.set('cursor', cursor);
-  return `${request.protocol}://${request.host}${request.url.split('?')[0]}?${params}`;
+  return `${publicUrl ?? `${request.protocol}://${request.host}`}${request.url.split('?')[0]}?${params}`;
 }
 
 function day(date: Date): string {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { ModelMonitoring, type MonitoringFigures, type MonitoringPoint } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
-import { openApiSchema, ZodPipe } from '../http/zod';
+import { openApiSchema, queryInstant, ZodPipe } from '../http/zod';
 
 const HISTORY_DEFAULT_DAYS = 7;
 
@@ -37,7 +37,7 @@ const monitoringSchema = z.object({
   }),
 });
 
-const historyQuery = z.strictObject({ since: z.iso.datetime({ offset: true }).optional().describe(`default: ${HISTORY_DEFAULT_DAYS} days ago`) });
+const historyQuery = z.strictObject({ since: queryInstant.optional().describe(`default: ${HISTORY_DEFAULT_DAYS} days ago`) });
 
 const historySchema = z.object({
   modelId: z.string(),
@@ -67,7 +67,7 @@ export class MonitoringController {
     @Param('modelId') modelId: string,
     @Query(new ZodPipe(historyQuery)) query: z.infer<typeof historyQuery>,
   ): Promise<{ modelId: string; points: MonitoringPoint[] }> {
-    const since = query.since ? new Date(query.since) : new Date(Date.now() - HISTORY_DEFAULT_DAYS * 86_400_000);
+    const since = query.since ?? new Date(Date.now() - HISTORY_DEFAULT_DAYS * 86_400_000);
     return { modelId, points: await this.monitoring.history(principal.organizationId, modelId, since) };
   }
 }

@@ -6,14 +6,14 @@ import { SessionsService, type Session } from '@foresight/events';
 import { PrivacyService, type UserExport } from '@foresight/privacy';
 import { Audited } from '../http/audit.interceptor';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
-import { openApiSchema, ZodPipe } from '../http/zod';
+import { openApiSchema, queryInstant, ZodPipe } from '../http/zod';
 
 const userId = z.string().min(1).max(255);
 
 const sessionsQuery = z.object({
   userId,
-  since: z.iso.datetime({ offset: true }).optional(),
-  until: z.iso.datetime({ offset: true }).optional(),
+  since: queryInstant.optional(),
+  until: queryInstant.optional(),
 });
 
 const exportQuery = z.strictObject({ userId });
@@ -63,8 +63,7 @@ export class UsersController {
     @CurrentPrincipal() principal: Principal,
     @Query(new ZodPipe(sessionsQuery)) query: z.infer<typeof sessionsQuery>,
   ): Promise<{ userId: string; sessions: Session[] }> {
-    const since = query.since ? new Date(query.since) : undefined;
-    const until = query.until ? new Date(query.until) : undefined;
+    const { since, until } = query;
     const storedId = await this.userIds.pseudonymize(principal.organizationId, query.userId);
     return { userId: query.userId, sessions: await this.sessions.listForUser(principal.organizationId, storedId, since, until) };
   }

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { LOGGER, REDIS, RedisKeys, type Logger } from '@foresight/platform';
+import { APP_CONFIG, LOGGER, REDIS, RedisKeys, type AppConfig, type Logger } from '@foresight/platform';
 import type { Principal } from '../tokens/principal';
+import { clientAddressBucket } from './client-address';
 import {
   bucketShape,
   decisionsFor,
@@ -39,22 +40,29 @@ if granted < count then retry = math.ceil((1 - tokens) / refill) end
 return {granted, math.floor(tokens), retry, math.ceil((capacity - tokens) / refill)}
 `;
 
+const MAX_FALLBACK_BUCKETS = 100_000;
+
 type BucketRedis = Redis & {
   takeTokens(key: string, capacity: number, refillPerMs: number, count: number): Promise<[number, number, number, number]>;
 };
 
 interface PendingBatch {
-  principal: Principal;
+  bucket: string;
+  shape: BucketShape;
   waiters: Array<(decision: BucketDecision) => void>;
 }
 
 /**
- * Per-token token bucket shared by all replicas through Redis. Requests of one token that arrive
- * in the same event-loop turn are decided by one script call (each still atomically, in arrival
- * order), which keeps Redis off the critical path under load.
+ * Token buckets shared by all replicas through Redis: one per token, and one per client address for
+ * requests without a verified token. Requests for one bucket that arrive in the same event-loop turn
+ * are decided by one script call (each still atomically, in arrival order), which keeps Redis off the
+ * critical path under load.
  */
 @Injectable()
 export class RateLimiterService {
+  /** Requests per minute (sustained) an address may make without a verified token. */
+  readonly unauthenticatedPerMinute: number;
+  private readonly unauthenticatedShape: BucketShape;
   private readonly pending = new Map<string, PendingBatch>();
   /** Per-process buckets used only while Redis is unreachable: limited, never refused. */
   private readonly fallback = new Map<string, BucketState>();
@@ -64,18 +72,30 @@ export class RateLimiterService {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
     if (!('takeTokens' in redis)) {
       redis.defineCommand('takeTokens', { numberOfKeys: 1, lua: TOKEN_BUCKET_SCRIPT });
     }
+    this.unauthenticatedPerMinute = config.http.unauthenticatedRateLimitPerMinute;
+    this.unauthenticatedShape = bucketShape(config.http.unauthenticatedRateLimitPerMinute, config.http.unauthenticatedBurstPerMinute);
   }
 
   take(principal: Principal): Promise<BucketDecision> {
+    return this.takeFrom(principal.tokenId, bucketShape(principal.rateLimitPerMinute, principal.burstPerMinute));
+  }
+
+  /** For a request whose token is not (yet) verified, before anything looks the token up. */
+  takeUnauthenticated(clientAddress: string): Promise<BucketDecision> {
+    return this.takeFrom(`address:${clientAddressBucket(clientAddress)}`, this.unauthenticatedShape);
+  }
+
+  private takeFrom(bucket: string, shape: BucketShape): Promise<BucketDecision> {
     return new Promise((resolve) => {
-      let batch = this.pending.get(principal.tokenId);
+      let batch = this.pending.get(bucket);
       if (!batch) {
-        const created: PendingBatch = { principal, waiters: [] };
-        this.pending.set(principal.tokenId, created);
+        const created: PendingBatch = { bucket, shape, waiters: [] };
+        this.pending.set(bucket, created);
         setImmediate(() => void this.settle(created));
         batch = created;
       }
@@ -84,18 +104,17 @@ export class RateLimiterService {
   }
 
   private async settle(batch: PendingBatch): Promise<void> {
-    this.pending.delete(batch.principal.tokenId);
-    const { principal, waiters } = batch;
-    const shape = bucketShape(principal.rateLimitPerMinute, principal.burstPerMinute);
-    const outcome = await this.takeShared(principal.tokenId, shape, waiters.length).catch((error: unknown) =>
-      this.takeLocal(principal.tokenId, shape, waiters.length, error),
+    this.pending.delete(batch.bucket);
+    const { bucket, shape, waiters } = batch;
+    const outcome = await this.takeShared(bucket, shape, waiters.length).catch((error: unknown) =>
+      this.takeLocal(bucket, shape, waiters.length, error),
     );
     decisionsFor(outcome, waiters.length).forEach((decision, i) => waiters[i](decision));
   }
 
-  private async takeShared(tokenId: string, shape: BucketShape, count: number): Promise<BatchOutcome> {
+  private async takeShared(bucket: string, shape: BucketShape, count: number): Promise<BatchOutcome> {
     const [granted, remaining, retryAfterMs, resetMs] = await (this.redis as BucketRedis).takeTokens(
-      this.keys.key('ratelimit', tokenId),
+      this.keys.key('ratelimit', bucket),
       shape.capacity,
       shape.refillPerMs,
       count,
@@ -104,13 +123,15 @@ export class RateLimiterService {
     return { granted, remaining, retryAfterMs, resetMs };
   }
 
-  private takeLocal(tokenId: string, shape: BucketShape, count: number, error: unknown): BatchOutcome {
+  private takeLocal(bucket: string, shape: BucketShape, count: number, error: unknown): BatchOutcome {
     if (!this.warnedFallback) {
       this.logger.warn({ err: error }, 'rate limiter cannot reach Redis; limiting per process until it returns');
       this.warnedFallback = true;
     }
-    const { state, outcome } = takeFromBucket(this.fallback.get(tokenId), shape, Date.now(), count);
-    this.fallback.set(tokenId, state);
+    const { state, outcome } = takeFromBucket(this.fallback.get(bucket), shape, Date.now(), count);
+    // Bounded: during an outage a flood from many addresses must not grow the process without end.
+    if (!this.fallback.has(bucket) && this.fallback.size >= MAX_FALLBACK_BUCKETS) this.fallback.clear();
+    this.fallback.set(bucket, state);
     return outcome;
   }
 }

@@ -26,9 +26,14 @@ export interface IssuedToken {
  */
 const VERIFIED_TOKEN_TTL_MS = 500;
 const MAX_CACHED_TOKENS = 10_000;
+/**
+ * Refused secrets are remembered as briefly, in a small cache of their own: a flood of made-up tokens
+ * must never push real ones out of the verified cache (each push would cost them an HMAC and a query).
+ */
+const MAX_REFUSED_TOKENS = 1_000;
 
 interface CachedVerification {
-  principal: Principal | null;
+  principal: Principal;
   verifiedAt: number;
 }
 
@@ -46,6 +51,8 @@ interface TokenRow {
 @Injectable()
 export class TokensService {
   private readonly verified = new Map<string, CachedVerification>();
+  /** Secret → when its lookup found no usable token. */
+  private readonly refused = new Map<string, number>();
 
   constructor(
     @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
@@ -73,6 +80,15 @@ export class TokensService {
     return { token: await this.get(input.organizationId, token.id), secret };
   }
 
+  /**
+   * True when this secret was verified as a live token by this process, however long ago (until it is
+   * found revoked or leaves the cache). Requests carrying anything else are limited per client address
+   * before authenticate() may look them up.
+   */
+  wasVerified(secret: string): boolean {
+    return this.verified.has(secret);
+  }
+
   /** Resolves a bearer secret to its principal, or throws `invalid_token`. */
   async authenticate(secret: string): Promise<Principal> {
     if (!looksLikeToken(secret)) throw invalidToken('The token is malformed.');
@@ -80,11 +96,18 @@ export class TokensService {
     // Keyed by the presented secret (kept in memory only), so a cached token costs no HMAC.
     let cached = this.verified.get(secret);
     if (!cached || now - cached.verifiedAt >= VERIFIED_TOKEN_TTL_MS) {
-      cached = { principal: await this.lookup(this.hash(secret)), verifiedAt: now };
-      this.remember(secret, cached);
+      const refusedAt = this.refused.get(secret);
+      if (refusedAt !== undefined && now - refusedAt < VERIFIED_TOKEN_TTL_MS) throw unknownToken();
+      const principal = await this.lookup(this.hash(secret));
+      if (!principal) {
+        this.verified.delete(secret);
+        remember(this.refused, secret, now, MAX_REFUSED_TOKENS);
+        throw unknownToken();
+      }
+      cached = { principal, verifiedAt: now };
+      remember(this.verified, secret, cached, MAX_CACHED_TOKENS);
     }
     const { principal } = cached;
-    if (!principal) throw invalidToken('The token is unknown or revoked.');
     if (principal.expiresAt && principal.expiresAt.getTime() <= now) throw invalidToken('The token has expired.');
     return principal;
   }
@@ -143,16 +166,22 @@ export class TokensService {
     };
   }
 
-  private remember(key: string, entry: CachedVerification): void {
-    if (this.verified.size >= MAX_CACHED_TOKENS) {
-      const oldest = this.verified.keys().next();
-      if (!oldest.done) this.verified.delete(oldest.value);
-    }
-    this.verified.delete(key);
-    this.verified.set(key, entry);
+}
+
+/** Puts an entry last in a bounded map, dropping the oldest entry when full. */
+function remember<T>(cache: Map<string, T>, key: string, entry: T, capacity: number): void {
+  cache.delete(key);
+  if (cache.size >= capacity) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
   }
+  cache.set(key, entry);
 }
 
 function invalidToken(message: string): AppError {
   return new AppError('invalid_token', message);
+}
+
+function unknownToken(): AppError {
+  return invalidToken('The token is unknown or revoked.');
 }

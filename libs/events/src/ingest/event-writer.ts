@@ -1,6 +1,6 @@
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { retriedOnConflict, sqlStateOf } from '@foresight/platform';
+import { isRowRefusal, retriedOnConflict } from '@foresight/platform';
 import type { EventRow } from './event-row';
 
 export interface WriteResult {
@@ -135,7 +135,7 @@ export class EventWriter implements BeforeApplicationShutdown {
       // One request's rows refused (data Postgres cannot hold, a constraint): nothing of the group
       // was committed. Each half is written again on its own, so the refusal narrows down to the
       // request that caused it, and only that request fails; the others are stored once, as usual.
-      if (group.length > 1 && refusedRows(error)) {
+      if (group.length > 1 && isRowRefusal(error)) {
         const half = Math.ceil(group.length / 2);
         await this.writeGroup(group.slice(0, half));
         await this.writeGroup(group.slice(half));
@@ -175,16 +175,6 @@ export class EventWriter implements BeforeApplicationShutdown {
   }
 }
 
-/**
- * SQLSTATE classes of a statement refusing the rows it was given: 22 data exception (a value the
- * type cannot hold), 23 integrity constraint violation, 54 program limit exceeded (an index row too
- * large). Not a lost connection or an unavailable server: those fail the group at once.
- */
-const REFUSED_ROWS_CLASSES = new Set(['22', '23', '54']);
-
-function refusedRows(error: unknown): boolean {
-  return REFUSED_ROWS_CLASSES.has(sqlStateOf(error)?.slice(0, 2) ?? '');
-}
 
 function byKey([a]: [string, unknown], [b]: [string, unknown]): number {
   return a < b ? -1 : a > b ? 1 : 0;

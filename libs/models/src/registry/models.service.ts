@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { In, IsNull, Not, Repository } from 'typeorm';
-import { AppError, invalidRequest, JOBS, newId, notFound, QUEUES, type JobPayloads } from '@foresight/platform';
+import { AppError, invalidRequest, JOBS, newId, notFound, postgresErrorCode, QUEUES, type JobPayloads } from '@foresight/platform';
 import type { FeatureManifest } from '@foresight/features';
 import { Model } from './model.entity';
 import type { CreateModel } from './model.schema';
@@ -35,6 +35,8 @@ export interface RetrainStarted {
   startedAt: Date;
 }
 
+const UNIQUE_VIOLATION = '23505';
+
 type TrainingQueue = Queue<JobPayloads[typeof JOBS.training.train] | JobPayloads[typeof JOBS.training.scheduledRetrain]>;
 
 /** The model registry: every query is scoped by the caller's organization. */
@@ -47,9 +49,6 @@ export class ModelsService {
   ) {}
 
   async create(organizationId: string, input: CreateModel): Promise<ModelWithVersion> {
-    if (await this.models.existsBy({ organizationId, name: input.name })) {
-      throw invalidRequest(`name: a model named "${input.name}" already exists`, [{ path: 'name', message: 'already exists' }]);
-    }
     const model = this.models.create({
       id: newId('mdl'),
       organizationId,
@@ -61,7 +60,12 @@ export class ModelsService {
       retrainStartedAt: null,
       lastRetrainedAt: null,
     });
-    await this.models.insert(model);
+    // The unique (organization_id, name) key decides, so requests racing with one name get the answer
+    // a later duplicate gets, never a 500.
+    await this.models.insert(model).catch((error: unknown) => {
+      if (postgresErrorCode(error) !== UNIQUE_VIOLATION) throw error;
+      throw invalidRequest(`name: a model named "${input.name}" already exists`, [{ path: 'name', message: 'already exists' }]);
+    });
     if (model.schedule) {
       try {
         await this.trainingQueue.upsertJobScheduler(

@@ -17,17 +17,38 @@ const duration = z
     return Number(amount) * DURATION_UNITS_MS[unit as DurationUnit];
   });
 
-/** `10.0.0.0/8` or `fd00::/8`, in the shape node:net's BlockList.addSubnet takes. */
-const subnet = z.string().transform((text, ctx) => {
+/** `10.0.0.0/8` or `fd00::/8`, in the shape node:net's BlockList.addSubnet takes; undefined if it is none. */
+function cidrBlock(text: string) {
   const [network = '', bits = ''] = text.split('/');
   const family = isIP(network);
   const prefix = Number(bits);
-  if (family === 0 || !/^\d{1,3}$/.test(bits) || prefix > (family === 4 ? 32 : 128)) {
-    ctx.addIssue({ code: 'custom', message: 'a CIDR block such as 10.0.0.0/8 or fd00::/8' });
-    return z.NEVER;
-  }
+  if (family === 0 || !/^\d{1,3}$/.test(bits) || prefix > (family === 4 ? 32 : 128)) return undefined;
   return { network, prefix, type: family === 4 ? ('ipv4' as const) : ('ipv6' as const) };
+}
+
+const subnet = z.string().transform((text, ctx) => {
+  const block = cidrBlock(text);
+  if (block) return block;
+  ctx.addIssue({ code: 'custom', message: 'a CIDR block such as 10.0.0.0/8 or fd00::/8' });
+  return z.NEVER;
 });
+
+/** `10.0.0.7`, `10.0.0.0/8` or `fd00::/8`, as Fastify's trustProxy takes them. */
+const addressOrSubnet = z
+  .string()
+  .refine((text) => (text.includes('/') ? cidrBlock(text) !== undefined : isIP(text) !== 0), 'an IP address or a CIDR block such as 10.0.0.0/8');
+
+/** The service's public base address, without a query or fragment; empty means unset. */
+const publicUrl = z
+  .string()
+  .trim()
+  .transform((text) => (text === '' ? undefined : text.replace(/\/+$/, '')))
+  .pipe(
+    z
+      .url({ protocol: /^https?$/ })
+      .refine((text) => !/[?#]/.test(text), 'no query string or fragment')
+      .optional(),
+  );
 
 /** A comma-separated list; empty means none. */
 const listOf = <T extends z.ZodType<unknown, string>>(item: T) =>
@@ -66,6 +87,13 @@ export const environmentSchema = z.object({
   WEBHOOK_ALLOWED_NETWORKS: listOf(subnet).prefault(''),
   /** A webhook whose deliveries keep failing this long is disabled. */
   WEBHOOK_DISABLE_AFTER: duration.prefault('5d'),
+  /** Reverse proxies whose X-Forwarded-* headers are believed; empty: none, the peer is the client. */
+  TRUSTED_PROXIES: listOf(addressOrSubnet).prefault(''),
+  /** Base of absolute links the API writes (export's Link header); unset: the request's own Host. */
+  PUBLIC_URL: publicUrl.optional(),
+  /** Requests without a verified token, per client address: sustained rate and one-minute burst. */
+  UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  UNAUTHENTICATED_BURST_PER_MINUTE: z.coerce.number().int().min(2).max(2_000_000).default(120),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;

@@ -56,4 +56,40 @@ describe('loadConfig', () => {
     expect(printed).not.toContain(external.TOKEN_PEPPER);
     expect(printed).not.toContain('u:p@db');
   });
+
+  it('reads the HTTP edge settings: trusted proxies, public URL and the unauthenticated limit', () => {
+    expect(loadConfig({ ...external }).http).toEqual({
+      trustedProxies: [],
+      publicUrl: undefined,
+      unauthenticatedRateLimitPerMinute: 60,
+      unauthenticatedBurstPerMinute: 120,
+    });
+    const config = loadConfig({
+      ...external,
+      TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.7,fd00::/8',
+      PUBLIC_URL: 'https://foresight.example.com/api/',
+      UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '10',
+      UNAUTHENTICATED_BURST_PER_MINUTE: '30',
+    });
+    expect(config.http).toEqual({
+      trustedProxies: ['10.0.0.0/8', '192.0.2.7', 'fd00::/8'],
+      publicUrl: 'https://foresight.example.com/api',
+      unauthenticatedRateLimitPerMinute: 10,
+      unauthenticatedBurstPerMinute: 30,
+    });
+    expect(loadConfig({ ...external, PUBLIC_URL: '' }).http.publicUrl).toBeUndefined();
+  });
+
+  it('refuses proxies that are not addresses, links with a query, and a burst not above the rate', () => {
+    for (const [name, value] of [
+      ['TRUSTED_PROXIES', 'proxy.internal'],
+      ['TRUSTED_PROXIES', '10.0.0.0/33'],
+      ['TRUSTED_PROXIES', 'true'],
+      ['PUBLIC_URL', 'https://x.example/?next=evil'],
+      ['PUBLIC_URL', 'ftp://x.example'],
+      ['UNAUTHENTICATED_BURST_PER_MINUTE', '60'],
+    ]) {
+      expect(() => loadConfig({ ...external, [name]: value })).toThrow(name);
+    }
+  });
 });

@@ -23,6 +23,16 @@ export interface WebhookSettings {
   readonly disableAfterMs: number;
 }
 
+export interface HttpEdgeSettings {
+  /** Addresses and CIDR blocks of reverse proxies whose X-Forwarded-* headers are believed. */
+  readonly trustedProxies: readonly string[];
+  /** Base of absolute links, without a trailing slash; undefined: the request's own Host. */
+  readonly publicUrl?: string;
+  /** Per client address, for requests without a verified token (CONTRACT.md "Authentication and tokens"). */
+  readonly unauthenticatedRateLimitPerMinute: number;
+  readonly unauthenticatedBurstPerMinute: number;
+}
+
 export interface AppConfig {
   readonly port: number;
   readonly host: string;
@@ -43,6 +53,7 @@ export interface AppConfig {
   readonly embedded: boolean;
   readonly monitoringSchedule: string;
   readonly webhooks: WebhookSettings;
+  readonly http: HttpEdgeSettings;
 }
 
 export class ConfigError extends Error {
@@ -63,6 +74,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
   const vars = parsed.data;
+  if (vars.UNAUTHENTICATED_BURST_PER_MINUTE <= vars.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE) {
+    throw new ConfigError(['UNAUTHENTICATED_BURST_PER_MINUTE: must be greater than UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE']);
+  }
   const embedded = vars.DATABASE_URL === undefined;
   if (!embedded) {
     const missing = REQUIRED_WITH_EXTERNAL_DATABASE.filter((name) => vars[name] === undefined);
@@ -93,6 +107,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,
       allowedNetworks: vars.WEBHOOK_ALLOWED_NETWORKS,
       disableAfterMs: vars.WEBHOOK_DISABLE_AFTER,
+    },
+    http: {
+      trustedProxies: vars.TRUSTED_PROXIES,
+      publicUrl: vars.PUBLIC_URL,
+      unauthenticatedRateLimitPerMinute: vars.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
+      unauthenticatedBurstPerMinute: vars.UNAUTHENTICATED_BURST_PER_MINUTE,
     },
   };
 }

@@ -1,3 +1,5 @@
+import { postgresErrorCode } from './postgres-values';
+
 /** deadlock_detected and serialization_failure: Postgres aborted the transaction so another could proceed. */
 const CONFLICT_CODES = new Set(['40P01', '40001']);
 
@@ -10,14 +12,8 @@ export async function retriedOnConflict<T>(transaction: () => Promise<T>, attemp
     try {
       return await transaction();
     } catch (error) {
-      const code = sqlStateOf(error);
+      const code = postgresErrorCode(error);
       if (attempt >= attempts || code === undefined || !CONFLICT_CODES.has(code)) throw error;
     }
   }
-}
-
-/** The SQLSTATE of a failed TypeORM query, undefined for any other error. */
-export function sqlStateOf(error: unknown): string | undefined {
-  const code = (error as { driverError?: { code?: unknown } } | null)?.driverError?.code;
-  return typeof code === 'string' ? code : undefined;
 }

@@ -1,0 +1,179 @@
+import { connect } from 'node:net';
+import { request, type JsonResponse } from '../support/http';
+import { withApiSuite } from '../support/suite';
+
+/** CONTRACT.md's error body: exactly `error` and `message` (and `details` when given). */
+const contractError = (error: string) => expect.objectContaining({ error, message: expect.any(String) });
+
+const expectRefused = (response: JsonResponse, status: number, error: string) => {
+  expect({ status: response.status, body: response.body }).toEqual({ status, body: contractError(error) });
+  expect(Object.keys(response.body as object).filter((key) => !['error', 'message', 'details'].includes(key))).toEqual([]);
+};
+
+/** Sends raw bytes (what fetch refuses to send) and returns the status line's code and the parsed body. */
+function rawRequest(url: string, bytes: string): Promise<{ status: number; body: unknown }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head, ...rest] = text.split('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: rest.length > 0 ? JSON.parse(rest.join('\r\n\r\n')) : undefined });
+    });
+  });
+}
+
+/**
+ * Issue 15, hostile input at the HTTP edge: NUL characters, dates and numbers Postgres cannot hold,
+ * deep nesting, racing creations, and the errors Fastify answers itself.
+ */
+describe('hostile input at the HTTP edge', () => {
+  const t = withApiSuite('hostileinput');
+  const get = (path: string, token: string | undefined = t.org.token.secret) => request(`${t.api.baseUrl}${path}`, { token });
+  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    request(`${t.api.baseUrl}${path}`, { method, token: t.org.token.secret, body, headers });
+
+  describe('finding 6: NUL characters', () => {
+    it('refuses %00 in every query and path parameter with 400 naming it, before any database access', async () => {
+      const cases: Array<[method: string, path: string, field: string]> = [
+        ['GET', '/v1/predict?userId=a%00b', 'userId'],
+        ['GET', '/v1/predict?sessionId=%00', 'sessionId'],
+        ['GET', '/v1/users/sessions?userId=u%00', 'userId'],
+        ['GET', '/v1/users/export?userId=u%00', 'userId'],
+        ['DELETE', '/v1/users?userId=u%00', 'userId'],
+        ['GET', '/v1/export/predictions?since=2026-11-01&model=churn%00', 'model'],
+        ['GET', '/v1/models/mdl_%00', 'modelId'],
+        ['GET', '/v1/models/monitor/mdl_%00', 'modelId'],
+        ['GET', '/v1/models/monitor/mdl_%00/history', 'modelId'],
+        ['DELETE', '/v1/tokens/tok_%00', 'tokenId'],
+        ['DELETE', '/v1/webhooks/whk_%00', 'webhookId'],
+        ['GET', '/v1/webhooks/whk_%00/deliveries', 'webhookId'],
+        ['POST', '/v1/webhooks/whk_1/deliveries/dlv_%00/retry', 'deliveryId'],
+      ];
+      for (const [method, path, field] of cases) {
+        const response = await call(method, path);
+        expectRefused(response, 400, 'invalid_request');
+        expect([path, (response.body as { message: string }).message]).toEqual([path, expect.stringContaining(field)]);
+      }
+      // Before the token is even looked up.
+      expectRefused(await get('/v1/predict?userId=%00', undefined), 400, 'invalid_request');
+    });
+
+    it('refuses U+0000 in any string of a JSON body outside ingestion, naming the field', async () => {
+      const cases: Array<[path: string, body: unknown, field: string]> = [
+        ['/v1/webhooks', { url: 'https://hooks.example.com/a\u0000b', events: ['model.retrained'] }, 'url'],
+        ['/v1/models', { name: 'nul_labels', targetEvent: 'checkout', labels: ['no\u0000', 'yes'] }, 'labels.0'],
+        ['/v1/models', { name: 'nul_key', targetEvent: 'checkout', 'horizon\u0000Days': 7 }, 'horizon\\u0000Days'],
+        ['/v1/models/retrain', { modelId: 'mdl_\u0000' }, 'modelId'],
+      ];
+      for (const [path, body, field] of cases) {
+        const response = await call('POST', path, body);
+        expectRefused(response, 400, 'invalid_request');
+        expect([path, response.body]).toEqual([path, expect.objectContaining({ details: [{ path: field, message: expect.any(String) }] })]);
+      }
+      expect((await get('/v1/models')).body).toEqual([]);
+    });
+  });
+
+  describe('finding 7: dates and numbers Postgres cannot hold', () => {
+    it('refuses impossible export dates, cursors and limits with 400 naming the parameter', async () => {
+      const cursor = (text: string) => Buffer.from(text).toString('base64url');
+      const cases: Array<[query: string, field: string]> = [
+        ['since=0000-01-01', 'since'],
+        ['since=2026-02-30', 'since'],
+        ['since=2026-11-01&until=2026-02-30', 'until'],
+        ['since=2026-11-01&until=2026-04-31', 'until'],
+        [`since=2026-11-01&cursor=${cursor('2026-11-22T01:02:03.456789Z|12345678901234567890')}`, 'cursor'],
+        [`since=2026-11-01&cursor=${cursor('2026-11-22T01:02:03.456789Z|9223372036854775808')}`, 'cursor'],
+        [`since=2026-11-01&cursor=${cursor('2026-02-30T01:02:03.456789Z|1')}`, 'cursor'],
+        [`since=2026-11-01&cursor=${cursor('0000-01-01T00:00:00.000000Z|1')}`, 'cursor'],
+        ['since=2026-11-01&limit=1e3', 'limit'],
+        ['since=2026-11-01&limit=0x10', 'limit'],
+      ];
+      for (const [query, field] of cases) {
+        const response = await get(`/v1/export/predictions?${query}`);
+        expectRefused(response, 400, 'invalid_request');
+        expect([query, (response.body as { message: string }).message]).toEqual([query, expect.stringContaining(field)]);
+      }
+      expect((await get('/v1/export/predictions?since=2024-02-29&limit=10')).status).toBe(200);
+    });
+
+    it('refuses monitoring and session ranges outside the years 0001 to 9999', async () => {
+      for (const path of [
+        '/v1/models/monitor/mdl_aaaaaaaaaaaaaaaa/history?since=0000-06-01T00:00:00Z',
+        '/v1/users/sessions?userId=u&since=0000-06-01T00:00:00Z',
+        '/v1/users/sessions?userId=u&until=9999-12-31T23:59:59-23:59',
+      ]) {
+        const response = await get(path);
+        expectRefused(response, 400, 'invalid_request');
+      }
+    });
+  });
+
+  describe('finding 8: deep nesting', () => {
+    it('answers a body nested 5,000 levels with 400 invalid_request on every route, and takes ordinary nesting', async () => {
+      const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+      const deepObject = `{"event":"click","userId":"u","properties":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+      for (const [path, body] of [
+        ['/v1/events', deep],
+        ['/v1/events', deepObject],
+        ['/v1/batch', `{"batch":${deep}}`],
+        ['/v1/models', deepObject],
+        ['/v1/webhooks', deep],
+      ]) {
+        expectRefused(await call('POST', path, body), 400, 'invalid_request');
+      }
+      const nested = `{"event":"click","userId":"u-nested","properties":${'{"a":'.repeat(10)}1${'}'.repeat(10)}}`;
+      expect(await call('POST', '/v1/events', nested)).toMatchObject({ status: 200, body: { accepted: 1 } });
+    });
+  });
+
+  describe('finding 9: races on unique names', () => {
+    it('answers every loser of 8 concurrent POST /v1/models with one name as a later duplicate is answered', async () => {
+      // Several rounds: a round whose requests happen to arrive one after another proves nothing.
+      for (let round = 1; round <= 5; round++) {
+        const body = { name: `raced_model_${round}`, targetEvent: 'checkout' };
+        const racing = await Promise.all(Array.from({ length: 8 }, () => call('POST', '/v1/models', body)));
+        const duplicate = await call('POST', '/v1/models', body);
+        expect(duplicate.status).toBe(400);
+        expect(duplicate.body).toEqual({ error: 'invalid_request', message: expect.stringContaining('already exists'), details: [{ path: 'name', message: 'already exists' }] });
+        expect(racing.filter((r) => r.status === 200)).toHaveLength(1);
+        for (const loser of racing.filter((r) => r.status !== 200)) expect({ status: loser.status, body: loser.body }).toEqual({ status: 400, body: duplicate.body });
+      }
+    });
+  });
+
+  describe("finding 10: Fastify's own errors", () => {
+    it('answers an over-long path parameter and bad percent-encoding in the contract shape', async () => {
+      for (const token of [undefined, t.org.token.secret]) {
+        expectRefused(await get(`/v1/models/${'a'.repeat(101)}`, token), 400, 'invalid_request');
+        expectRefused(await get('/v1/models/%zz', token), 400, 'invalid_request');
+        expectRefused(await get('/v1/models/monitor/%E0%A4%A', token), 400, 'invalid_request');
+      }
+    });
+
+    it('answers HTTP the parser refuses (Content-Length, header bytes, oversized headers) in the contract shape', async () => {
+      const cases = [
+        'GET /v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+        'POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+        'POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        'GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Bad\u0001: y\r\n\r\n',
+        `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        'BREW /v1/health HTTP/1.1\r\nHost: x\r\n\r\n',
+      ];
+      for (const bytes of cases) {
+        const response = await rawRequest(t.api.baseUrl, bytes);
+        expect([bytes.slice(0, 60), response]).toEqual([bytes.slice(0, 60), { status: 400, body: { error: 'invalid_request', message: expect.any(String) } }]);
+      }
+    });
+
+    it('answers a compressed or otherwise encoded body outside ingestion with 415', async () => {
+      const response = await call('POST', '/v1/models', { name: 'encoded_model', targetEvent: 'checkout' }, { 'content-encoding': 'br' });
+      expectRefused(response, 415, 'unsupported_media_type');
+      expect((await get('/v1/models')).body).not.toContainEqual(expect.objectContaining({ name: 'encoded_model' }));
+    });
+  });
+});
