@@ -178,9 +178,9 @@ describe('tenant isolation under hostile input', () => {
       const accepted = victims.reduce((sum, r) => sum + (r.body as { accepted: number }).accepted, 0);
       expect(accepted).toBe(uniqueEvents(victim));
       expect((await stored('victim2')) - before).toBe(uniqueEvents(victim));
-      for (const answer of refusals) expect(answer).toMatchObject({ status: 500, body: { error: 'internal_error', message: expect.any(String) } });
+      for (const answer of refusals) expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_request', message: expect.any(String) } });
       expect(await stored('attacker2')).toBe(0);
-      // The refusal was logged (as a 500 must be, and by TypeORM at debug), without the statement, its parameters or the refused row.
+      // The refusal was logged (validation should have caught it; and by TypeORM at debug), without the statement, its parameters or the refused row.
       expect(api.output()).toContain('"constraint":"refused_by_postgres"');
       expect(api.output()).toContain('query failed');
       expectOutputHoldsNoIdsOrParameters();

@@ -1,16 +1,17 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RateLimitedError, RateLimiterService, TokensService, type BucketDecision, type Scope } from '@foresight/auth';
+import { RateLimitedError, RateLimiterService, TokensService, type BucketDecision, type Principal, type Scope } from '@foresight/auth';
 import { AppError } from '@foresight/platform';
 import { PUBLIC_ROUTE, REQUIRED_SCOPE, SEGMENT_AUTH } from './access.decorators';
 import { refuseNulInUrl } from './url-strings';
 
 /**
  * URL strings → token → rate limit → scope, in that order, for every route not marked public.
- * A request whose token this process has not verified yet (none, malformed, made up, revoked) first
- * takes from its client address's bucket, so an unauthenticated flood is refused before it costs an
- * HMAC and a Postgres lookup each; a verified token costs one Map lookup more, nothing else.
+ * A request whose token this process has not verified yet (none, malformed, made up, revoked) is
+ * first checked against its client address's bucket, which failed authentications spend, so an
+ * unauthenticated flood is refused before it costs an HMAC and a Postgres lookup each, while a good
+ * token's first burst passes; a verified token costs one Map lookup more, nothing else.
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -30,10 +31,9 @@ export class AccessGuard implements CanActivate {
 
     const secret = presentedSecret(request.headers.authorization, () => this.reflector.getAllAndOverride<boolean>(SEGMENT_AUTH, targets) === true);
     if (typeof secret !== 'string' || !this.tokens.wasVerified(secret)) {
-      enforce(reply, this.rateLimiter.unauthenticatedPerMinute, await this.rateLimiter.takeUnauthenticated(request.ip));
+      enforce(reply, this.rateLimiter.unauthenticatedPerMinute, await this.rateLimiter.checkUnauthenticated(request.ip));
     }
-    if (typeof secret !== 'string') throw secret;
-    const principal = await this.tokens.authenticate(secret);
+    const principal = await this.authenticate(secret, request.ip);
     enforce(reply, principal.rateLimitPerMinute, await this.rateLimiter.take(principal));
 
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets);
@@ -42,6 +42,17 @@ export class AccessGuard implements CanActivate {
     }
     request.principal = principal;
     return true;
+  }
+
+  /** Every failed authentication spends its client address's budget, which the check above reads. */
+  private async authenticate(secret: string | AppError, clientAddress: string): Promise<Principal> {
+    try {
+      if (typeof secret !== 'string') throw secret;
+      return await this.tokens.authenticate(secret);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'invalid_token') await this.rateLimiter.takeUnauthenticated(clientAddress);
+      throw error;
+    }
   }
 }
 

@@ -53,13 +53,19 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
       done(new AppError('unsupported_media_type', `Content-Encoding "${encoding}" is not accepted here; send the JSON body uncompressed.`), undefined);
       return;
     }
+    // Ingestion routes validate each event themselves (libs/events: an iterative walk naming the
+    // event and field, and Segment batches skip a bad message), and JSON.parse itself does not recurse.
+    if (ingestion) {
+      parseJson(request, text, done);
+      return;
+    }
     const scan = scanJson(text);
     if (scan.tooDeep) {
       done(tooDeep(), undefined);
       return;
     }
     parseJson(request, text, (error, body) => {
-      const field = !error && !ingestion && scan.hasNul ? nulBytePath(body) : undefined;
+      const field = !error && scan.hasNul ? nulBytePath(body) : undefined;
       if (field !== undefined) done(nulByteRefusal(field), undefined);
       else done(error, body);
     });

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from '@foresight/platform';
+import { postgresErrorCode, type Logger } from '@foresight/platform';
 import { toErrorResponse } from './error-response';
 
 /** Sends any error as the CONTRACT.md body. Used by the Nest filter and by Fastify's error handlers alike. */
@@ -12,6 +12,9 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     logger.error({ err: error, reqId: request.id, route: request.routeOptions?.url }, 'unexpected error');
   } else if (response.status === 503) {
     logger.warn({ err: error, reqId: request.id }, 'backing service unavailable');
+  } else if (postgresErrorCode(error) !== undefined) {
+    // A 400 all the same, but validation should have caught it first: worth an operator's look.
+    logger.warn({ err: error, reqId: request.id, route: request.routeOptions?.url }, 'request refused by Postgres');
   }
   void reply.status(response.status).headers(response.headers).send(response.body);
 }

@@ -1,8 +1,8 @@
 import { invalidRequest, type AppError } from '@foresight/platform';
 
 /**
- * How deep a whole JSON body may nest. Events may nest 32 levels inside a batch (libs/events checks
- * that with field details); the document bound sits above it so that rule keeps answering first.
+ * How deep a whole JSON body may nest outside ingestion (whose events libs/events bounds at 32
+ * levels with field details): far above any real document of ours, far below a stack overflow.
  */
 export const MAX_JSON_DEPTH = 64;
 

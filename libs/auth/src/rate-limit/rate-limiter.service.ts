@@ -49,6 +49,8 @@ type BucketRedis = Redis & {
 interface PendingBatch {
   bucket: string;
   shape: BucketShape;
+  /** What each waiter takes: 1, or 0 to only look whether one request would pass. */
+  cost: 0 | 1;
   waiters: Array<(decision: BucketDecision) => void>;
 }
 
@@ -85,31 +87,41 @@ export class RateLimiterService {
     return this.takeFrom(principal.tokenId, bucketShape(principal.rateLimitPerMinute, principal.burstPerMinute));
   }
 
-  /** For a request whose token is not (yet) verified, before anything looks the token up. */
-  takeUnauthenticated(clientAddress: string): Promise<BucketDecision> {
-    return this.takeFrom(`address:${clientAddressBucket(clientAddress)}`, this.unauthenticatedShape);
+  /**
+   * For a request whose token is not (yet) verified, before anything looks the token up: refused
+   * while its client address has spent its budget on failed authentications. Takes nothing, so a
+   * client's first burst with a good token is never limited here.
+   */
+  checkUnauthenticated(clientAddress: string): Promise<BucketDecision> {
+    return this.takeFrom(addressBucket(clientAddress), this.unauthenticatedShape, 0);
   }
 
-  private takeFrom(bucket: string, shape: BucketShape): Promise<BucketDecision> {
+  /** A failed authentication spends one request of its client address's budget. */
+  takeUnauthenticated(clientAddress: string): Promise<BucketDecision> {
+    return this.takeFrom(addressBucket(clientAddress), this.unauthenticatedShape, 1);
+  }
+
+  private takeFrom(bucket: string, shape: BucketShape, cost: 0 | 1 = 1): Promise<BucketDecision> {
+    const pendingKey = `${cost}:${bucket}`;
     return new Promise((resolve) => {
-      let batch = this.pending.get(bucket);
+      let batch = this.pending.get(pendingKey);
       if (!batch) {
-        const created: PendingBatch = { bucket, shape, waiters: [] };
-        this.pending.set(bucket, created);
-        setImmediate(() => void this.settle(created));
+        const created: PendingBatch = { bucket, shape, cost, waiters: [] };
+        this.pending.set(pendingKey, created);
+        setImmediate(() => void this.settle(pendingKey, created));
         batch = created;
       }
       batch.waiters.push(resolve);
     });
   }
 
-  private async settle(batch: PendingBatch): Promise<void> {
-    this.pending.delete(batch.bucket);
-    const { bucket, shape, waiters } = batch;
-    const outcome = await this.takeShared(bucket, shape, waiters.length).catch((error: unknown) =>
-      this.takeLocal(bucket, shape, waiters.length, error),
-    );
-    decisionsFor(outcome, waiters.length).forEach((decision, i) => waiters[i](decision));
+  private async settle(pendingKey: string, batch: PendingBatch): Promise<void> {
+    this.pending.delete(pendingKey);
+    const { bucket, shape, cost, waiters } = batch;
+    const count = cost * waiters.length;
+    const outcome = await this.takeShared(bucket, shape, count).catch((error: unknown) => this.takeLocal(bucket, shape, count, error));
+    const decisions = cost === 0 ? waiters.map(() => lookDecision(outcome, shape)) : decisionsFor(outcome, waiters.length);
+    decisions.forEach((decision, i) => waiters[i](decision));
   }
 
   private async takeShared(bucket: string, shape: BucketShape, count: number): Promise<BatchOutcome> {
@@ -134,4 +146,14 @@ export class RateLimiterService {
     this.fallback.set(bucket, state);
     return outcome;
   }
+}
+
+function addressBucket(clientAddress: string): string {
+  return `address:${clientAddressBucket(clientAddress)}`;
+}
+
+/** Whether one more request would pass, from an outcome that took nothing. */
+function lookDecision(outcome: BatchOutcome, shape: BucketShape): BucketDecision {
+  if (outcome.remaining >= 1) return { allowed: true, remaining: outcome.remaining, retryAfterMs: 0, resetMs: outcome.resetMs };
+  return { allowed: false, remaining: 0, retryAfterMs: Math.ceil(1 / shape.refillPerMs), resetMs: outcome.resetMs };
 }
