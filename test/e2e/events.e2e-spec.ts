@@ -54,6 +54,22 @@ describe('event ingestion', () => {
     expect(Number(n)).toBe(5 * shared.length);
   });
 
+  it('stores event names of any printable Unicode and reads a timestamp without a zone as UTC (CONTRACT.md)', async () => {
+    const named = ['Add to cart!', 'Caméra ouverte', '購入完了', 'x'.repeat(255)].map((name, i) => ({
+      event: name,
+      userId: 'unicode-names',
+      messageId: `unicode-${i}-${randomUUID()}`,
+      timestamp: `2026-11-0${i + 1}T08:30:00`,
+    }));
+    expect((await post(named)).body).toMatchObject({ accepted: 4 });
+    const rows = await t.suite.sql<{ event: string; occurred_at: Date }>(
+      `SELECT event, occurred_at FROM events WHERE user_id = 'unicode-names' ORDER BY occurred_at`,
+    );
+    expect(rows.map((r) => r.event)).toEqual(named.map((e) => e.event));
+    expect(rows.map((r) => r.occurred_at.toISOString())).toEqual(named.map((e) => `${e.timestamp}.000Z`));
+    expect((await post({ event: 'bell\u0007', userId: 'unicode-names' })).status).toBe(400);
+  });
+
   it('stores behavioral signals in typed columns and keeps receivedAt beside timestamp', async () => {
     const scroll = { event: 'scroll', userId: 'typed', messageId: randomUUID(), timestamp: '2026-11-20T10:00:00+02:00', properties: { depth: 0.8, hesitationMs: 350.4 } };
     const view = { event: 'screen_view', userId: 'typed', messageId: randomUUID(), properties: { screen: 'Cart', dwellMs: 5000, plan: 'pro' } };

@@ -1,4 +1,4 @@
-import { eventSchema } from './event.schema';
+import { eventInstant, eventSchema } from './event.schema';
 
 const base = { event: 'click', userId: 'u1' };
 const issues = (input: unknown) => {
@@ -18,10 +18,28 @@ describe('eventSchema', () => {
     expect(issues({ userId: 'u' })).toEqual([expect.stringMatching(/^event:/)]);
     expect(issues({ event: 'click' })).toEqual(['userId: userId or anonymousId is required']);
     expect(issues({ ...base, userId: 'x'.repeat(256) })).toEqual([expect.stringMatching(/^userId:/)]);
-    expect(issues({ ...base, event: 'bad name!' })).toEqual([expect.stringMatching(/^event:/)]);
+    expect(issues({ ...base, event: 'bad\u0007name' })).toEqual([expect.stringMatching(/^event:/)]);
     expect(issues({ ...base, properties: [] })).toEqual([expect.stringMatching(/^properties:/)]);
     expect(issues({ ...base, timestamp: 'yesterday' })).toEqual([expect.stringMatching(/^timestamp:/)]);
-    expect(issues({ ...base, timestamp: '2026-01-02T03:04:05' })).toEqual([expect.stringMatching(/^timestamp:/)]);
+    expect(issues({ ...base, timestamp: '2026-01-02T03:04:05+0100x' })).toEqual([expect.stringMatching(/^timestamp:/)]);
+  });
+
+  it('takes any printable Unicode event name of up to 255 characters (CONTRACT.md)', () => {
+    for (const event of ['Add to cart!', 'Caméra ouverte', '購入完了', 'checkout 🛒', 'a'.repeat(255)]) expect(issues({ ...base, event })).toEqual([]);
+  });
+
+  it('reads a timestamp without a zone as UTC (CONTRACT.md), whatever the zone the server runs in', () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Tokyo'; // Node applies a changed TZ at once; Date.parse would read local time here
+    try {
+      expect(eventInstant('2026-01-02T03:04:05')).toBe(Date.UTC(2026, 0, 2, 3, 4, 5));
+    } finally {
+      process.env.TZ = zone;
+    }
+    expect(issues({ ...base, timestamp: '2026-01-02T03:04:05' })).toEqual([]);
+    expect(eventInstant('2026-01-02T03:04:05')).toBe(Date.parse('2026-01-02T03:04:05Z'));
+    expect(eventInstant('2026-01-02T03:04:05.250')).toBe(Date.parse('2026-01-02T03:04:05.250Z'));
+    expect(eventInstant('2026-01-02T03:04:05+01:00')).toBe(Date.parse('2026-01-02T02:04:05Z'));
   });
 
   it('refuses timestamps more than 24 hours ahead', () => {
@@ -57,7 +75,7 @@ describe('eventSchema', () => {
   });
 
   it('checks lengths before any pattern, and stops there', () => {
-    expect(issues({ ...base, event: 'a'.repeat(129) })).toEqual([expect.stringMatching(/^event: Too big/)]);
+    expect(issues({ ...base, event: 'a'.repeat(256) })).toEqual([expect.stringMatching(/^event: Too big/)]);
     expect(issues({ ...base, userId: '\u0000'.repeat(256) })).toEqual([expect.stringMatching(/^userId: Too big/)]);
   });
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 export const MAX_EVENTS_PER_BATCH = 1000;
 export const MAX_EVENT_BYTES = 32 * 1024;
-export const MAX_EVENT_NAME_LENGTH = 128;
+export const MAX_EVENT_NAME_LENGTH = 255;
 const MAX_FUTURE_MS = 24 * 3600 * 1000;
 
 /** C0 and C1 control characters (NUL included) and UTF-16 halves without their pair (not Unicode text). */
@@ -15,20 +15,19 @@ const identifier = (max: number) =>
     .min(1)
     .max(max, { abort: true })
     .refine((value) => !NOT_PRINTABLE.test(value), 'no control characters or unpaired surrogates');
+/** CONTRACT.md: an event name is 1 to 255 characters of printable Unicode. Model target events follow it too. */
+export const eventNameSchema = identifier(MAX_EVENT_NAME_LENGTH);
 const nonNegativeMs = z.number().finite().min(0).max(2_147_483_647);
 
 /** CONTRACT.md "Events": the fields of one event, before behavioral rules. */
 export const eventSchema = z
   .object({
-    event: z
-      .string()
-      .min(1)
-      .max(MAX_EVENT_NAME_LENGTH, { abort: true })
-      .regex(/^[A-Za-z0-9 _.:/-]+$/, 'letters, digits, space and _ . : / - only'),
+    event: eventNameSchema,
     userId: identifier(255).optional(),
     anonymousId: identifier(255).optional(),
     // Its pattern is anchored with no nested repetition: linear, so it needs no length bound first.
-    timestamp: z.iso.datetime({ offset: true }).optional(),
+    // CONTRACT.md: a timestamp without a zone is UTC (eventInstant reads it so).
+    timestamp: z.iso.datetime({ offset: true, local: true }).optional(),
     messageId: identifier(128).optional(),
     sessionId: identifier(255).optional(),
     properties: z.record(z.string(), z.unknown()).optional(),
@@ -39,7 +38,7 @@ export const eventSchema = z
       ctx.addIssue({ code: 'custom', path: ['userId'], message: 'userId or anonymousId is required' });
     }
     if (event.timestamp !== undefined) {
-      const at = Date.parse(event.timestamp);
+      const at = eventInstant(event.timestamp);
       if (at > Date.now() + MAX_FUTURE_MS) ctx.addIssue({ code: 'custom', path: ['timestamp'], message: 'more than 24 hours in the future' });
       if (at < 0) ctx.addIssue({ code: 'custom', path: ['timestamp'], message: 'before 1970' });
     }
@@ -47,6 +46,13 @@ export const eventSchema = z
   });
 
 export type EventInput = z.infer<typeof eventSchema>;
+
+const ZONE = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
+
+/** The instant of a validated event timestamp in ms; one written without a zone is UTC, not the server's local time. */
+export function eventInstant(timestamp: string): number {
+  return Date.parse(ZONE.test(timestamp) ? timestamp : `${timestamp}Z`);
+}
 
 /** First-class signals are stored in typed columns; their types are checked here. */
 function checkBehavioralSignals(name: string, properties: Record<string, unknown>, ctx: z.RefinementCtx): void {

@@ -1,5 +1,5 @@
 export { EventsModule } from './events.module';
-export { eventSchema, MAX_EVENTS_PER_BATCH, type EventInput } from './event.schema';
+export { eventNameSchema, eventSchema, MAX_EVENTS_PER_BATCH, type EventInput } from './event.schema';
 export { MAX_NESTING_DEPTH } from './event-limits';
 export { IngestService, validateEachEvent, validateEvents, type IngestResult } from './ingest/ingest.service';
 export { segmentToEvents, type SegmentCall } from './segment/segment.mapper';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventPayloadCipher } from '../encryption/event-payload-cipher';
-import type { EventInput } from '../event.schema';
+import { eventInstant, type EventInput } from '../event.schema';
 
 /** One row of the events table, as the writer inserts it. */
 export interface EventRow {
@@ -46,7 +46,7 @@ export function toEventRow(organizationId: string, input: EventInput, receivedAt
     userId: input.userId === undefined ? null : pseudonymize(input.userId),
     anonymousId: input.anonymousId === undefined ? null : pseudonymize(input.anonymousId),
     sessionId: input.sessionId ?? null,
-    occurredAt: input.timestamp ? new Date(input.timestamp).toISOString() : receivedAt,
+    occurredAt: input.timestamp ? new Date(eventInstant(input.timestamp)).toISOString() : receivedAt,
     receivedAt,
     screen: typeof screen === 'string' ? screen : null,
     scrollDepth: typeof properties.depth === 'number' ? properties.depth : null,

@@ -1,14 +1,11 @@
 import { z } from 'zod';
+import { eventNameSchema } from '@foresight/events';
 import { cronExpression } from '@foresight/platform';
 
 /** CONTRACT.md "Models": POST /v1/models. */
 export const createModelSchema = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9_]{2,63}$/, 'lowercase letters, digits and _, starting with a letter, 3 to 64 characters'),
-  targetEvent: z
-    .string()
-    .min(1)
-    .max(128)
-    .regex(/^[A-Za-z0-9 _.:/-]+$/, 'an event name'),
+  targetEvent: eventNameSchema,
   horizonDays: z.number().int().min(1).max(365).default(7),
   algorithm: z.enum(['gbdt', 'logistic']).default('gbdt'),
   labels: z
