@@ -171,6 +171,23 @@ describe('predictions and their export', () => {
     expect(Number(row.n)).toBe(MODELS.length);
   });
 
+  it('drops alone a log row Postgres refuses: the rows flushed with it are stored, and the log is not stuck retrying', async () => {
+    // A refusal no validation foresees, arranged in this suite's own database; the three users' rows share one flush.
+    await t.suite.sql(`ALTER TABLE predictions ADD CONSTRAINT refused_by_postgres CHECK (user_id <> 'user-41')`);
+    try {
+      await Promise.all(['user-41', 'user-42', 'user-43'].map((user) => predict(`userId=${user}`)));
+      expect(await loggedRows('user-41')).toBe(0);
+      expect(await loggedRows('user-42')).toBe(MODELS.length);
+      expect(await loggedRows('user-43')).toBe(MODELS.length);
+      expect(t.api.output()).toContain('prediction log row refused by Postgres; dropped');
+      expect(t.api.output()).not.toContain('user-41');
+    } finally {
+      await t.suite.sql('ALTER TABLE predictions DROP CONSTRAINT refused_by_postgres');
+    }
+    await predict('userId=user-44');
+    expect(await loggedRows('user-44')).toBe(MODELS.length);
+  });
+
   describe('GET /v1/export/predictions', () => {
     const since = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     let expected: Array<{ id: string; user_id: string }>;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { LOGGER, type Logger } from '@foresight/platform';
+import { isRowRefusal, LOGGER, type Logger } from '@foresight/platform';
 
 export interface LoggedPrediction {
   organizationId: string;
@@ -77,15 +77,36 @@ export class PredictionLog implements BeforeApplicationShutdown {
     this.timer = undefined;
     while (this.buffer.length > 0) {
       const batch = this.buffer.splice(0, FLUSH_ROWS);
-      try {
-        await this.dataSource.query(INSERT_SQL, columns(batch));
-      } catch (error) {
+      const unwritten = await this.write(batch);
+      if (unwritten) {
         // Keep the rows and try again later; the request that served them has long been answered.
-        this.buffer.unshift(...batch);
-        this.logger.warn({ err: error, rows: this.buffer.length }, 'prediction log write failed; will retry');
+        this.buffer.unshift(...unwritten.rows);
+        this.logger.warn({ err: unwritten.error, rows: this.buffer.length }, 'prediction log write failed; will retry');
         this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS * 10);
         return;
       }
+    }
+  }
+
+  /**
+   * Writes a batch, or returns what is left to write again later (Postgres unreachable, say). A
+   * batch holds many organizations' rows: one Postgres refuses for its content is narrowed down by
+   * halves and dropped alone, so it never holds back the others, nor retries forever.
+   */
+  private async write(batch: LoggedPrediction[]): Promise<{ rows: LoggedPrediction[]; error: unknown } | undefined> {
+    try {
+      await this.dataSource.query(INSERT_SQL, columns(batch));
+      return undefined;
+    } catch (error) {
+      if (!isRowRefusal(error)) return { rows: batch, error };
+      if (batch.length === 1) {
+        this.logger.error({ err: error, modelId: batch[0].modelId }, 'prediction log row refused by Postgres; dropped');
+        return undefined;
+      }
+      const half = Math.ceil(batch.length / 2);
+      const first = await this.write(batch.slice(0, half));
+      if (first) return { rows: [...first.rows, ...batch.slice(half)], error: first.error };
+      return this.write(batch.slice(half));
     }
   }
 }
