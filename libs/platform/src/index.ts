@@ -1,6 +1,6 @@
 export { loadConfig, ConfigError, type AppConfig, type Region, type Subnet, type WebhookSettings, type WorkerMode } from './config/config';
 export { environmentSchema, type Environment } from './config/config.schema';
-export { cronExpression } from './config/cron-expression';
+export { cronExpression, isMinuteCron, minuteSchedule } from './config/cron-expression';
 export { APP_CONFIG } from './config/config.module';
 export { Secret } from './config/secret';
 export { Encryptor } from './crypto/encryption';
