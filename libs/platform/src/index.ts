@@ -16,6 +16,8 @@ export { PlatformModule } from './platform.module';
 export { QUEUES, JOBS, type JobPayloads } from './queue/queue-contract';
 export { QueueModule } from './queue/queue.module';
 export { REDIS, RedisKeys } from './redis/redis.module';
+export { RedisAvailability } from './redis/redis-availability';
+export { inBackground } from './queue/in-background';
 export { closeOnSignals } from './lifecycle/shutdown';
 export { startRuntime, type Runtime } from './runtime';
 export { SERVICE_VERSION } from './version';

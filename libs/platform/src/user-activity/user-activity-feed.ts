@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { LOGGER } from '../logging/logger.provider';
 import type { Logger } from '../logging/logger';
 import { JOBS, QUEUES, type JobPayloads } from '../queue/queue-contract';
+import { RedisAvailability } from '../redis/redis-availability';
 import { REDIS, RedisKeys } from '../redis/redis.module';
 
 /** New events of a user are re-scored this long after the first of them, so a burst is scored once. */
@@ -28,11 +29,12 @@ export class UserActivityFeed {
     private readonly keys: RedisKeys,
     @InjectQueue(QUEUES.userActivity) private readonly queue: Queue<UserActivityJob>,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly availability: RedisAvailability,
   ) {}
 
   async setWanted(organizationId: string, wanted: boolean): Promise<void> {
     const key = this.keys.key('user-activity', 'wanted');
-    await (wanted ? this.redis.sadd(key, organizationId) : this.redis.srem(key, organizationId));
+    await this.availability.within('record who follows user activity', () => (wanted ? this.redis.sadd(key, organizationId) : this.redis.srem(key, organizationId)));
     this.wanted = undefined;
   }
 
@@ -41,6 +43,8 @@ export class UserActivityFeed {
    * events of the same user add nothing. Best effort: a Redis problem must not fail stored events.
    */
   async touched(organizationId: string, userIds: Iterable<string>): Promise<void> {
+    // During an outage (logged once already) there is nothing to try, and nothing to log per request.
+    if (!this.availability.up) return;
     try {
       if (!(await this.isWanted(organizationId))) return;
       const jobs = [...new Set(userIds)].map((userId) => ({
@@ -48,7 +52,8 @@ export class UserActivityFeed {
         data: { organizationId, userId },
         opts: { jobId: `${organizationId}/${Buffer.from(userId).toString('base64url')}`, delay: RESCORE_DEBOUNCE_MS, removeOnComplete: true, removeOnFail: true },
       }));
-      if (jobs.length > 0) await this.queue.addBulk(jobs);
+      // Bounded: ingestion answers after Postgres committed, whatever Redis does.
+      if (jobs.length > 0) await this.availability.within('queue re-scoring of active users', () => this.queue.addBulk(jobs));
     } catch (error) {
       this.logger.warn({ err: error, organizationId }, 'could not queue re-scoring of active users');
     }

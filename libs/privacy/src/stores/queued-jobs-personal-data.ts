@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Job, JobType, Queue } from 'bullmq';
-import { JOBS, PersonalDataStoreProvider, QUEUES, type DomainEvent, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
+import { JOBS, PersonalDataStoreProvider, QUEUES, RedisAvailability, type DomainEvent, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
 
 /** Every state a job can sit in Redis with its payload; completed and failed jobs keep theirs for a while too. */
 const JOB_STATES: JobType[] = ['active', 'waiting', 'waiting-children', 'prioritized', 'delayed', 'completed', 'failed'];
@@ -26,7 +26,11 @@ export class QueuedJobsPersonalData implements PersonalDataStore {
   readonly userIdColumns = [];
   private readonly sources: UserBearingQueue[];
 
-  constructor(@InjectQueue(QUEUES.domainEvents) domainEvents: Queue<DomainEvent>, @InjectQueue(QUEUES.userActivity) userActivity: Queue<Rescore>) {
+  constructor(
+    @InjectQueue(QUEUES.domainEvents) domainEvents: Queue<DomainEvent>,
+    @InjectQueue(QUEUES.userActivity) userActivity: Queue<Rescore>,
+    private readonly redis: RedisAvailability,
+  ) {
     this.sources = [
       {
         queue: domainEvents,
@@ -56,8 +60,10 @@ export class QueuedJobsPersonalData implements PersonalDataStore {
   }
 
   private async jobsAbout(organizationId: string, userId: string): Promise<Job[]> {
-    const found = await Promise.all(
-      this.sources.map(async ({ queue, names }) => (await queue.getJobs(JOB_STATES)).filter((job) => job !== undefined && names(job, organizationId, userId))),
+    const found = await this.redis.within('read the queued jobs', () =>
+      Promise.all(
+        this.sources.map(async ({ queue, names }) => (await queue.getJobs(JOB_STATES)).filter((job) => job !== undefined && names(job, organizationId, userId))),
+      ),
     );
     return found.flat();
   }
