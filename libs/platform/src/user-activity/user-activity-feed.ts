@@ -1,7 +1,10 @@
+import { createHmac, hkdfSync } from 'node:crypto';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config';
 import { LOGGER } from '../logging/logger.provider';
 import type { Logger } from '../logging/logger';
 import { JOBS, QUEUES, type JobPayloads } from '../queue/queue-contract';
@@ -23,6 +26,7 @@ type UserActivityJob = JobPayloads[typeof JOBS.userActivity.rescore];
 @Injectable()
 export class UserActivityFeed {
   private wanted: { organizations: Set<string>; readAt: number } | undefined;
+  private readonly jobIdKey: Buffer;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -30,7 +34,18 @@ export class UserActivityFeed {
     @InjectQueue(QUEUES.userActivity) private readonly queue: Queue<UserActivityJob>,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly availability: RedisAvailability,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.jobIdKey = Buffer.from(hkdfSync('sha256', config.tokenPepper.reveal(), '', 'foresight user job ids', 32));
+  }
+
+  /**
+   * The re-scoring job id of a user: per user (so it debounces), but a keyed hash, because job ids stay
+   * in Redis beyond the job (BullMQ's event stream names them) and must not reveal the user id.
+   */
+  rescoreJobId(organizationId: string, userId: string): string {
+    return `${organizationId}/${createHmac('sha256', this.jobIdKey).update(organizationId).update('\0').update(userId).digest('base64url')}`;
+  }
 
   async setWanted(organizationId: string, wanted: boolean): Promise<void> {
     const key = this.keys.key('user-activity', 'wanted');
@@ -50,7 +65,7 @@ export class UserActivityFeed {
       const jobs = [...new Set(userIds)].map((userId) => ({
         name: JOBS.userActivity.rescore,
         data: { organizationId, userId },
-        opts: { jobId: `${organizationId}/${Buffer.from(userId).toString('base64url')}`, delay: RESCORE_DEBOUNCE_MS, removeOnComplete: true, removeOnFail: true },
+        opts: { jobId: this.rescoreJobId(organizationId, userId), delay: RESCORE_DEBOUNCE_MS, removeOnComplete: true, removeOnFail: true },
       }));
       // Bounded: ingestion answers after Postgres committed, whatever Redis does.
       if (jobs.length > 0) await this.availability.within('queue re-scoring of active users', () => this.queue.addBulk(jobs));
