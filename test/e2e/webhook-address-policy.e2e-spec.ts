@@ -20,8 +20,8 @@ describe('webhook address policy', () => {
 
   beforeAll(async () => {
     suite = await TestSuite.create('webhook_addresses');
-    // Loopback is listed, as on-premises deployments do; the special-purpose ranges below are not.
-    const env = { ...suite.env, WEBHOOK_RETRY_SCHEDULE: '1s', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' };
+    // One internal address is listed, as on-premises deployments do; 127.0.0.1 and the special-purpose ranges below are not.
+    const env = { ...suite.env, WEBHOOK_RETRY_SCHEDULE: '1s', WEBHOOK_TIMEOUT_MS: '5000', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.2/32' };
     api = await startApi(env);
     worker = await startWorker(env);
     org = await suite.createOrganization('Hooks');
@@ -73,7 +73,7 @@ describe('webhook address policy', () => {
 
   it('reports an allow-listed internal receiver that cannot be reached as "unreachable", without errno detail', async () => {
     const closedPort = await freePort();
-    const webhook = await subscribe(`http://127.0.0.1:${closedPort}/hook`);
+    const webhook = await subscribe(`http://127.0.0.2:${closedPort}/hook`);
     expect(webhook.status).toBe(200);
     const model = await request<{ id: string }>(`${api.baseUrl}/v1/models`, {
       token: org.token.secret,
@@ -87,6 +87,6 @@ describe('webhook address policy', () => {
       return log.body.find((d) => d.attempts >= 1 && d.lastError !== null);
     });
     expect(delivery).toMatchObject({ lastResponseCode: null, lastError: 'unreachable' });
-    expect(JSON.stringify(delivery)).not.toMatch(/ECONN|EHOST|ENET|timed out|127\.0\.0\.1|\d+ ms/);
+    expect(JSON.stringify(delivery)).not.toMatch(/ECONN|EHOST|ENET|timed out|127\.0\.0\.2|\d+ ms/);
   });
 });
