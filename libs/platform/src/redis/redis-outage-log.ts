@@ -9,7 +9,7 @@ const REPEAT_AFTER_MS = 60_000;
  * hundreds of identical lines a minute. One process-wide log because BullMQ's classes are built by
  * @nestjs/bullmq, out of reach of injection; errors seen before the logger exists are told once it does.
  */
-class RedisOutageLog {
+export class RedisOutageLog {
   private logger: Logger | undefined;
   private target = 'Redis';
   private down = false;
