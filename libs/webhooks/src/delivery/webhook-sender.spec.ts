@@ -65,7 +65,8 @@ describe('WebhookSender against a real local receiver', () => {
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     for (const host of ['127.0.0.1', 'localhost']) {
-      expect(await sender(true).send(new URL(`http://${host}:${closedPort}/ok`), '{}', {})).toEqual({ statusCode: null, error: 'unreachable', latencyMs: expect.any(Number) });
+      const result = await sender(true).send(new URL(`http://${host}:${closedPort}/ok`), '{}', {});
+      expect(result).toEqual({ statusCode: null, error: 'unreachable', detail: expect.stringContaining('ECONNREFUSED'), latencyMs: expect.any(Number) });
     }
   });
 });

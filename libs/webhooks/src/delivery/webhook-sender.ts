@@ -12,6 +12,8 @@ export interface AttemptResult {
   statusCode: number | null;
   /** Why the attempt failed without a response (timeout, refused address, connection error). */
   error: string | null;
+  /** For the server log only, never the caller: the socket error behind an internal receiver's "unreachable". */
+  detail?: string;
   latencyMs: number;
 }
 
@@ -59,7 +61,10 @@ export class WebhookSender {
           response.on('error', () => undefined).resume();
         },
       );
-      outgoing.on('error', (error) => resolve({ statusCode: null, error: this.describe(error, target.internal), latencyMs: elapsed() }));
+      outgoing.on('error', (error) => {
+        const shown = this.describe(error, target.internal);
+        resolve({ statusCode: null, error: shown, ...(shown === error.message ? {} : { detail: error.message }), latencyMs: elapsed() });
+      });
       outgoing.end(body);
     });
   }
