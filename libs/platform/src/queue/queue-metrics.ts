@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { reconnectDelay } from '../redis/reconnect';
 import { QUEUES } from './queue-contract';
-import { LoggedQueue } from './quiet-bullmq';
+import { LoggedQueue } from './logged-bullmq';
 
 /** A scrape must not hang while Redis is unreachable: the gauge keeps its last values. */
 const COLLECT_DEADLINE_MS = 1_000;
