@@ -339,6 +339,42 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     expect(await activityRows(longMemory, 'old-timer')).toBe(1);
   });
 
+  it('never names a user in BullMQ job ids or event streams, and the erasure sweeps the streams too', async () => {
+    const org = await t.suite.createOrganization('streams');
+    const user = 'stream-user-3e8d1f';
+    const encoded = Buffer.from(user).toString('base64url');
+    const redisHits = async (needle: string) => (await occurrences(needle)).filter((where) => where.startsWith('redis'));
+    const streams = { activity: `${t.suite.env.REDIS_PREFIX}bull:user-activity:events`, events: `${t.suite.env.REDIS_PREFIX}bull:domain-events:events` };
+    // Someone listens to prediction.updated, so ingestion queues a re-scoring job per active user.
+    const hook = await request(`${t.api.baseUrl}/v1/webhooks`, {
+      token: org.token.secret,
+      method: 'POST',
+      body: { url: 'https://hooks.example.com/streams', events: ['prediction.updated'] },
+    });
+    expect(hook.status).toBe(200);
+    await sendEvents(t.api.baseUrl, org.token.secret, history(user));
+    await until(
+      "the user's re-scoring job run by the worker",
+      async () => (await redis.xrange(streams.activity, '-', '+')).filter(([, fields]) => fields[1] === 'completed' && fields[3]?.startsWith(`${org.organization.id}/`)).length,
+      (completed) => completed > 0,
+    );
+    expect(await redisHits(encoded)).toEqual([]);
+    expect(await redisHits(user)).toEqual([]);
+
+    // Entries an older release left, naming the job by the base64url of the id.
+    const legacyJobId = `${org.organization.id}/${encoded}`;
+    await redis.xadd(streams.activity, '*', 'event', 'completed', 'jobId', legacyJobId, 'returnvalue', '{"changed":1}');
+    await redis.xadd(streams.events, '*', 'event', 'added', 'jobId', `prediction.updated/${legacyJobId}-1763900000000-mdl_x`, 'name', 'domain-events.announce');
+    expect(await redisHits(encoded)).toEqual([expect.stringContaining('user-activity:events'), expect.stringContaining('domain-events:events')]);
+
+    expect((await request(`${t.api.baseUrl}/v1/users?userId=${user}`, { token: org.token.secret, method: 'DELETE' })).status).toBe(200);
+    expect(await redisHits(encoded)).toEqual([]);
+    const [record] = await until('the erasure confirmed', () => erasures(org), (list) => list[0]?.status === 'confirmed');
+    expect(record.erased.queuedJobs).toBeGreaterThanOrEqual(2);
+    expect(await redisHits(encoded)).toEqual([]);
+    expect(await redisHits(user)).toEqual([]);
+  });
+
   it('refuses to create an organization for another region than the deployment’s', async () => {
     const refused = await runCli(t.suite.env, ['org', 'create', '--name', 'elsewhere', '--region', 'us']);
     expect(refused.code).toBe(1);

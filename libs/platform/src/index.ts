@@ -1,6 +1,6 @@
 export { loadConfig, ConfigError, type AppConfig, type Region, type Subnet, type WebhookSettings, type WorkerMode } from './config/config';
 export { environmentSchema, type Environment } from './config/config.schema';
-export { cronExpression } from './config/cron-expression';
+export { cronExpression, isMinuteCron, minuteSchedule } from './config/cron-expression';
 export { APP_CONFIG } from './config/config.module';
 export { Secret } from './config/secret';
 export { Encryptor } from './crypto/encryption';
@@ -16,6 +16,8 @@ export { PlatformModule } from './platform.module';
 export { QUEUES, JOBS, type JobPayloads } from './queue/queue-contract';
 export { QueueModule } from './queue/queue.module';
 export { REDIS, RedisKeys } from './redis/redis.module';
+export { RedisAvailability } from './redis/redis-availability';
+export { inBackground } from './queue/in-background';
 export { closeOnSignals } from './lifecycle/shutdown';
 export { startRuntime, type Runtime } from './runtime';
 export { SERVICE_VERSION } from './version';

@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AuthModule } from '@foresight/auth';
 import { EventsModule } from '@foresight/events';
-import { QUEUES } from '@foresight/platform';
+import { QUEUES, UserActivityModule } from '@foresight/platform';
 import { ErasureRecords } from './erasure/erasure-records';
 import { PrivacyService } from './privacy.service';
 import { PersonalDataStores } from './stores/personal-data-stores';
@@ -14,7 +14,7 @@ import { QueuedJobsPersonalData } from './stores/queued-jobs-personal-data';
  * and the erasure log. The API, the CLI and the worker's privacy processors use it.
  */
 @Module({
-  imports: [DiscoveryModule, AuthModule, EventsModule, BullModule.registerQueue({ name: QUEUES.privacy }, { name: QUEUES.domainEvents }, { name: QUEUES.userActivity })],
+  imports: [DiscoveryModule, AuthModule, EventsModule, UserActivityModule, BullModule.registerQueue({ name: QUEUES.privacy }, { name: QUEUES.domainEvents }, { name: QUEUES.userActivity })],
   providers: [PersonalDataStores, PrivacyService, ErasureRecords, QueuedJobsPersonalData],
   exports: [PrivacyService, ErasureRecords, PersonalDataStores],
 })

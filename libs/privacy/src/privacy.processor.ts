@@ -1,7 +1,7 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { JOBS, LOGGER, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
+import { inBackground, JOBS, LOGGER, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
 import type { ErasedCounts } from './erasure/erasure-records';
 import { PrivacyService } from './privacy.service';
 import { RetentionService, type RetentionOutcome } from './retention/retention.service';
@@ -21,9 +21,11 @@ export class PrivacyProcessor extends WorkerHost implements OnApplicationBootstr
     super();
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     // Daily, and once at start so a deployment that was down at night catches up.
-    await this.queue.upsertJobScheduler(JOBS.privacy.retention, { pattern: '43 2 * * *', immediately: true }, { name: JOBS.privacy.retention, data: {} });
+    inBackground(this.logger, 'register the retention job scheduler', () =>
+      this.queue.upsertJobScheduler(JOBS.privacy.retention, { pattern: '43 2 * * *', immediately: true }, { name: JOBS.privacy.retention, data: {} }),
+    );
   }
 
   async process(job: Job<SweepErasure | Retention>): Promise<ErasedCounts | RetentionOutcome> {

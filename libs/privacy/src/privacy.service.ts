@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { UserIds } from '@foresight/auth';
 import { SuppressionList } from '@foresight/events';
-import { Encryptor, JOBS, notFound, QUEUES, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
+import { Encryptor, JOBS, notFound, QUEUES, RedisAvailability, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
 import { ErasureRecords, type ErasedCounts } from './erasure/erasure-records';
 import { PersonalDataStores } from './stores/personal-data-stores';
 
@@ -42,6 +42,7 @@ export class PrivacyService {
     private readonly suppression: SuppressionList,
     private readonly encryptor: Encryptor,
     @InjectQueue(QUEUES.privacy) private readonly sweeps: Queue<SweepErasure>,
+    private readonly redis: RedisAvailability,
   ) {}
 
   async export(organizationId: string, rawUserId: string): Promise<UserExport> {
@@ -54,20 +55,30 @@ export class PrivacyService {
   /**
    * Erases the user from every store before returning. The sweep job is queued first, so a crash
    * half-way is finished by the worker; the id travels in it only sealed (bound to the erasure id)
-   * and leaves Redis when the sweep confirms.
+   * and leaves Redis when the sweep confirms. Without Redis (it holds personal data too, and the
+   * sweep) nothing is done and the caller is answered `unavailable`.
    */
   async erase(organizationId: string, rawUserId: string, request: ErasureRequest): Promise<{ status: 'deleted'; userId: string }> {
+    this.redis.assertUp('erase the user');
     const userId = await this.userIds.pseudonymize(organizationId, rawUserId);
     const stores = this.stores.all();
     if ((await countRemaining(stores, organizationId, userId)) === 0) throw notFound('user');
-    // Suppress first: nothing of the user is stored between the erasure and the suppression.
-    if (request.suppress) await this.suppression.suppress(organizationId, userId);
     const erasureId = await this.records.open(organizationId, this.userIds.userHash(organizationId, userId));
-    await this.sweeps.add(
-      JOBS.privacy.sweepErasure,
-      { erasureId, organizationId, sealedUserId: this.encryptor.encrypt(userId, sealContext(erasureId)) },
-      { jobId: erasureId, delay: FIRST_SWEEP_DELAY_MS, attempts: SWEEP_ATTEMPTS, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true },
-    );
+    try {
+      await this.redis.within('queue the erasure sweep', () =>
+        this.sweeps.add(
+          JOBS.privacy.sweepErasure,
+          { erasureId, organizationId, sealedUserId: this.encryptor.encrypt(userId, sealContext(erasureId)) },
+          { jobId: erasureId, delay: FIRST_SWEEP_DELAY_MS, attempts: SWEEP_ATTEMPTS, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true },
+        ),
+      );
+    } catch (error) {
+      // No erasure record without the sweep that confirms it.
+      await this.records.discard(erasureId);
+      throw error;
+    }
+    // Suppress before erasing: nothing of the user is stored between the erasure and the suppression.
+    if (request.suppress) await this.suppression.suppress(organizationId, userId);
     await this.records.recordPass(erasureId, await eraseEverywhere(stores, organizationId, userId), { sweep: false, confirmed: false });
     return { status: 'deleted', userId: rawUserId };
   }

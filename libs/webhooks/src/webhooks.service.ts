@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
-import { AppError, Encryptor, invalidRequest, newId, notFound, UserActivityFeed } from '@foresight/platform';
+import { Repository, type EntityManager } from 'typeorm';
+import { AppError, Encryptor, invalidRequest, newId, notFound, RedisAvailability, UserActivityFeed } from '@foresight/platform';
 import { AddressPolicy, ipLiteral } from './address-policy';
 import { DeliveryJobs } from './delivery/delivery-jobs';
 import { Webhook } from './webhook.entity';
@@ -25,6 +25,7 @@ export class WebhooksService {
     private readonly policy: AddressPolicy,
     private readonly jobs: DeliveryJobs,
     private readonly activity: UserActivityFeed,
+    private readonly redis: RedisAvailability,
   ) {}
 
   async create(organizationId: string, input: CreateWebhook): Promise<CreatedWebhook> {
@@ -34,17 +35,20 @@ export class WebhooksService {
     if (refusal) throw invalidRequest(`url: ${refusal}`, [{ path: 'url', message: refusal }]);
     const id = newId('whk');
     const secret = generateWebhookSecret();
-    await this.webhooks.insert({
-      id,
-      organizationId,
-      url: input.url,
-      events: input.events,
-      secretEncrypted: this.encryptor.encrypt(secret, secretContext(id)),
-      enabled: true,
-      disabledReason: null,
-      failingSince: null,
+    // One transaction with the Redis step: when Redis cannot be told, no webhook row is left behind.
+    await this.webhooks.manager.transaction(async (manager) => {
+      await manager.insert(Webhook, {
+        id,
+        organizationId,
+        url: input.url,
+        events: input.events,
+        secretEncrypted: this.encryptor.encrypt(secret, secretContext(id)),
+        enabled: true,
+        disabledReason: null,
+        failingSince: null,
+      });
+      await this.followUserActivity(manager, organizationId);
     });
-    await this.followUserActivity(organizationId);
     return { webhook: await this.get(organizationId, id), secret };
   }
 
@@ -55,8 +59,10 @@ export class WebhooksService {
   /** Its deliveries go with it; jobs still queued find no row and stop. */
   async delete(organizationId: string, webhookId: string): Promise<Webhook> {
     const webhook = await this.get(organizationId, webhookId);
-    await this.webhooks.delete({ id: webhookId, organizationId });
-    await this.followUserActivity(organizationId);
+    await this.webhooks.manager.transaction(async (manager) => {
+      await manager.delete(Webhook, { id: webhookId, organizationId });
+      await this.followUserActivity(manager, organizationId);
+    });
     return webhook;
   }
 
@@ -81,19 +87,19 @@ export class WebhooksService {
       throw invalidRequest(`delivery ${deliveryId} is ${delivery.status}; only failed or abandoned deliveries can be retried`);
     }
     try {
-      await this.jobs.manual({ deliveryId, webhookId }, delivery.attempts);
+      await this.redis.within('queue the retry', () => this.jobs.manual({ deliveryId, webhookId }, delivery.attempts));
     } catch (error) {
       // Never leave a delivery "pending" with no job behind it.
       await this.deliveries.update({ id: deliveryId }, { status: delivery.status, nextAttemptAt: delivery.nextAttemptAt });
-      throw new AppError('unavailable', `Could not queue the retry: ${(error as Error).message}`);
+      throw error instanceof AppError ? error : new AppError('unavailable', `Could not queue the retry: ${(error as Error).message}`);
     }
     return (await this.deliveries.findOneBy({ id: deliveryId })) as WebhookDelivery;
   }
 
   /** prediction.updated needs users re-scored after their new events; ingestion queues that only while someone listens. */
-  private async followUserActivity(organizationId: string): Promise<void> {
-    const listening = await this.webhooks
-      .createQueryBuilder('w')
+  private async followUserActivity(manager: EntityManager, organizationId: string): Promise<void> {
+    const listening = await manager
+      .createQueryBuilder(Webhook, 'w')
       .where(`w.organization_id = :organizationId AND w.enabled AND 'prediction.updated' = ANY(w.events)`, { organizationId })
       .getExists();
     await this.activity.setWanted(organizationId, listening);

@@ -36,6 +36,7 @@ export class ProbesController {
     const readiness = await this.health.readiness();
     if (readiness.ready) return { status: 'ready', checks: readiness.checks };
     void reply.status(503).header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-    return { error: 'unavailable', message: 'Not ready: a backing service is down.', checks: readiness.checks };
+    const down = Object.entries(readiness.checks).flatMap(([name, state]) => (state === 'down' ? [name] : []));
+    return { error: 'unavailable', message: `Not ready: ${down.join(' and ')} unreachable.`, checks: readiness.checks };
   }
 }

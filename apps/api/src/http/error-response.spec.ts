@@ -32,6 +32,15 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(wrapped)).toMatchObject({ status: 503, body: { error: 'unavailable' }, headers: { 'retry-after': '5' } });
   });
 
+  it('sets Retry-After on a domain unavailable error too', () => {
+    expect(toErrorResponse(new AppError('unavailable', 'Redis is unreachable: could not queue the training run'))).toEqual({
+      status: 503,
+      body: { error: 'unavailable', message: 'Redis is unreachable: could not queue the training run' },
+      headers: { 'retry-after': '5' },
+      unexpected: false,
+    });
+  });
+
   it('hides unexpected errors behind internal_error, without stack or SQL', () => {
     const response = toErrorResponse(new Error('syntax error at or near "SELEC" in SELEC * FROM secrets'));
     expect(response.status).toBe(500);

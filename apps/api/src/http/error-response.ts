@@ -86,8 +86,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
     return known(error.code, error.message, error.details);
   }
   if (isInfrastructureUnavailable(error)) {
-    const response = known('unavailable', 'A backing service (Postgres or Redis) is unreachable; try again shortly.');
-    return { ...response, headers: { ...response.headers, 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } };
+    return known('unavailable', 'A backing service (Postgres or Redis) is unreachable; try again shortly.');
   }
   const refusal = DATABASE_REFUSALS[postgresErrorCode(error) ?? ''];
   if (refusal) return known(refusal.code, refusal.message);
@@ -109,6 +108,8 @@ function known(code: ErrorCode, message: string, details?: ErrorDetail[]): Error
   const headers: Record<string, string> = {};
   if (code === 'invalid_token') headers['www-authenticate'] = 'Bearer error="invalid_token"';
   if (code === 'insufficient_scope') headers['www-authenticate'] = 'Bearer error="insufficient_scope"';
+  // Every 503, whether a driver error or a domain's AppError('unavailable'), tells when to come back.
+  if (code === 'unavailable') headers['retry-after'] = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   return { status: STATUS_BY_CODE[code], body: details ? { error: code, message, details } : { error: code, message }, headers, unexpected: false };
 }
 

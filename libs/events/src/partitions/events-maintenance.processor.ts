@@ -1,7 +1,7 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { JOBS, LOGGER, MonthlyPartitions, PARTITION_MONTHS_AHEAD, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
+import { inBackground, JOBS, LOGGER, MonthlyPartitions, PARTITION_MONTHS_AHEAD, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
 import { EventReencryption } from '../encryption/event-reencryption';
 
 type EnsurePartitions = JobPayloads[typeof JOBS.events.ensurePartitions];
@@ -18,13 +18,12 @@ export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicat
     super();
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     const data: EnsurePartitions = { monthsAhead: PARTITION_MONTHS_AHEAD };
     // Daily, and once at start so a fresh deployment has its partitions before the first night.
-    await this.queue.upsertJobScheduler(JOBS.events.ensurePartitions, { pattern: '17 3 * * *', immediately: true }, {
-      name: JOBS.events.ensurePartitions,
-      data,
-    });
+    inBackground(this.logger, 'register the event partitions job scheduler', () =>
+      this.queue.upsertJobScheduler(JOBS.events.ensurePartitions, { pattern: '17 3 * * *', immediately: true }, { name: JOBS.events.ensurePartitions, data }),
+    );
   }
 
   async process(job: Job<EnsurePartitions>): Promise<{ created: string[] } | { resealed: number }> {

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { In, IsNull, Not, Repository } from 'typeorm';
-import { AppError, invalidRequest, JOBS, newId, notFound, postgresErrorCode, QUEUES, type JobPayloads } from '@foresight/platform';
+import { invalidRequest, JOBS, minuteSchedule, newId, notFound, postgresErrorCode, QUEUES, RedisAvailability, type JobPayloads } from '@foresight/platform';
 import type { FeatureManifest } from '@foresight/features';
 import { Model } from './model.entity';
 import type { CreateModel } from './model.schema';
@@ -37,6 +37,15 @@ export interface RetrainStarted {
 
 const UNIQUE_VIOLATION = '23505';
 
+/**
+ * A scheduled run is skipped when the model's last run started less than this long ago: a job scheduler
+ * registered by an older release with a seconds field must not start runs faster than once a minute.
+ */
+const MIN_SCHEDULED_INTERVAL_MS = 50_000;
+
+/** The BullMQ job scheduler of a model's `schedule`. */
+const scheduleId = (modelId: string) => `model-schedule:${modelId}`;
+
 type TrainingQueue = Queue<JobPayloads[typeof JOBS.training.train] | JobPayloads[typeof JOBS.training.scheduledRetrain]>;
 
 /** The model registry: every query is scoped by the caller's organization. */
@@ -46,6 +55,7 @@ export class ModelsService {
     @InjectRepository(Model) private readonly models: Repository<Model>,
     @InjectRepository(ModelVersion) private readonly versions: Repository<ModelVersion>,
     @InjectQueue(QUEUES.training) private readonly trainingQueue: TrainingQueue,
+    private readonly redis: RedisAvailability,
   ) {}
 
   async create(organizationId: string, input: CreateModel): Promise<ModelWithVersion> {
@@ -60,6 +70,7 @@ export class ModelsService {
       retrainStartedAt: null,
       lastRetrainedAt: null,
     });
+    if (model.schedule) this.redis.assertUp('register the retraining schedule');
     // The unique (organization_id, name) key decides, so requests racing with one name get the answer
     // a later duplicate gets, never a 500.
     await this.models.insert(model).catch((error: unknown) => {
@@ -68,18 +79,38 @@ export class ModelsService {
     });
     if (model.schedule) {
       try {
-        await this.trainingQueue.upsertJobScheduler(
-          `model-schedule:${model.id}`,
-          { pattern: model.schedule, tz: 'UTC' },
-          { name: JOBS.training.scheduledRetrain, data: { organizationId, modelId: model.id } },
-        );
+        await this.redis.within('register the retraining schedule', () => this.registerSchedule(model));
       } catch (error) {
         // A model whose schedule silently never fires is worse than a refused request.
         await this.models.delete({ id: model.id, organizationId });
-        throw new AppError('unavailable', `Could not register the retraining schedule: ${(error as Error).message}`);
+        throw error;
       }
     }
     return { model: await this.getModel(organizationId, model.id), serving: null };
+  }
+
+  /**
+   * Registers every stored schedule again (worker start-up): schedules stored before the five-field
+   * rule are registered at minute granularity, so they fire at most once a minute.
+   */
+  async registerStoredSchedules(): Promise<number> {
+    const scheduled = await this.models.find({ select: { id: true, organizationId: true, schedule: true }, where: { schedule: Not(IsNull()) } });
+    for (const model of scheduled) await this.registerSchedule(model);
+    return scheduled.length;
+  }
+
+  /**
+   * A model's job scheduler fired: the same transition as POST /v1/models/retrain, unless the model or
+   * its schedule is gone (its scheduler is removed) or its last run started less than a minute ago.
+   */
+  async scheduledRetrain(organizationId: string, modelId: string): Promise<RetrainStarted | null> {
+    const model = await this.models.findOneBy({ id: modelId, organizationId });
+    if (!model?.schedule) {
+      await this.trainingQueue.removeJobScheduler(scheduleId(modelId));
+      return null;
+    }
+    if (model.retrainStartedAt && Date.now() - model.retrainStartedAt.getTime() < MIN_SCHEDULED_INTERVAL_MS) return null;
+    return this.retrain(organizationId, modelId);
   }
 
   async list(organizationId: string): Promise<ModelWithVersion[]> {
@@ -102,6 +133,8 @@ export class ModelsService {
    */
   async retrain(organizationId: string, modelId: string): Promise<RetrainStarted> {
     const model = await this.getModel(organizationId, modelId);
+    // Refused before anything changes while Redis is known to be down.
+    this.redis.assertUp('queue the training run');
     // One conditional UPDATE decides the race between concurrent retrain requests.
     const update = await this.models
       .createQueryBuilder()
@@ -112,15 +145,18 @@ export class ModelsService {
     const startedAt = (await this.getModel(organizationId, modelId)).retrainStartedAt as Date;
     if (update.affected === 0) return { modelId, status: 'retraining', startedAt };
     try {
-      await this.trainingQueue.add(
-        JOBS.training.train,
-        { organizationId, modelId, startedAt: startedAt.toISOString() },
-        { jobId: modelId, removeOnComplete: true, removeOnFail: true, attempts: 2 },
+      await this.redis.within('queue the training run', () =>
+        this.trainingQueue.add(
+          JOBS.training.train,
+          { organizationId, modelId, startedAt: startedAt.toISOString() },
+          { jobId: modelId, removeOnComplete: true, removeOnFail: true, attempts: 2 },
+        ),
       );
     } catch (error) {
-      // Never leave a model "retraining" with no job behind it.
+      // Never leave a model "retraining" with no job behind it. Should the job still reach Redis
+      // later, the run finds the model no longer retraining from that startedAt and skips itself.
       await this.models.update({ id: modelId, organizationId }, { status: model.status, retrainStartedAt: model.retrainStartedAt });
-      throw new AppError('unavailable', `Could not queue the training run: ${(error as Error).message}`);
+      throw error;
     }
     return { modelId, status: 'retraining', startedAt };
   }
@@ -154,6 +190,20 @@ export class ModelsService {
     });
     if (!version) throw notFound(`model version ${versionId}`);
     return { version: version.version, manifest: version.manifest, onnx: version.onnx };
+  }
+
+  /** Registered at minute granularity whatever was stored; a stored schedule that is no cron at all is not registered. */
+  private async registerSchedule(model: Pick<Model, 'id' | 'organizationId' | 'schedule'>): Promise<void> {
+    const pattern = model.schedule === null ? null : minuteSchedule(model.schedule);
+    if (pattern === null) {
+      await this.trainingQueue.removeJobScheduler(scheduleId(model.id));
+      return;
+    }
+    await this.trainingQueue.upsertJobScheduler(
+      scheduleId(model.id),
+      { pattern, tz: 'UTC' },
+      { name: JOBS.training.scheduledRetrain, data: { organizationId: model.organizationId, modelId: model.id } },
+    );
   }
 
   private async getModel(organizationId: string, modelId: string): Promise<Model> {

@@ -1,6 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
+import { inBackground, JOBS, LOGGER, QUEUES, type JobPayloads, type Logger } from '@foresight/platform';
 import { ModelsService } from '../registry/models.service';
 import { TrainingRunService } from './training-run.service';
 
@@ -13,12 +14,18 @@ type ScheduledRetrainPayload = JobPayloads[typeof JOBS.training.scheduledRetrain
  * about half a minute (lock expiry plus one stalled check) instead of minutes.
  */
 @Processor(QUEUES.training, { lockDuration: 20_000, stalledInterval: 10_000 })
-export class TrainingProcessor extends WorkerHost {
+export class TrainingProcessor extends WorkerHost implements OnApplicationBootstrap {
   constructor(
     private readonly runs: TrainingRunService,
     private readonly models: ModelsService,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {
     super();
+  }
+
+  /** Stored schedules are registered again, at most once a minute each, whatever an older release registered. */
+  onApplicationBootstrap(): void {
+    inBackground(this.logger, 'register the retraining schedules of stored models', () => this.models.registerStoredSchedules());
   }
 
   async process(job: Job<TrainPayload | ScheduledRetrainPayload>): Promise<void> {
@@ -28,7 +35,7 @@ export class TrainingProcessor extends WorkerHost {
       case JOBS.training.scheduledRetrain: {
         // Same transition and idempotence as POST /v1/models/retrain: a run in flight is left alone.
         const { organizationId, modelId } = job.data;
-        await this.models.retrain(organizationId, modelId);
+        await this.models.scheduledRetrain(organizationId, modelId);
         return;
       }
       default:

@@ -78,7 +78,7 @@ export const environmentSchema = z.object({
   METRICS_PORT: port.default(9464),
   WORKER_MODE: z.enum(['inline', 'off']).optional(),
   OTEL_SERVICE_NAME: optionalText,
-  /** When the monitoring job runs (outcomes, accuracy, drift): a cron expression, seconds field optional. */
+  /** When the monitoring job runs (outcomes, accuracy, drift): a five-field cron expression (at most once a minute). */
   MONITORING_SCHEDULE: cronExpression('7 * * * *').default('7 * * * *'),
   /** Delay before each webhook retry; the number of entries is the number of retries (about 24 h by default). */
   WEBHOOK_RETRY_SCHEDULE: listOf(duration).prefault('5s,5m,30m,2h,5h,10h,10h'),

@@ -1,5 +1,7 @@
 import type { DefaultJobOptions } from 'bullmq';
 import type { DomainEvent } from '../domain-events/domain-events';
+// Installs BullMQ classes that report connection errors once; every queue registration imports this contract.
+import './logged-bullmq';
 
 /**
  * The queue contract: every queue name, job name and payload type, and the default job options.

@@ -1,9 +1,14 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { Gauge, Registry } from 'prom-client';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
+import { reconnectDelay } from '../redis/reconnect';
 import { QUEUES } from './queue-contract';
+import { LoggedQueue } from './logged-bullmq';
+
+/** A scrape must not hang while Redis is unreachable: the gauge keeps its last values. */
+const COLLECT_DEADLINE_MS = 1_000;
 
 const STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
@@ -13,8 +18,8 @@ export class QueueMetrics implements OnApplicationShutdown {
   private readonly queues: Queue[];
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, registry: Registry) {
-    const connection = { url: config.redisUrl.reveal(), maxRetriesPerRequest: null };
-    this.queues = Object.values(QUEUES).map((name) => new Queue(name, { connection, prefix: `${config.redisPrefix}bull` }));
+    const connection = { url: config.redisUrl.reveal(), maxRetriesPerRequest: null, retryStrategy: reconnectDelay };
+    this.queues = Object.values(QUEUES).map((name) => new LoggedQueue(name, { connection, prefix: `${config.redisPrefix}bull` }));
     const queues = this.queues;
     new Gauge({
       name: 'foresight_queue_jobs',
@@ -22,7 +27,11 @@ export class QueueMetrics implements OnApplicationShutdown {
       labelNames: ['queue', 'state'] as const,
       registers: [registry],
       async collect() {
-        const counts = await Promise.all(queues.map((queue) => queue.getJobCounts(...STATES)));
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), COLLECT_DEADLINE_MS)));
+        const read = Promise.all(queues.map((queue) => queue.getJobCounts(...STATES))).catch(() => undefined);
+        const counts = await Promise.race([read, late]).finally(() => clearTimeout(timer));
+        if (!counts) return;
         counts.forEach((byState, i) => {
           for (const state of STATES) this.set({ queue: queues[i].name, state }, byState[state] ?? 0);
         });

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
+import { reconnectDelay } from '../redis/reconnect';
 import { DEFAULT_JOB_OPTIONS } from './queue-contract';
 import { RedisPolicyCheck } from './redis-policy.check';
 
@@ -11,8 +12,10 @@ import { RedisPolicyCheck } from './redis-policy.check';
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
-        // BullMQ needs its own connection options: no key prefix, unlimited retries per request.
-        connection: { url: config.redisUrl.reveal(), maxRetriesPerRequest: null },
+        // BullMQ needs its own connection options: no key prefix, unlimited retries per request (workers
+        // keep their commands through an outage; request-path producers are bounded by RedisAvailability).
+        // Reconnect as quickly as the request client does, so queues recover with it.
+        connection: { url: config.redisUrl.reveal(), maxRetriesPerRequest: null, retryStrategy: reconnectDelay },
         prefix: `${config.redisPrefix}bull`,
         defaultJobOptions: DEFAULT_JOB_OPTIONS,
       }),

@@ -13,6 +13,12 @@ export class RedisPolicyCheck implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // While Redis is unreachable the outage is logged already; the policy is read once it answers.
+    if (this.redis.status === 'ready') await this.check();
+    else this.redis.once('ready', () => void this.check());
+  }
+
+  private async check(): Promise<void> {
     try {
       const [, policy] = (await this.redis.config('GET', 'maxmemory-policy')) as [string, string];
       if (policy !== 'noeviction') {

@@ -4,9 +4,12 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { LOGGER } from '../logging/logger.provider';
 import type { Logger } from '../logging/logger';
+import { reconnectDelay } from './reconnect';
+import { RedisAvailability } from './redis-availability';
+import { redisOutageLog, redisTarget } from './redis-outage-log';
+import { REDIS } from './redis.tokens';
 
-/** Client for request-path commands: fails fast when Redis is down instead of queueing. */
-export const REDIS = Symbol('REDIS');
+export { REDIS };
 
 @Injectable()
 export class RedisKeys {
@@ -41,14 +44,11 @@ class RedisCloser implements OnApplicationShutdown {
           connectTimeout: 2000,
           // A slow Redis must not hold requests: callers fall back (rate limiter) or answer 503.
           commandTimeout: 250,
-          retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+          retryStrategy: reconnectDelay,
         });
-        let lastWarning = 0;
-        redis.on('error', (error: Error) => {
-          if (Date.now() - lastWarning < 30_000) return;
-          lastWarning = Date.now();
-          logger.warn({ err: error }, 'Redis connection error');
-        });
+        redisOutageLog.attach(logger, redisTarget(config.redisUrl.reveal()));
+        redis.on('error', (error: Error) => redisOutageLog.failed(error));
+        redis.on('ready', () => redisOutageLog.recovered());
         // Give the first connection a moment; if Redis is down the process still starts (readyz says so).
         await Promise.race([
           new Promise((resolve) => redis.once('ready', resolve)),
@@ -58,8 +58,9 @@ class RedisCloser implements OnApplicationShutdown {
       },
     },
     RedisKeys,
+    RedisAvailability,
     RedisCloser,
   ],
-  exports: [REDIS, RedisKeys],
+  exports: [REDIS, RedisKeys, RedisAvailability],
 })
 export class RedisModule {}

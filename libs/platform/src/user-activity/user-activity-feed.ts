@@ -1,10 +1,14 @@
+import { createHmac, hkdfSync } from 'node:crypto';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config';
 import { LOGGER } from '../logging/logger.provider';
 import type { Logger } from '../logging/logger';
 import { JOBS, QUEUES, type JobPayloads } from '../queue/queue-contract';
+import { RedisAvailability } from '../redis/redis-availability';
 import { REDIS, RedisKeys } from '../redis/redis.module';
 
 /** New events of a user are re-scored this long after the first of them, so a burst is scored once. */
@@ -22,17 +26,30 @@ type UserActivityJob = JobPayloads[typeof JOBS.userActivity.rescore];
 @Injectable()
 export class UserActivityFeed {
   private wanted: { organizations: Set<string>; readAt: number } | undefined;
+  private readonly jobIdKey: Buffer;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     @InjectQueue(QUEUES.userActivity) private readonly queue: Queue<UserActivityJob>,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    private readonly availability: RedisAvailability,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.jobIdKey = Buffer.from(hkdfSync('sha256', config.tokenPepper.reveal(), '', 'foresight user job ids', 32));
+  }
+
+  /**
+   * The re-scoring job id of a user: per user (so it debounces), but a keyed hash, because job ids stay
+   * in Redis beyond the job (BullMQ's event stream names them) and must not reveal the user id.
+   */
+  rescoreJobId(organizationId: string, userId: string): string {
+    return `${organizationId}/${createHmac('sha256', this.jobIdKey).update(organizationId).update('\0').update(userId).digest('base64url')}`;
+  }
 
   async setWanted(organizationId: string, wanted: boolean): Promise<void> {
     const key = this.keys.key('user-activity', 'wanted');
-    await (wanted ? this.redis.sadd(key, organizationId) : this.redis.srem(key, organizationId));
+    await this.availability.within('record who follows user activity', () => (wanted ? this.redis.sadd(key, organizationId) : this.redis.srem(key, organizationId)));
     this.wanted = undefined;
   }
 
@@ -41,14 +58,17 @@ export class UserActivityFeed {
    * events of the same user add nothing. Best effort: a Redis problem must not fail stored events.
    */
   async touched(organizationId: string, userIds: Iterable<string>): Promise<void> {
+    // During an outage (logged once already) there is nothing to try, and nothing to log per request.
+    if (!this.availability.up) return;
     try {
       if (!(await this.isWanted(organizationId))) return;
       const jobs = [...new Set(userIds)].map((userId) => ({
         name: JOBS.userActivity.rescore,
         data: { organizationId, userId },
-        opts: { jobId: `${organizationId}/${Buffer.from(userId).toString('base64url')}`, delay: RESCORE_DEBOUNCE_MS, removeOnComplete: true, removeOnFail: true },
+        opts: { jobId: this.rescoreJobId(organizationId, userId), delay: RESCORE_DEBOUNCE_MS, removeOnComplete: true, removeOnFail: true },
       }));
-      if (jobs.length > 0) await this.queue.addBulk(jobs);
+      // Bounded: ingestion answers after Postgres committed, whatever Redis does.
+      if (jobs.length > 0) await this.availability.within('queue re-scoring of active users', () => this.queue.addBulk(jobs));
     } catch (error) {
       this.logger.warn({ err: error, organizationId }, 'could not queue re-scoring of active users');
     }

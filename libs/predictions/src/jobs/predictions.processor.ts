@@ -1,7 +1,7 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { APP_CONFIG, JOBS, LOGGER, MonthlyPartitions, PARTITION_MONTHS_AHEAD, QUEUES, type AppConfig, type JobPayloads, type Logger } from '@foresight/platform';
+import { APP_CONFIG, inBackground, JOBS, LOGGER, MonthlyPartitions, PARTITION_MONTHS_AHEAD, QUEUES, type AppConfig, type JobPayloads, type Logger } from '@foresight/platform';
 import { MonitoringRun } from '../monitoring/monitoring-run';
 
 type EnsurePartitions = JobPayloads[typeof JOBS.predictions.ensurePartitions];
@@ -20,7 +20,11 @@ export class PredictionsProcessor extends WorkerHost implements OnApplicationBoo
     super();
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
+    inBackground(this.logger, 'register the predictions job schedulers', () => this.registerSchedulers());
+  }
+
+  private async registerSchedulers(): Promise<void> {
     // Daily, and once at start so a fresh deployment logs into monthly partitions from the first day.
     await this.queue.upsertJobScheduler(JOBS.predictions.ensurePartitions, { pattern: '23 3 * * *', immediately: true }, {
       name: JOBS.predictions.ensurePartitions,

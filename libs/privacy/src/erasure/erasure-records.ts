@@ -42,6 +42,11 @@ export class ErasureRecords {
     return id;
   }
 
+  /** Removes a record whose erasure could not start (its sweep could not be queued). */
+  async discard(id: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM erasures WHERE id = $1`, [id]);
+  }
+
   /** Adds a pass's counts; `confirmed` when the pass found nothing left anywhere. */
   async recordPass(id: string, erased: ErasedCounts, outcome: { sweep: boolean; confirmed: boolean }): Promise<void> {
     await this.dataSource.query(

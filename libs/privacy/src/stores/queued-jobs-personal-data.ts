@@ -1,12 +1,26 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Job, JobType, Queue } from 'bullmq';
-import { JOBS, PersonalDataStoreProvider, QUEUES, type DomainEvent, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
+import type { Redis } from 'ioredis';
+import {
+  JOBS,
+  PersonalDataStoreProvider,
+  QUEUES,
+  REDIS,
+  RedisAvailability,
+  UserActivityFeed,
+  type DomainEvent,
+  type JobPayloads,
+  type PersonalDataStore,
+} from '@foresight/platform';
 
 /** Every state a job can sit in Redis with its payload; completed and failed jobs keep theirs for a while too. */
 const JOB_STATES: JobType[] = ['active', 'waiting', 'waiting-children', 'prioritized', 'delayed', 'completed', 'failed'];
 
 type Rescore = JobPayloads[typeof JOBS.userActivity.rescore];
+
+/** Stream entries read per XRANGE call while sweeping a queue's event stream. */
+const STREAM_PAGE = 1000;
 
 /** A queue whose job payloads can name a user, and how to tell. */
 interface UserBearingQueue {
@@ -14,10 +28,18 @@ interface UserBearingQueue {
   names(job: Job, organizationId: string, userId: string): boolean;
 }
 
+/** An entry of a queue's BullMQ event stream (`bull:<queue>:events`). */
+interface StreamEntry {
+  key: string;
+  id: string;
+}
+
 /**
  * Job payloads naming one user in Redis: domain events about them (prediction.updated) and their
  * pending re-scoring. A job being processed cannot be removed; it is reported as remaining so the
- * sweep comes back after it finished.
+ * sweep comes back after it finished. Also the entries of those queues' event streams that name the
+ * user's jobs: they outlive the jobs (added, delayed, completed…), by the user's keyed-hash job id,
+ * or by the reversible base64url id older releases used.
  */
 @Injectable()
 @PersonalDataStoreProvider()
@@ -26,7 +48,13 @@ export class QueuedJobsPersonalData implements PersonalDataStore {
   readonly userIdColumns = [];
   private readonly sources: UserBearingQueue[];
 
-  constructor(@InjectQueue(QUEUES.domainEvents) domainEvents: Queue<DomainEvent>, @InjectQueue(QUEUES.userActivity) userActivity: Queue<Rescore>) {
+  constructor(
+    @InjectQueue(QUEUES.domainEvents) domainEvents: Queue<DomainEvent>,
+    @InjectQueue(QUEUES.userActivity) userActivity: Queue<Rescore>,
+    private readonly redis: RedisAvailability,
+    @Inject(REDIS) private readonly client: Redis,
+    private readonly activity: UserActivityFeed,
+  ) {
     this.sources = [
       {
         queue: domainEvents,
@@ -48,17 +76,40 @@ export class QueuedJobsPersonalData implements PersonalDataStore {
       const gone = await job.remove().then(() => true, () => false);
       if (gone) removed++;
     }
+    // After the jobs: removing a job adds a `removed` entry naming it.
+    for (const { key, id } of await this.streamEntriesAbout(organizationId, userId)) removed += await this.client.xdel(key, id);
     return removed;
   }
 
   async remaining(organizationId: string, userId: string): Promise<number> {
-    return (await this.jobsAbout(organizationId, userId)).length;
+    return (await this.jobsAbout(organizationId, userId)).length + (await this.streamEntriesAbout(organizationId, userId)).length;
   }
 
   private async jobsAbout(organizationId: string, userId: string): Promise<Job[]> {
-    const found = await Promise.all(
-      this.sources.map(async ({ queue, names }) => (await queue.getJobs(JOB_STATES)).filter((job) => job !== undefined && names(job, organizationId, userId))),
+    const found = await this.redis.within('read the queued jobs', () =>
+      Promise.all(
+        this.sources.map(async ({ queue, names }) => (await queue.getJobs(JOB_STATES)).filter((job) => job !== undefined && names(job, organizationId, userId))),
+      ),
     );
     return found.flat();
+  }
+
+  private async streamEntriesAbout(organizationId: string, userId: string): Promise<StreamEntry[]> {
+    const jobIds = [this.activity.rescoreJobId(organizationId, userId), `${organizationId}/${Buffer.from(userId).toString('base64url')}`];
+    // A domain event's job id embeds the re-scoring job's id it came from (`prediction.updated/<rescore id>-…`).
+    const names = (value: string) => value === userId || jobIds.some((jobId) => value === jobId || value.includes(`/${jobId}-`));
+    return this.redis.within('read the queue event streams', async () => {
+      const found: StreamEntry[] = [];
+      for (const { queue } of this.sources) {
+        const key = queue.keys.events;
+        for (let start = '-'; ; ) {
+          const page = await this.client.xrange(key, start, '+', 'COUNT', STREAM_PAGE);
+          for (const [id, fields] of page) if (fields.some(names)) found.push({ key, id });
+          if (page.length < STREAM_PAGE) break;
+          start = `(${page[page.length - 1][0]}`;
+        }
+      }
+      return found;
+    });
   }
 }

@@ -54,7 +54,7 @@ export class DeliveryService {
     const nextAttemptAt = status === 'pending' && retryInMs !== null ? new Date(Date.now() + retryInMs) : null;
     await this.record(deliveryId, { ...attempt, status, nextAttemptAt });
     this.logger.warn(
-      { webhookId: webhook.id, deliveryId, statusCode: result.statusCode, error: result.error, status },
+      { webhookId: webhook.id, deliveryId, statusCode: result.statusCode, error: result.error, detail: result.detail, status },
       'webhook delivery attempt failed',
     );
     return status === 'pending' ? 'retry' : 'done';

@@ -38,7 +38,7 @@ describe('WebhookSender against a real local receiver', () => {
   it('resolves names through the policy: refused while loopback is not allowed, delivered once it is', async () => {
     const url = new URL(`http://localhost:${port}/ok`);
     const refused = await sender(false).send(url, '{"a":1}', {});
-    expect(refused).toMatchObject({ statusCode: null, error: expect.stringMatching(/^refused: .* private network/) });
+    expect(refused).toMatchObject({ statusCode: null, error: 'refused: localhost resolves to an address outside the allowed networks' });
     const before = bodies.length;
     expect(await sender(true).send(url, '{"a":1}', { 'content-type': 'application/json' })).toMatchObject({ statusCode: 204, error: null });
     expect(bodies.slice(before)).toEqual(['{"a":1}']);
@@ -55,7 +55,18 @@ describe('WebhookSender against a real local receiver', () => {
     expect(await sender(true).send(new URL(`http://127.0.0.1:${port}/moved`), '{}', {})).toMatchObject({ statusCode: 302, error: null });
   });
 
-  it('gives up on a receiver that does not answer within the timeout', async () => {
-    expect(await sender(true).send(new URL(`http://127.0.0.1:${port}/hang`), '{}', {})).toMatchObject({ statusCode: null, error: 'timed out after 300 ms' });
+  it('gives up on a receiver that does not answer within the timeout, and says only "unreachable" for an internal one', async () => {
+    expect(await sender(true).send(new URL(`http://127.0.0.1:${port}/hang`), '{}', {})).toMatchObject({ statusCode: null, error: 'unreachable' });
+  });
+
+  it('reports a closed port of an allow-listed internal receiver as "unreachable", like a silent one (no port scanner)', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const result = await sender(true).send(new URL(`http://${host}:${closedPort}/ok`), '{}', {});
+      expect(result).toEqual({ statusCode: null, error: 'unreachable', detail: expect.stringContaining('ECONNREFUSED'), latencyMs: expect.any(Number) });
+    }
   });
 });
