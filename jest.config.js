@@ -7,7 +7,11 @@ const swc = ['@swc/jest', {
   },
   module: { type: 'commonjs' },
 }];
-const moduleNameMapper = { '^@foresight/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts' };
+const moduleNameMapper = {
+  '^@foresight/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+  // The tracing preload's own entry, loaded before anything the platform index brings in.
+  '^@foresight/platform/tracing$': '<rootDir>/libs/platform/src/tracing/index.ts',
+};
 const common = {
   rootDir: __dirname,
   // NestJS 12 ships ES modules; Node loads them with require(esm), Jest needs them compiled to CommonJS.

@@ -36,6 +36,7 @@ export const EVERY_OPTION: Values = {
   monitoring: { schedule: '*/30 * * * *' },
   webhooks: { retrySchedule: ['1s', '10m'], timeoutMs: 5000, allowedNetworks: ['10.0.0.0/8', 'fd00::/8'], disableAfter: '2d' },
   http: { publicUrl: 'https://foresight.example.com', trustedProxies: ['10.0.0.0/8', 'fd00::1'], unauthenticatedRateLimitPerMinute: 30, unauthenticatedBurstPerMinute: 90 },
+  tracing: { endpoint: 'http://otel-collector.observability:4318', serviceName: 'analytics', sampleRatio: 0.25 },
   serviceAccountName: 'foresight',
   extraEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/internal-ca/ca.crt' }],
   extraVolumes: [{ name: 'internal-ca', configMap: { name: 'internal-ca' } }],

@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
@@ -8,7 +9,7 @@ import { closeOnSignals, PinoNestLogger, startRuntime } from '@foresight/platfor
 import { ApiModule } from './api.module';
 import { acceptBrowserIngestion } from './http/browser-ingestion';
 import { answerClientError, sendError } from './http/error-reply';
-import { observeRequests } from './http/observability';
+import { observeRequests, traceRoutes } from './http/observability';
 import { serveOpenApi } from './openapi/openapi';
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -42,6 +43,7 @@ async function bootstrap(): Promise<void> {
   acceptBrowserIngestion(app);
   fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, logger));
   observeRequests(fastify, app.get(Registry), logger);
+  if (config.tracing) traceRoutes(fastify);
   app.setGlobalPrefix('v1', { exclude: ['livez', 'readyz', 'sdk/*path'] });
   serveOpenApi(app);
   await app.listen(config.port, config.host);

@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { closeOnSignals, PinoNestLogger, startRuntime } from '@foresight/platform';

@@ -74,6 +74,9 @@ PUBLIC_URL: {{ .Values.http.publicUrl | quote }}
 TRUSTED_PROXIES: {{ join "," .Values.http.trustedProxies | quote }}
 UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: {{ .Values.http.unauthenticatedRateLimitPerMinute | quote }}
 UNAUTHENTICATED_BURST_PER_MINUTE: {{ .Values.http.unauthenticatedBurstPerMinute | quote }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ .Values.tracing.endpoint | quote }}
+OTEL_SERVICE_NAME: {{ .Values.tracing.serviceName | quote }}
+OTEL_TRACES_SAMPLER_ARG: {{ .Values.tracing.sampleRatio | quote }}
 # The worker runs as its own Deployment: the API must not run the background processors as well.
 WORKER_MODE: "off"
 {{- end }}

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
 import type { Logger } from '@foresight/platform';
@@ -21,6 +22,22 @@ export function observeRequests(fastify: FastifyInstance, registry: Registry, lo
       { reqId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
+    done();
+  });
+}
+
+/**
+ * Names each request's server span after its route pattern (`GET /v1/predict`), as the access log
+ * does; the exporter drops the raw URL. Registered only when tracing is on.
+ */
+export function traceRoutes(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions.url;
+    const span = trace.getActiveSpan();
+    if (route !== undefined && span !== undefined) {
+      span.setAttribute('http.route', route);
+      span.updateName(`${request.method} ${route}`);
+    }
     done();
   });
 }

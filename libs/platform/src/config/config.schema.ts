@@ -38,17 +38,16 @@ const addressOrSubnet = z
   .string()
   .refine((text) => (text.includes('/') ? cidrBlock(text) !== undefined : isIP(text) !== 0), 'an IP address or a CIDR block such as 10.0.0.0/8');
 
-/** The service's public base address, without a query or fragment; empty means unset. */
-const publicUrl = z
-  .string()
-  .trim()
-  .transform((text) => (text === '' ? undefined : text.replace(/\/+$/, '')))
-  .pipe(
-    z
-      .url({ protocol: /^https?$/ })
-      .refine((text) => !/[?#]/.test(text), 'no query string or fragment')
-      .optional(),
-  );
+/** An http(s) base address without a trailing slash; empty means unset. */
+const baseAddress = (address: z.ZodType<string, string>) =>
+  z
+    .string()
+    .trim()
+    .transform((text) => (text === '' ? undefined : text.replace(/\/+$/, '')))
+    .pipe(address.optional());
+
+/** The service's public base address, without a query or fragment. */
+const publicUrl = baseAddress(z.url({ protocol: /^https?$/ }).refine((text) => !/[?#]/.test(text), 'no query string or fragment'));
 
 /** A comma-separated list; empty means none. */
 const listOf = <T extends z.ZodType<unknown, string>>(item: T) =>
@@ -77,7 +76,12 @@ export const environmentSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   METRICS_PORT: port.default(9464),
   WORKER_MODE: z.enum(['inline', 'off']).optional(),
+  /** Base name of the traced services: the API reports `<name>-api`, the worker `<name>-worker`. */
   OTEL_SERVICE_NAME: optionalText,
+  /** OTLP/HTTP (protobuf) collector, e.g. http://otel-collector:4318 (`/v1/traces` is appended). Unset or empty: no tracing, the SDK is not even loaded. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: baseAddress(z.url({ protocol: /^https?$/ })).optional(),
+  /** Share of traces recorded, 0 to 1, decided where a trace starts; a job follows its request's decision. */
+  OTEL_TRACES_SAMPLER_ARG: z.string().trim().min(1).pipe(z.coerce.number<string>().min(0).max(1)).default(1),
   /** When the monitoring job runs (outcomes, accuracy, drift): a five-field cron expression (at most once a minute). */
   MONITORING_SCHEDULE: cronExpression('7 * * * *').default('7 * * * *'),
   /** Delay before each webhook retry; the number of entries is the number of retries (about 24 h by default). */

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, tracingSettings } from './config';
 
 const external = {
   DATABASE_URL: 'postgres://u:p@db:5432/foresight',
@@ -90,6 +90,35 @@ describe('loadConfig', () => {
       ['UNAUTHENTICATED_BURST_PER_MINUTE', '60'],
     ]) {
       expect(() => loadConfig({ ...external, [name]: value })).toThrow(name);
+    }
+  });
+
+  it('turns tracing on only with a collector endpoint, named after OTEL_SERVICE_NAME', () => {
+    expect(loadConfig({ ...external }).tracing).toBeUndefined();
+    expect(loadConfig({ ...external, OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_SERVICE_NAME: 'x' }).tracing).toBeUndefined();
+    expect(loadConfig({ ...external, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318/' }).tracing).toEqual({
+      endpoint: 'http://otel-collector:4318',
+      serviceName: 'foresight',
+      sampleRatio: 1,
+    });
+    expect(tracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example', OTEL_SERVICE_NAME: 'acme', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toEqual({
+      endpoint: 'https://collector.example',
+      serviceName: 'acme',
+      sampleRatio: 0.25,
+    });
+  });
+
+  it('refuses a collector that is not an http(s) address and a sampling ratio outside 0..1; the preload then stays off', () => {
+    for (const [name, value] of [
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'otel-collector:4318'],
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'grpc://otel-collector:4317'],
+      ['OTEL_TRACES_SAMPLER_ARG', '1.5'],
+      ['OTEL_TRACES_SAMPLER_ARG', ''],
+      ['OTEL_TRACES_SAMPLER_ARG', 'half'],
+    ]) {
+      const env = { ...external, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318', [name]: value };
+      expect(() => loadConfig(env)).toThrow(name);
+      expect(tracingSettings(env)).toBeUndefined();
     }
   });
 });

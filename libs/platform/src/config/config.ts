@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { environmentSchema, REQUIRED_WITH_EXTERNAL_DATABASE } from './config.schema';
+import { environmentSchema, REQUIRED_WITH_EXTERNAL_DATABASE, type Environment } from './config.schema';
 import { Secret } from './secret';
 
 export type Region = 'eu' | 'us';
@@ -33,6 +33,16 @@ export interface HttpEdgeSettings {
   readonly unauthenticatedBurstPerMinute: number;
 }
 
+/** Where traces go; absent from AppConfig when OTEL_EXPORTER_OTLP_ENDPOINT is unset (tracing off). */
+export interface TracingSettings {
+  /** OTLP/HTTP base address, without a trailing slash. */
+  readonly endpoint: string;
+  /** Base of the service names: `<serviceName>-api`, `<serviceName>-worker`. */
+  readonly serviceName: string;
+  /** Share of new traces recorded, 0 to 1. */
+  readonly sampleRatio: number;
+}
+
 export interface AppConfig {
   readonly port: number;
   readonly host: string;
@@ -54,6 +64,7 @@ export interface AppConfig {
   readonly monitoringSchedule: string;
   readonly webhooks: WebhookSettings;
   readonly http: HttpEdgeSettings;
+  readonly tracing?: TracingSettings;
 }
 
 export class ConfigError extends Error {
@@ -114,7 +125,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       unauthenticatedRateLimitPerMinute: vars.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
       unauthenticatedBurstPerMinute: vars.UNAUTHENTICATED_BURST_PER_MINUTE,
     },
+    tracing: tracingFrom(vars),
   };
+}
+
+const TRACING_VARIABLES = { OTEL_EXPORTER_OTLP_ENDPOINT: true, OTEL_SERVICE_NAME: true, OTEL_TRACES_SAMPLER_ARG: true } as const;
+
+/**
+ * The tracing settings alone, for the preload that runs before anything else is loaded. A bad
+ * variable leaves tracing off here; loadConfig then reports it with every other one.
+ */
+export function tracingSettings(env: NodeJS.ProcessEnv = process.env): TracingSettings | undefined {
+  const parsed = environmentSchema.pick(TRACING_VARIABLES).safeParse(env);
+  return parsed.success ? tracingFrom(parsed.data) : undefined;
+}
+
+function tracingFrom(vars: Pick<Environment, keyof typeof TRACING_VARIABLES>): TracingSettings | undefined {
+  if (vars.OTEL_EXPORTER_OTLP_ENDPOINT === undefined) return undefined;
+  return { endpoint: vars.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: vars.OTEL_SERVICE_NAME ?? 'foresight', sampleRatio: vars.OTEL_TRACES_SAMPLER_ARG };
 }
 
 /** A hex secret generated on first use and kept (mode 0600) so restarts keep the same value. */

@@ -1,11 +1,13 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Runtime } from '../runtime';
+import { stopTracing } from '../tracing/tracing';
 
 const FORCED_EXIT_AFTER_MS = 30_000;
 
 /**
  * On SIGTERM or SIGINT: close the Nest app (HTTP stops accepting, in-flight requests and jobs
- * finish, connections close), then release the runtime. A second signal or a stuck close exits hard.
+ * finish, connections close), then release the runtime and flush the spans not yet exported.
+ * A second signal or a stuck close exits hard.
  */
 export function closeOnSignals(app: INestApplicationContext, runtime: Runtime): void {
   let closing = false;
@@ -23,6 +25,8 @@ export function closeOnSignals(app: INestApplicationContext, runtime: Runtime): 
     void app
       .close()
       .then(() => runtime.stop())
+      // The last requests' and jobs' spans are still buffered.
+      .then(() => stopTracing())
       .then(
         () => process.exit(0),
         (error: unknown) => {

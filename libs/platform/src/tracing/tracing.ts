@@ -1,0 +1,34 @@
+import { tracingSettings, type TracingSettings } from '../config/config';
+
+export type TracedProcess = 'api' | 'worker';
+
+/** A running tracer provider: flushing it sends the spans still buffered. */
+export interface Tracing {
+  shutdown(): Promise<void>;
+}
+
+type TracingSdk = typeof import('./tracing-sdk');
+
+let running: Tracing | undefined;
+
+/**
+ * Starts OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is set. Each entry point calls it from its
+ * first import, before http, pg, ioredis or bullmq are loaded, so the instrumentations can wrap them.
+ * Without an endpoint it loads nothing: the SDK is required only past this check.
+ */
+export function startTracing(process: TracedProcess, settings: TracingSettings | undefined = tracingSettings(), load: () => TracingSdk = loadSdk): boolean {
+  if (settings === undefined || running !== undefined) return false;
+  running = load().registerTracing(settings, `${settings.serviceName}-${process}`);
+  return true;
+}
+
+/** Sends the spans still buffered, at shutdown. */
+export async function stopTracing(): Promise<void> {
+  await running?.shutdown();
+  running = undefined;
+}
+
+function loadSdk(): TracingSdk {
+  // A synchronous require on purpose: the instrumentations must be registered before the entry point's next import.
+  return require('./tracing-sdk') as TracingSdk;
+}
