@@ -1,6 +1,8 @@
 import { BullModule } from '@nestjs/bullmq';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import { Queue, Worker, type Job, type JobsOptions, type Processor, type WorkerOptions } from 'bullmq';
+import type { Job, JobsOptions, Processor, Queue, WorkerOptions } from 'bullmq';
+// Importing it installs the logged classes first; traceJobs() then installs these subclasses of them.
+import { LoggedQueue, LoggedWorker } from './logged-bullmq';
 
 /** The job data field carrying the producer's W3C trace context (`traceparent`, `tracestate`). */
 export const TRACE_CONTEXT_FIELD = 'traceContext';
@@ -42,8 +44,8 @@ function producerContext(data: unknown): Context {
   return typeof carrier === 'object' && carrier !== null ? propagation.extract(ROOT_CONTEXT, carrier) : ROOT_CONTEXT;
 }
 
-/** A queue whose jobs carry, in their data, the trace they were queued in (an HTTP request, another job). */
-class TracedQueue extends Queue {
+/** A queue whose jobs carry, in their data, the trace they were queued in (an HTTP request, another job); its errors go to the outage log. */
+class TracedQueue extends LoggedQueue {
   override add(name: string, data: unknown, opts?: JobsOptions): Promise<Job> {
     return tracer.startActiveSpan(`send ${this.name}`, { kind: SpanKind.PRODUCER, attributes: jobAttributes(this.name, 'send', name) }, (span) =>
       within(span, () => super.add(name, withTraceContext(data), opts)),
@@ -60,7 +62,7 @@ class TracedQueue extends Queue {
 }
 
 /** A worker processing each job in a span that continues the trace the job was queued in. */
-class TracedWorker extends Worker {
+class TracedWorker extends LoggedWorker {
   constructor(name: string, processor?: string | URL | null | Processor, opts?: WorkerOptions) {
     super(name, typeof processor === 'function' ? inJobSpan(name, processor) : processor, opts);
   }
