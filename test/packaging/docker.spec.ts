@@ -14,7 +14,12 @@ import { entryPoint } from './entry-points';
  */
 
 const DOCKER_DIR = join(REPOSITORY, 'docker');
-const packageJson = JSON.parse(readFileSync(join(REPOSITORY, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+const packageJson = JSON.parse(readFileSync(join(REPOSITORY, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+  engines: Record<string, string>;
+  devDependencies: Record<string, string>;
+  allowScripts?: Record<string, boolean>;
+};
 
 interface Instruction {
   readonly keyword: string;
@@ -98,6 +103,19 @@ describe('docker/Dockerfile', () => {
       `--from=${stageRunning('npm run build').name} /app/dist ./dist`,
     ]);
     expect(runtime.instructions.filter((i) => i.keyword === 'RUN')).toEqual([]);
+  });
+
+  it('runs on the Node.js line the tests run on, which package.json pins and requires', () => {
+    const pinned = packageJson.devDependencies.node;
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    const major = pinned.split('.')[0];
+    // The pinned binary reaches node_modules/.bin only through the node package's approved preinstall.
+    expect(packageJson.allowScripts?.node).toBe(true);
+    expect(packageJson.engines.node).toBe(`^${pinned}`);
+    expect(packageJson.devDependencies['@types/node']).toMatch(new RegExp(`^\\^${major}\\.`));
+    const image = /^ARG NODE_IMAGE=(\S+)$/m.exec(readFileSync(join(DOCKER_DIR, 'Dockerfile'), 'utf8'))?.[1];
+    expect(image).toBe(`node:${major}-bookworm-slim`);
+    expect(stages.map((s) => s.base).filter((base) => !stages.some((other) => other.name === base))).toEqual(['${NODE_IMAGE}', '${NODE_IMAGE}']);
   });
 
   it('runs as a numeric non-root user, which Kubernetes runAsNonRoot can verify', () => {

@@ -31,10 +31,11 @@ export class TestSuite {
     };
   }
 
-  static async create(name: string): Promise<TestSuite> {
+  /** `migrate: false` leaves the database empty, for a suite that builds an earlier schema itself. */
+  static async create(name: string, options: { migrate?: boolean } = {}): Promise<TestSuite> {
     const suite = new TestSuite(name);
     await suite.admin((pg) => pg.query(`CREATE DATABASE ${suite.databaseName}`));
-    await cliJson(suite.env, ['migrate']);
+    if (options.migrate ?? true) await cliJson(suite.env, ['migrate']);
     return suite;
   }
 

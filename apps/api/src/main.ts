@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
-import { closeOnSignals, PinoNestLogger, startRuntime } from '@foresight/platform';
+import { closeOnSignals, PinoNestLogger, SERVICE_VERSION, startRuntime, startupLine, startupSummary } from '@foresight/platform';
 import { ApiModule } from './api.module';
 import { acceptBrowserIngestion } from './http/browser-ingestion';
 import { answerClientError, sendError } from './http/error-reply';
@@ -47,7 +47,12 @@ async function bootstrap(): Promise<void> {
   app.setGlobalPrefix('v1', { exclude: ['livez', 'readyz', 'sdk/*path'] });
   serveOpenApi(app);
   await app.listen(config.port, config.host);
-  logger.info({ port: config.port, embedded: config.embedded, workerMode: config.workerMode }, 'Foresight API listening');
+  const startup = startupSummary(config, {
+    version: SERVICE_VERSION,
+    nodeVersion: process.version,
+    dashboardServed: ['/dashboard', '/dashboard/', '/dashboard/*'].some((url) => fastify.hasRoute({ method: 'GET', url })),
+  });
+  logger.info({ startup }, startupLine(startup));
   closeOnSignals(app, runtime);
 }
 

@@ -3,6 +3,7 @@ export { environmentSchema, type Environment } from './config/config.schema';
 export { cronExpression, isMinuteCron, minuteSchedule } from './config/cron-expression';
 export { APP_CONFIG } from './config/config.module';
 export { Secret } from './config/secret';
+export { startupLine, startupSummary, type StartupSummary } from './config/startup-summary';
 export { Encryptor } from './crypto/encryption';
 export { AppError, notFound, invalidRequest, type ErrorCode, type ErrorDetail } from './errors/app-error';
 export { isInfrastructureUnavailable } from './errors/unavailable';

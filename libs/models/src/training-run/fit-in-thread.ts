@@ -10,7 +10,8 @@ export function fitInThread(input: TrainModelInput): Promise<TrainedModel> {
       transferList: [input.split.train.features.buffer as ArrayBuffer, input.split.validation.features.buffer as ArrayBuffer],
     });
     worker.once('message', (model: TrainedModel) => resolve(model));
-    worker.once('error', reject);
+    // A DataCloneError arrives from the thread without its message; its name still says what failed.
+    worker.once('error', (error: Error) => reject(error.message ? error : new Error(`training thread failed (${error.name} without a message)`)));
     worker.once('exit', (code) => {
       if (code !== 0) reject(new Error(`training thread exited with code ${code}`));
     });

@@ -4,4 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { trainModel, type TrainModelInput } from '../training';
 
 const model = trainModel(workerData as TrainModelInput);
-parentPort?.postMessage(model, [model.onnx.buffer as ArrayBuffer]);
+// A small ONNX document can be a slice of Node's shared Buffer pool, which cannot be transferred
+// (Node 21 and later throw instead of copying): hand over a copy that owns its memory.
+const onnx = new Uint8Array(model.onnx);
+parentPort?.postMessage({ ...model, onnx }, [onnx.buffer]);

@@ -15,8 +15,24 @@ export const REDACTED_PATHS = [
   '*.password',
 ];
 
-export function createLogger(level: string, name: string): Logger {
-  return pino({
+/**
+ * pino-pretty for a terminal: one line per entry, Nest's context before the message, and without the
+ * fields a person reading it needs on no line (the start-up summary's are its message already).
+ */
+const PRETTY_OPTIONS = {
+  colorize: true,
+  translateTime: 'SYS:HH:MM:ss.l',
+  singleLine: true,
+  messageFormat: '{if context}{context}: {end}{msg}',
+  ignore: 'pid,hostname,service,process,context,startup',
+};
+
+/**
+ * JSON lines for machines (containers, CI, tests, log shippers: anything but a terminal), pino-pretty's
+ * transport when stdout is a terminal a person reads.
+ */
+export function createLogger(level: string, name: string, output: { isTTY?: boolean } = process.stdout): Logger {
+  const options = {
     name,
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
@@ -24,7 +40,9 @@ export function createLogger(level: string, name: string): Logger {
     serializers: { err: serializeError, error: serializeError },
     base: { service: 'foresight', process: name },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  if (output.isTTY !== true) return pino(options);
+  return pino(options, pino.transport({ target: 'pino-pretty', options: PRETTY_OPTIONS }));
 }
 
 export type { Logger };
