@@ -6,7 +6,7 @@ import { request } from '../support/http';
 import { cliJson, startApi, type RunningProcess } from '../support/processes';
 import { TestSuite, type OrganizationWithToken } from '../support/suite';
 import { buildRequest, caseArb, describeCase, type HostileCase, type Tokens } from '../support/hostile/cases';
-import { loggedFaults, shapeViolations } from '../support/hostile/contract';
+import { acceptedEventViolations, loggedFaults, shapeViolations } from '../support/hostile/contract';
 import { allowedWrites, changes, Ledger, type Fingerprint } from '../support/hostile/ledger';
 import { operationsOf, propertyNames, type OpenApiDocument, type Operation } from '../support/hostile/openapi';
 import { rawRequest } from '../support/hostile/raw-http';
@@ -128,6 +128,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
   async function exercise(operation: Operation, c: HostileCase): Promise<string[]> {
     const built = buildRequest(operation, c, tokens);
     const before = await ledger.fingerprint(orgA.organization.id);
+    const logMark = api.output().length;
     const started = Date.now();
     const outcome = await rawRequest(api.baseUrl, built.request);
     const elapsed = Date.now() - started;
@@ -136,6 +137,18 @@ describe('hostile input, generated from the OpenAPI document', () => {
 
     const { violations, answer } = shapeViolations(outcome, built.mayGoUnanswered);
     const status = answer?.status ?? 0;
+    if (status >= 500) {
+      // Name the fault in the violation, so distinct causes on one route stay distinct findings.
+      let logged = loggedFaults(api.output().slice(logMark));
+      for (let i = 0; i < 10 && logged.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        logged = loggedFaults(api.output().slice(logMark));
+      }
+      const primary = logged.filter((line) => line.startsWith('unexpected error'));
+      const cause = (primary.length > 0 ? primary : logged).map((line) => line.replace(/^unexpected error on \S+: /, '').replace(/ \(.*$/, '')).join(' / ') || 'nothing logged';
+      const index = violations.findIndex((v) => v.startsWith('status '));
+      if (index >= 0) violations[index] = `status ${status}: ${cause.replace(/\d+/g, '#').slice(0, 140)} :: ${logged.join(' / ')}`;
+    }
     if (elapsed > SLOW_MS) violations.push(`slower than ${SLOW_MS} ms :: ${elapsed} ms`);
 
     // Authentication comes first: without a usable token only 401/429, or what the HTTP layer says about a broken request.
@@ -177,6 +190,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
         const sent = Array.isArray(built.parsedBody) ? built.parsedBody.length : 1;
         const total = (counts as number[]).reduce((x, y) => x + y, 0);
         if (total !== sent) violations.push(`the answer does not account for every event sent :: sent ${sent}, counted ${total}: ${answer.text}`);
+        violations.push(...acceptedEventViolations(built.parsedBody, started));
       }
     }
     if (api.child.exitCode !== null) violations.push(`the API process exited (${api.child.exitCode})`);

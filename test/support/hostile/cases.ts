@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe as describeJson, fold, raw, toBytes, type JsonText } from './json-text';
 import type { Operation } from './openapi';
 import type { RawRequest } from './raw-http';
-import { fieldArb, hostileJson, urlValueArb, writeUrlValue, type UrlValue, type ValueContext } from './values';
+import { fieldArb, hostileJson, mutatedArb, urlValueArb, writeUrlValue, type UrlValue, type ValueContext } from './values';
 
 /** Who the request claims to be. `admin` (organization A, every scope) is most cases, so requests reach validation and the database. */
 export type TokenKind = 'admin' | 'ingest' | 'read' | 'none' | 'garbage' | 'revoked' | 'basic' | 'malformed-header';
@@ -115,7 +115,8 @@ export function caseArb(operation: Operation, ctx: ValueContext): fc.Arbitrary<H
   ]);
   const body: fc.Arbitrary<JsonText | undefined> = operation.body
     ? fc.oneof(
-        { weight: 10, arbitrary: fieldArb(operation.body, ctx, 'body') },
+        { weight: 6, arbitrary: mutatedArb(operation.body, ctx) },
+        { weight: 4, arbitrary: fieldArb(operation.body, ctx, 'body') },
         { weight: 1, arbitrary: fc.constantFrom(...BROKEN_JSON).map(raw) },
         { weight: 1, arbitrary: hostileJson },
         { weight: 1, arbitrary: fc.constant(undefined) },
@@ -138,7 +139,7 @@ export interface BuiltRequest {
   mayGoUnanswered: boolean;
   /** The request body is not well-formed UTF-8 JSON sent as application/json. */
   bodyMalformed: boolean;
-  /** A path parameter that can change routing (slash, empty, raw, oversized). */
+  /** A path parameter that can change routing (slash, empty, raw, oversized), or a URL the HTTP parser refuses (raw bytes, oversized). */
   pathOdd: boolean;
   /** The body as the suite meant it, parsed (undefined when it is not JSON). */
   parsedBody?: unknown;
@@ -148,10 +149,12 @@ export interface BuiltRequest {
 
 export function buildRequest(operation: Operation, c: HostileCase, tokens: Tokens): BuiltRequest {
   const pathOdd = Object.values(c.path).some(
-    (v) => v.encoding === 'raw' || v.value === '' || /[/?#%\\]/.test(v.value) || v.value.length > 1_000 || /^\.{1,2}$/.test(v.value),
+    (v) => v.encoding === 'raw' || v.value === '' || /[/?#%\\\ud800-\udfff]/.test(v.value) || v.value.length > 100 || /^\.{1,2}$/.test(v.value),
   );
   let target = operation.pathTemplate.replace(/\{([^}]+)\}/g, (_, name: string) => writeUrlValue(c.path[name] ?? { value: 'x', encoding: 'component' }));
   if (c.query.length > 0) target += `?${c.query.map(([k, v]) => `${writeUrlValue({ value: k, encoding: v.encoding })}=${writeUrlValue(v)}`).join('&')}`;
+  // Node's HTTP parser answers these itself (400 for bytes a request line cannot hold, 431 past 16 KiB of head), before any route or guard.
+  const urlOdd = pathOdd || target.length > 8_000 || c.query.some(([, v]) => v.encoding === 'raw');
 
   const headers: Array<[string, string]> = [];
   const secret = c.token === 'admin' || c.token === 'basic' ? tokens.admin : c.token === 'ingest' ? tokens.ingest : c.token === 'read' ? tokens.read : c.token === 'revoked' ? tokens.revoked : undefined;
@@ -226,7 +229,7 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
     }
   }
   const unauthenticated = ['none', 'garbage', 'revoked', 'malformed-header'].includes(c.token);
-  return { request: { method: operation.method, target, headers, body, contentLength }, mayGoUnanswered, bodyMalformed, pathOdd, parsedBody, unauthenticated };
+  return { request: { method: operation.method, target, headers, body, contentLength }, mayGoUnanswered, bodyMalformed, pathOdd: urlOdd, parsedBody, unauthenticated };
 }
 
 /** The case as a person reads it in a failure message. */

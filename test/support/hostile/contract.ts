@@ -104,3 +104,49 @@ export function loggedFaults(output: string): string[] {
   }
   return [...faults.values()];
 }
+
+const CONTROL = /\p{Cc}/u;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function depthOf(value: unknown): number {
+  // Iterative: the values checked may be nested far deeper than the call stack allows.
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    deepest = Math.max(deepest, depth);
+    if (node !== null && typeof node === 'object') for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * CONTRACT.md "Events" rules a 2xx answer to POST /v1/events (all-or-nothing) cannot have broken:
+ * every event it accepted must be one the contract accepts.
+ */
+export function acceptedEventViolations(body: unknown, receivedAt: number): string[] {
+  const events = Array.isArray(body) ? body : [body];
+  const violations: string[] = [];
+  if (events.length > 1000) violations.push(`accepted a batch of more than 1,000 events :: ${events.length}`);
+  events.forEach((event: unknown, i) => {
+    if (event === null || typeof event !== 'object') return;
+    const e = event as Record<string, unknown>;
+    const text = (field: string) => (typeof e[field] === 'string' ? (e[field] as string) : undefined);
+    for (const field of ['event', 'userId']) {
+      const value = text(field);
+      if (value !== undefined && CONTROL.test(value)) violations.push(`accepted an event whose ${field} holds control characters :: [${i}].${field}=${JSON.stringify(value).slice(0, 80)}`);
+      if (value !== undefined && LONE_SURROGATE.test(value)) violations.push(`accepted an event whose ${field} is not Unicode text (lone surrogate) :: [${i}].${field}=${JSON.stringify(value).slice(0, 80)}`);
+    }
+    const timestamp = text('timestamp');
+    if (timestamp !== undefined) {
+      const at = Date.parse(timestamp);
+      if (Number.isNaN(at)) violations.push(`accepted an event whose timestamp JavaScript cannot read :: [${i}].timestamp=${timestamp}`);
+      else if (at < 0) violations.push(`accepted an event timestamped before 1970 :: [${i}].timestamp=${timestamp}`);
+      else if (at > receivedAt + 24 * 3600 * 1000) violations.push(`accepted an event more than 24 h in the future :: [${i}].timestamp=${timestamp}`);
+    }
+    for (const field of ['properties', 'context']) {
+      if (depthOf(e[field]) > 32) violations.push(`accepted an event nested deeper than 32 levels :: [${i}].${field}`);
+    }
+  });
+  return violations;
+}

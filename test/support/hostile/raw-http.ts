@@ -54,7 +54,8 @@ export function rawRequest(baseUrl: string, request: RawRequest, timeoutMs = 15_
       // Streams end when the server closes (connection: close); a complete answer is also enough.
       if (isComplete(Buffer.concat(chunks))) finish();
     });
-    socket.on('error', (error) => finish(`socket error: ${error.message}`));
+    // The server may answer and close before reading a body it refuses (EPIPE, ECONNRESET on our write): read what it sent.
+    socket.on('error', (error) => setTimeout(() => finish(`socket error: ${error.message}`), 200));
     socket.on('close', () => finish());
     socket.write(Buffer.concat([head, body]));
     // A body shorter than its Content-Length: tell the server nothing more comes.

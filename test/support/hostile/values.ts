@@ -213,82 +213,142 @@ export interface ValueContext {
 }
 
 export function fieldArb(schema: JsonSchema, ctx: ValueContext, name: string, depth = 0): fc.Arbitrary<JsonText> {
-  return fc.oneof({ weight: 5, arbitrary: validArb(schema, ctx, name, depth) }, { weight: 1, arbitrary: hostileJson });
+  return fc.oneof({ weight: 5, arbitrary: validArb(schema, ctx, name, depth, false) }, { weight: 1, arbitrary: hostileJson });
 }
 
-function validArb(schema: JsonSchema, ctx: ValueContext, name: string, depth: number): fc.Arbitrary<JsonText> {
+/**
+ * A valid value (as far as the document tells) with one or two hostile changes at random places:
+ * a value replaced, or a hostile key added to an object. Everything else stays valid, so the change
+ * reaches the code past validation that it targets.
+ */
+export function mutatedArb(schema: JsonSchema, ctx: ValueContext): fc.Arbitrary<JsonText> {
+  const mutation = fc.record({
+    at: fc.nat(),
+    addKey: fc.boolean(),
+    key: fc.constantFrom(...HOSTILE_KEYS),
+    value: fc.oneof({ weight: 3, arbitrary: hostileJson }, { weight: 1, arbitrary: validArb(schema, ctx, 'body', 0, true) }),
+  });
+  return fc.tuple(validArb(schema, ctx, 'body', 0, true), fc.array(mutation, { minLength: 1, maxLength: 2 })).map(([tree, mutations]) => {
+    let result = tree;
+    for (const m of mutations) result = mutate(result, m);
+    return result;
+  });
+}
+
+function mutate(tree: JsonText, m: { at: number; addKey: boolean; key: string; value: JsonText }): JsonText {
+  const nodes: JsonText[] = [];
+  const collect = (node: JsonText) => {
+    nodes.push(node);
+    if (node.t === 'obj') node.entries.forEach(([, v]) => collect(v));
+    if (node.t === 'arr') node.items.forEach(collect);
+  };
+  collect(tree);
+  const target = nodes[m.at % nodes.length];
+  const rebuild = (node: JsonText): JsonText => {
+    if (node === target) {
+      if (m.addKey && node.t === 'obj') return obj([...node.entries, [m.key, m.value.t === 'obj' ? str('v') : m.value]]);
+      return m.value;
+    }
+    if (node.t === 'obj') return obj(node.entries.map(([k, v]) => [k, rebuild(v)]));
+    if (node.t === 'arr') return arr(node.items.map(rebuild));
+    return node;
+  };
+  return rebuild(tree);
+}
+
+function validArb(schema: JsonSchema, ctx: ValueContext, name: string, depth: number, pure: boolean): fc.Arbitrary<JsonText> {
+  const child = (s: JsonSchema, n: string) => (pure ? validArb(s, ctx, n, depth + 1, true) : fieldArb(s, ctx, n, depth + 1));
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives && alternatives.length > 0) return fc.oneof(...alternatives.map((s) => validArb(s, ctx, name, depth)));
+  if (alternatives && alternatives.length > 0) return fc.oneof(...alternatives.map((s) => validArb(s, ctx, name, depth, pure)));
   if (schema.enum && schema.enum.length > 0) return fc.constantFrom(...schema.enum).map((v) => raw(JSON.stringify(v)));
   const nullable = (a: fc.Arbitrary<JsonText>) => (schema.nullable ? fc.oneof({ weight: 4, arbitrary: a }, { weight: 1, arbitrary: fc.constant(raw('null')) }) : a);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   if (type === 'object' || schema.properties) {
-    if (!schema.properties || Object.keys(schema.properties).length === 0) return nullable(openObject(ctx, depth));
-    return nullable(objectArb(schema, ctx, depth));
+    if (!schema.properties || Object.keys(schema.properties).length === 0) return nullable(openObject(ctx, depth, pure));
+    return nullable(objectArb(schema, ctx, pure, child));
   }
   if (type === 'array') {
     const items = schema.items ?? {};
     const min = Math.min(schema.minItems ?? 0, 3);
     const max = Math.max(min, Math.min(schema.maxItems ?? 3, 3));
-    return nullable(fc.array(fieldArb(items, ctx, name, depth + 1), { minLength: min, maxLength: max }).map(arr));
+    return nullable(fc.array(child(items, name), { minLength: Math.max(min, pure ? 1 : 0), maxLength: max }).map(arr));
   }
-  if (type === 'string') return nullable(stringArb(schema, ctx, name));
+  if (type === 'string') return nullable(stringArb(schema, ctx, name, pure));
   if (type === 'integer') return nullable(fc.integer({ min: schema.minimum ?? -1_000, max: schema.maximum ?? 1_000 }).map((n) => raw(String(n))));
   if (type === 'number') return nullable(fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => raw(JSON.stringify(n))));
   if (type === 'boolean') return nullable(fc.boolean().map((b) => raw(String(b))));
-  return namedValue(name, ctx, depth);
+  return namedValue(name, ctx, depth, pure);
 }
 
-function objectArb(schema: JsonSchema, ctx: ValueContext, depth: number): fc.Arbitrary<JsonText> {
+function objectArb(
+  schema: JsonSchema,
+  ctx: ValueContext,
+  pure: boolean,
+  child: (s: JsonSchema, name: string) => fc.Arbitrary<JsonText>,
+): fc.Arbitrary<JsonText> {
   const required = new Set(schema.required ?? []);
-  const fields = Object.entries(schema.properties ?? {}).map(([key, child]) => {
-    const value = fieldArb(child, ctx, key, depth + 1);
-    // A required field is sometimes missing; an optional one often.
-    return fc.option(value.map((v): [string, JsonText] => [key, v]), { nil: undefined, freq: required.has(key) ? 12 : 2 });
+  const fields = Object.entries(schema.properties ?? {}).map(([key, childSchema]) => {
+    const value = child(childSchema, key);
+    // Valid: required fields always, optional ones often. Mixed: a required field is sometimes missing.
+    const freq = required.has(key) ? (pure ? 0 : 12) : 2;
+    if (freq === 0) return value.map((v): [string, JsonText] | undefined => [key, v]);
+    return fc.option(value.map((v): [string, JsonText] => [key, v]), { nil: undefined, freq });
   });
-  const extra = fc.option(
-    fc.tuple(fc.constantFrom(...HOSTILE_KEYS, ...ctx.dictionary.slice(0, 40)), hostileJson).map(([k, v]): [string, JsonText] => [k, v]),
-    { nil: undefined, freq: 6 },
-  );
+  const extra = pure
+    ? fc.constant(undefined)
+    : fc.option(
+        fc.tuple(fc.constantFrom(...HOSTILE_KEYS, ...ctx.dictionary.slice(0, 40)), hostileJson).map(([k, v]): [string, JsonText] => [k, v]),
+        { nil: undefined, freq: 6 },
+      );
   return fc.tuple(fc.tuple(...fields), extra).map(([entries, more]) =>
     obj([...entries.filter((e): e is [string, JsonText] => e !== undefined), ...(more ? [more] : [])]),
   );
 }
 
 /** An object the document leaves open (Segment messages, properties, context): keys from the dictionary, values by name. */
-function openObject(ctx: ValueContext, depth: number): fc.Arbitrary<JsonText> {
+function openObject(ctx: ValueContext, depth: number, pure: boolean): fc.Arbitrary<JsonText> {
   if (depth > 3) return fc.constant(obj([]));
-  const key = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...ctx.dictionary) }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_KEYS) });
-  const entry = key.chain((k) => fc.oneof({ weight: 4, arbitrary: namedValue(k, ctx, depth + 1) }, { weight: 1, arbitrary: hostileJson }).map((v): [string, JsonText] => [k, v]));
-  return fc.array(entry, { maxLength: 6 }).map(obj);
+  const key = pure
+    ? fc.constantFrom(...ctx.dictionary)
+    : fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...ctx.dictionary) }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_KEYS) });
+  const entry = key.chain((k) =>
+    (pure ? namedValue(k, ctx, depth + 1, true) : fc.oneof({ weight: 4, arbitrary: namedValue(k, ctx, depth + 1, false) }, { weight: 1, arbitrary: hostileJson })).map(
+      (v): [string, JsonText] => [k, v],
+    ),
+  );
+  // A Segment message names its kind and its user; without them nothing gets past validation.
+  const base: Array<[string, JsonText]> = depth === 0 ? [['type', str('track')], ['event', str('checkout_start')], ['userId', str(ctx.knownUsers[0])]] : [];
+  return fc.uniqueArray(entry, { maxLength: 6, selector: ([k]) => k }).map((entries) => obj([...base.filter(([k]) => !entries.some(([e]) => e === k)), ...entries]));
 }
 
 /** A plausible value for a field known only by its name. */
-function namedValue(name: string, ctx: ValueContext, depth: number): fc.Arbitrary<JsonText> {
-  if (/^(type)$/.test(name)) return fc.constantFrom('track', 'identify', 'page', 'screen', 'alias', 'group', 'batch').map(str);
-  if (/(timestamp|At|since|until|date)$/i.test(name)) return fc.oneof(fc.constant(str(ctx.nowIso)), hostileDate.map(str));
+function namedValue(name: string, ctx: ValueContext, depth: number, pure: boolean): fc.Arbitrary<JsonText> {
+  if (/^(type)$/.test(name)) return fc.constantFrom('track', 'identify', 'page', 'screen', 'alias', 'group').map(str);
+  if (/(timestamp|At|since|until|date)$/i.test(name)) return pure ? fc.constant(str(ctx.nowIso)) : fc.oneof(fc.constant(str(ctx.nowIso)), hostileDate.map(str));
   if (/^(userId|anonymousId|previousId|groupId)$/.test(name)) return fc.constantFrom(...ctx.knownUsers, 'fuzz-user').map(str);
-  if (/Id$|^id$/.test(name)) return fc.oneof(fc.constantFrom(...ctx.knownIds).map(str), hostileString.map(str));
-  if (name === 'batch') return fc.array(openObject(ctx, depth + 1), { maxLength: 3 }).map(arr);
-  if (/^(properties|context|traits|integrations|page|device)$/.test(name)) return openObject(ctx, depth + 1);
-  if (/^(event|name|targetEvent|screen|url|category)$/.test(name)) return fc.constantFrom('checkout_start', 'Order Completed', 'page_view', 'https://shop.example/cart').map(str);
+  if (/Id$|^id$/.test(name)) return pure ? fc.constantFrom('fuzz-1', 'fuzz-2', ...ctx.knownIds).map(str) : fc.oneof(fc.constantFrom(...ctx.knownIds).map(str), hostileString.map(str));
+  if (name === 'batch') return fc.array(openObject(ctx, 0, pure), { maxLength: 3 }).map(arr);
+  if (/^(properties|context|traits|integrations|page|device)$/.test(name)) return openObject(ctx, depth + 1, pure);
+  if (/^(url)$/.test(name)) return fc.constant(str('https://shop.example/cart'));
+  if (/^(event|name|targetEvent|screen|category)$/.test(name)) return fc.constantFrom('checkout_start', 'Order Completed', 'page_view', 'cart').map(str);
   if (/^(depth)$/.test(name)) return fc.constantFrom('0.5', '0', '1').map(raw);
   if (/Ms$/.test(name)) return fc.integer({ min: 0, max: 100_000 }).map((n) => raw(String(n)));
   return fc.oneof(fc.constant(str('value')), fc.integer().map((n) => raw(String(n))), fc.constant(raw('true')));
 }
 
-function stringArb(schema: JsonSchema, ctx: ValueContext, name: string): fc.Arbitrary<JsonText> {
+function stringArb(schema: JsonSchema, ctx: ValueContext, name: string, pure: boolean): fc.Arbitrary<JsonText> {
   const max = schema.maxLength ?? 64;
   const min = schema.minLength ?? 0;
   const fits = (s: string) => s.length >= min && s.length <= max;
-  if (schema.format === 'date-time') return fc.oneof(fc.constant(str(ctx.nowIso)), fc.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/).map(str));
-  if (schema.format === 'uri') return fc.constantFrom('https://hooks.example.com/fuzz', 'http://hooks.example.com/fuzz?x=1').map(str);
-  if (schema.pattern) {
-    return fc.stringMatching(new RegExp(schema.pattern)).filter(fits).map(str);
+  if (schema.format === 'date-time') {
+    if (pure) return fc.constant(str(ctx.nowIso));
+    return fc.oneof(fc.constant(str(ctx.nowIso)), fc.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/).map(str));
   }
+  if (schema.format === 'uri') return fc.constantFrom('https://hooks.example.com/fuzz', 'http://hooks.example.com/fuzz?x=1').map(str);
+  if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern)).filter(fits).map(str);
   if (/userId|anonymousId/.test(name)) return fc.constantFrom(...ctx.knownUsers).map(str);
   if (/Id$/.test(name)) return fc.oneof(fc.constantFrom(...ctx.knownIds), fc.string({ minLength: Math.max(1, min), maxLength: Math.min(max, 40) })).map(str);
-  return fc.string({ unit: 'grapheme', minLength: Math.max(min, 1), maxLength: Math.min(max, 40) }).map(str);
+  return fc.string({ unit: pure ? 'grapheme-ascii' : 'grapheme', minLength: Math.max(min, 1), maxLength: Math.min(max, 40) }).map(str);
 }
 
 /** A query or path value: which string, and how it is written into the URL. */
@@ -306,6 +366,20 @@ export function urlValueArb(name: string, schema: JsonSchema, ctx: ValueContext)
   if (/Id$/.test(name)) plausible.push(...ctx.knownIds);
   if (/^(since|until)$/.test(name)) plausible.push(ctx.nowIso.slice(0, 10), ctx.nowIso);
   if (/limit/i.test(name)) plausible.push('10');
+  // Opaque paging tokens: base64url of what such a token usually holds (a position: time and id), with hostile parts.
+  if (/cursor|token|page/i.test(name)) {
+    for (const [at, id] of [
+      ['2026-11-22T00:00:00.000000Z', '1'],
+      ['2026-11-22T00:00:00.000000Z', '9999999999999999999'],
+      ['2026-11-22T00:00:00.000000Z', '99999999999999999999'],
+      ['0000-01-01T00:00:00.000000Z', '1'],
+      ['2026-02-30T00:00:00.000000Z', '1'],
+      ['9999-12-31T23:59:59.999999Z', '-1'],
+      ['2026-11-22T00:00:00.000000Z\u0000', '1'],
+    ]) {
+      plausible.push(Buffer.from(`${at}|${id}`).toString('base64url'));
+    }
+  }
   if (plausible.length === 0) plausible.push('x');
   const value = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...plausible) },
