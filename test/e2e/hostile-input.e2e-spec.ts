@@ -6,9 +6,10 @@ import { request } from '../support/http';
 import { cliJson, startApi, type RunningProcess } from '../support/processes';
 import { TestSuite, type OrganizationWithToken } from '../support/suite';
 import { buildRequest, caseArb, describeCase, type HostileCase, type Tokens } from '../support/hostile/cases';
-import { acceptedEventViolations, loggedFaults, shapeViolations } from '../support/hostile/contract';
+import { acceptedEventViolations, acceptedModelViolations, loggedFaults, shapeViolations } from '../support/hostile/contract';
 import { allowedWrites, changes, Ledger, type Fingerprint } from '../support/hostile/ledger';
 import { operationsOf, propertyNames, type OpenApiDocument, type Operation } from '../support/hostile/openapi';
+import { fold } from '../support/hostile/json-text';
 import { rawRequest } from '../support/hostile/raw-http';
 import type { ValueContext } from '../support/hostile/values';
 
@@ -193,6 +194,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
         violations.push(...acceptedEventViolations(built.parsedBody, started));
       }
     }
+    if (answer && status >= 200 && status < 300 && operation.key === 'POST /v1/models') violations.push(...acceptedModelViolations(built.parsedBody));
     if (api.child.exitCode !== null) violations.push(`the API process exited (${api.child.exitCode})`);
 
     for (const violation of violations) record(operation, violation, describeCase(operation, c, built), outcome.kind === 'response' ? outcome.response.raw : JSON.stringify(outcome));
@@ -231,7 +233,10 @@ describe('hostile input, generated from the OpenAPI document', () => {
         if (details.failed) {
           const example = details.counterexample?.[0] as HostileCase | undefined;
           const shown = example ? describeCase(operation, example, buildRequest(operation, example, tokens)) : '(no counterexample)';
-          failures.push(`${operation.key}\n${shown}\n${fc.defaultReportMessage(details)?.split('\n').slice(0, 12).join('\n')}`);
+          const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+          // fast-check's own report, with its raw counterexample folded: the readable one is `shown`.
+          const report = (fc.defaultReportMessage(details) ?? '').split('\n').filter((line) => !line.startsWith('Hint')).map((line) => fold(line, 400));
+          failures.push(`${operation.key}\n${shown}\n  violated: ${fold(error, 600)}\n${report.join('\n')}`);
         }
       }
       const distinct = [...findings.values()].map((f) => `${f.signature}  (x${f.count})\n${f.example}\n  -> ${f.answer.split('\r\n')[0]}`);

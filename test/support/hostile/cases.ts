@@ -193,6 +193,8 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
     headers.push(['x-foresight-signature', `v1=${signature}`]);
   }
 
+  // Chunked framing is valid HTTP: such a body is as malformed as its JSON, no more.
+  const jsonMalformed = bodyMalformed;
   let contentLength: RawRequest['contentLength'] = body ? 'auto' : 'omit';
   let mayGoUnanswered = false;
   const t = c.transport;
@@ -223,7 +225,7 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
         contentLength = 'omit';
         headers.push(['transfer-encoding', 'chunked']);
         body = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]);
-        bodyMalformed = false;
+        bodyMalformed = jsonMalformed;
       } else if (t.kind === 'utf16') body = Buffer.from(body.toString('utf8'), 'utf16le');
       else if (t.kind === 'bom') body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]);
     }

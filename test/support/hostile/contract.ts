@@ -150,3 +150,13 @@ export function acceptedEventViolations(body: unknown, receivedAt: number): stri
   });
   return violations;
 }
+
+/** CONTRACT.md "Models": a schedule is a 5-field cron firing at most once a minute; a 6-field (seconds) cron is a 400. */
+export function acceptedModelViolations(body: unknown): string[] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
+  const schedule = (body as { schedule?: unknown }).schedule;
+  if (typeof schedule === 'string' && schedule.trim().split(/\s+/).length > 5) {
+    return [`accepted a 6-field (per-second) cron schedule :: schedule=${JSON.stringify(schedule).slice(0, 80)}`];
+  }
+  return [];
+}

@@ -348,6 +348,11 @@ function stringArb(schema: JsonSchema, ctx: ValueContext, name: string, pure: bo
   if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern)).filter(fits).map(str);
   if (/userId|anonymousId/.test(name)) return fc.constantFrom(...ctx.knownUsers).map(str);
   if (/Id$/.test(name)) return fc.oneof(fc.constantFrom(...ctx.knownIds), fc.string({ minLength: Math.max(1, min), maxLength: Math.min(max, 40) })).map(str);
+  if (/schedule|cron/i.test(name)) {
+    const valid = ['0 3 * * *', '*/15 * * * *'];
+    const hostile = ['* * * * * *', '*/5 * * * * *', '0 0 31 2 *', '@yearly', '@every 1s', '60 * * * *', '*/0 * * * *', '0 0 * * 8', '0 3 * * * * *', 'L W # ?', '0 0 29 2 1'];
+    return fc.constantFrom(...valid, ...(pure ? [] : hostile)).map(str);
+  }
   return fc.string({ unit: pure ? 'grapheme-ascii' : 'grapheme', minLength: Math.max(min, 1), maxLength: Math.min(max, 40) }).map(str);
 }
 
