@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe as describeJson, fold, raw, toBytes, type JsonText } from './json-text';
 import type { Operation } from './openapi';
 import type { RawRequest } from './raw-http';
-import { fieldArb, hostileJson, mutatedArb, urlValueArb, writeUrlValue, type UrlValue, type ValueContext } from './values';
+import { amplifiedArb, fieldArb, hostileJson, mutatedArb, urlValueArb, writeUrlValue, type UrlValue, type ValueContext } from './values';
 
 /** Who the request claims to be. `admin` (organization A, every scope) is most cases, so requests reach validation and the database. */
 export type TokenKind = 'admin' | 'ingest' | 'read' | 'none' | 'garbage' | 'revoked' | 'basic' | 'malformed-header';
@@ -113,9 +113,11 @@ export function caseArb(operation: Operation, ctx: ValueContext): fc.Arbitrary<H
     ...entries.filter((e): e is [string, UrlValue] => e !== undefined),
     ...(more ? [more] : []),
   ]);
+  const amplified = operation.body ? amplifiedArb(operation.body, ctx) : undefined;
   const body: fc.Arbitrary<JsonText | undefined> = operation.body
     ? fc.oneof(
         { weight: 6, arbitrary: mutatedArb(operation.body, ctx) },
+        ...(amplified ? [{ weight: 1, arbitrary: amplified }] : []),
         { weight: 4, arbitrary: fieldArb(operation.body, ctx, 'body') },
         { weight: 1, arbitrary: fc.constantFrom(...BROKEN_JSON).map(raw) },
         { weight: 1, arbitrary: hostileJson },
@@ -145,6 +147,8 @@ export interface BuiltRequest {
   parsedBody?: unknown;
   /** The Authorization header presented no usable credential. */
   unauthenticated: boolean;
+  /** The body's bytes are not UTF-8, or are sent as another charset or encoding: storing them as sent is impossible. */
+  notUtf8: boolean;
 }
 
 export function buildRequest(operation: Operation, c: HostileCase, tokens: Tokens): BuiltRequest {
@@ -178,10 +182,11 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
   let body: Buffer | undefined = c.body ? toBytes(c.body) : undefined;
   let parsedBody: unknown;
   let bodyMalformed = false;
+  const notUtf8 = body !== undefined && !Buffer.from(body.toString('utf8'), 'utf8').equals(body);
   if (body) {
     try {
       parsedBody = JSON.parse(body.toString('utf8'));
-      if (!Buffer.from(body.toString('utf8'), 'utf8').equals(body)) bodyMalformed = true;
+      if (notUtf8) bodyMalformed = true;
     } catch {
       bodyMalformed = true;
     }
@@ -231,7 +236,8 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
     }
   }
   const unauthenticated = ['none', 'garbage', 'revoked', 'malformed-header'].includes(c.token);
-  return { request: { method: operation.method, target, headers, body, contentLength }, mayGoUnanswered, bodyMalformed, pathOdd: urlOdd, parsedBody, unauthenticated };
+  const foreign = t.kind === 'utf16' || (t.kind === 'content-type' && /charset=(?!utf-8)/i.test(t.value) && /[^\x00-\x7f]/.test(body?.toString('latin1') ?? ''));
+  return { request: { method: operation.method, target, headers, body, contentLength }, mayGoUnanswered, bodyMalformed, pathOdd: urlOdd, parsedBody, unauthenticated, notUtf8: notUtf8 || foreign };
 }
 
 /** The case as a person reads it in a failure message. */

@@ -135,6 +135,10 @@ export function acceptedEventViolations(body: unknown, receivedAt: number): stri
     for (const field of ['event', 'userId']) {
       const value = text(field);
       if (value !== undefined && CONTROL.test(value)) violations.push(`accepted an event whose ${field} holds control characters :: [${i}].${field}=${JSON.stringify(value).slice(0, 80)}`);
+    }
+    // Ids are stored as UTF-8 text: a lone surrogate cannot be, and two different ids would end as one (U+FFFD).
+    for (const field of ['event', 'userId', 'anonymousId', 'sessionId', 'messageId']) {
+      const value = text(field);
       if (value !== undefined && LONE_SURROGATE.test(value)) violations.push(`accepted an event whose ${field} is not Unicode text (lone surrogate) :: [${i}].${field}=${JSON.stringify(value).slice(0, 80)}`);
     }
     const timestamp = text('timestamp');

@@ -53,8 +53,24 @@ function write(node: JsonText, out: Buffer[]): void {
 /** A short, readable rendering for counterexamples (long runs of one character are folded). */
 export function describe(node: JsonText | undefined, limit = 600): string {
   if (node === undefined) return '(no body)';
-  const text = toBytes(node).toString('utf8');
+  const text = toBytes(readable(node)).toString('utf8');
   return fold(text, limit);
+}
+
+/** Invalid bytes shown as `\xNN` (sent as the bytes themselves). */
+function readable(node: JsonText): JsonText {
+  switch (node.t) {
+    case 'bytes': {
+      const hex = node.bytes.map((b) => `\\x${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+      return raw(`${JSON.stringify(node.before).slice(0, -1)}${hex}${JSON.stringify(node.after).slice(1)}`);
+    }
+    case 'obj':
+      return obj(node.entries.map(([k, v]) => [k, readable(v)]));
+    case 'arr':
+      return arr(node.items.map(readable));
+    default:
+      return node;
+  }
 }
 
 export function fold(text: string, limit = 600): string {

@@ -235,6 +235,17 @@ export function mutatedArb(schema: JsonSchema, ctx: ValueContext): fc.Arbitrary<
   });
 }
 
+/**
+ * For a body that may be an array (a batch): one mutated item repeated, so per-item work (regexes,
+ * validation, writes) is multiplied by the batch, as a real client can.
+ */
+export function amplifiedArb(schema: JsonSchema, ctx: ValueContext): fc.Arbitrary<JsonText> | undefined {
+  const batch = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].find((s) => s.type === 'array' && s.items);
+  if (!batch?.items) return undefined;
+  const most = Math.min(batch.maxItems ?? 30, 30);
+  return fc.tuple(mutatedArb(batch.items, ctx), fc.constantFrom(most, 2)).map(([item, n]) => arr(Array.from({ length: n }, () => item)));
+}
+
 function mutate(tree: JsonText, m: { at: number; addKey: boolean; key: string; value: JsonText }): JsonText {
   const nodes: JsonText[] = [];
   const collect = (node: JsonText) => {
