@@ -179,7 +179,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
         const illegal = allowed === 'any' ? [] : changedTables.filter((t) => !allowed.includes(t));
         if (illegal.length > 0) violations.push(`${status} changed tables the route does not write :: ${JSON.stringify(changed)}`);
         // CONTRACT.md: JSON everywhere, UTF-8. Bytes that are not are stored as U+FFFD: a different value from the one sent.
-        if (built.notUtf8) violations.push(`stored a body that is not UTF-8 (${status}) :: changed ${changedTables.join(',')}`);
+        if (built.notUtf8 && operation.body) violations.push(`stored a body that is not UTF-8 (${status}) :: changed ${changedTables.join(',')}`);
       }
     }
     if (answer && status >= 200 && status < 300 && operation.ingestion && operation.method === 'POST') {
