@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 const seed = process.env.FUZZ_SEED ?? String(randomInt(1, 2 ** 31 - 1));
 const runs = process.env.FUZZ_RUNS ?? '500';
 console.log(`hostile-input fuzz: FUZZ_SEED=${seed} FUZZ_RUNS=${runs} (replay with the same values)`);
-const result = spawnSync('npx', ['jest', '--selectProjects', 'e2e', 'test/e2e/hostile-input.e2e-spec.ts', ...process.argv.slice(2)], {
+const result = spawnSync('npx', ['jest', 'test/e2e/hostile-input.e2e-spec.ts', ...process.argv.slice(2)], {
   stdio: 'inherit',
   env: { ...process.env, FUZZ_SEED: seed, FUZZ_RUNS: runs, FUZZ_OPERATION_MS: process.env.FUZZ_OPERATION_MS ?? '300000' },
 });
