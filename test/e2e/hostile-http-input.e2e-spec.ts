@@ -36,6 +36,31 @@ describe('hostile input at the HTTP edge', () => {
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
     request(`${t.api.baseUrl}${path}`, { method, token: t.org.token.secret, body, headers });
 
+  describe('encodings: JSON is UTF-8', () => {
+    it('refuses a body that is not UTF-8 with 400 and one in another charset with 415, storing nothing', async () => {
+      const before = await t.suite.sql<{ n: string }>('SELECT count(*) AS n FROM events');
+      // "a\xFFb" and "a\xFEb" would both be stored as "a\uFFFDb": two users merged into one.
+      for (const [path, bytes] of [
+        ['/v1/events', Buffer.concat([Buffer.from('{"event":"click","userId":"a'), Buffer.from([0xff]), Buffer.from('b"}')])],
+        ['/v1/track', Buffer.concat([Buffer.from('{"type":"track","event":"click","userId":"a'), Buffer.from([0xfe]), Buffer.from('b"}')])],
+        ['/v1/models', Buffer.concat([Buffer.from('{"name":"latin_model","targetEvent":"x","labels":["a'), Buffer.from([0xe2, 0x82]), Buffer.from('","b"]}')])],
+      ] as const) {
+        expectRefused(await call('POST', path, bytes), 400, 'invalid_request');
+      }
+      const latin1 = { 'content-type': 'application/json; charset=latin1' };
+      expectRefused(await call('POST', '/v1/events', { event: 'click', userId: 'u' }, latin1), 415, 'unsupported_media_type');
+      const utf8 = { 'content-type': 'application/json; charset=UTF-8' };
+      expect((await call('POST', '/v1/events', { event: 'click', userId: 'charset-user', messageId: 'charset-1' }, utf8)).status).toBe(200);
+      const after = await t.suite.sql<{ n: string }>('SELECT count(*) AS n FROM events');
+      expect(Number(after[0].n) - Number(before[0].n)).toBe(1);
+    });
+
+    it('answers 401 before judging the URL of a request without a valid token', async () => {
+      const anonymous = await request(`${t.api.baseUrl}/v1/predict?userId=a%00b`);
+      expect(anonymous.status).toBe(401);
+    });
+  });
+
   describe('finding 6: NUL characters', () => {
     it('refuses %00 in every query and path parameter with 400 naming it, before any database access', async () => {
       const cases: Array<[method: string, path: string, field: string]> = [

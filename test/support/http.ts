@@ -11,9 +11,10 @@ export async function request<T = Record<string, unknown>>(
 ): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (options.body !== undefined) {
-    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    // Text and bytes are sent as they are (a test may send bytes that are not UTF-8); anything else as JSON.
+    body = typeof options.body === 'string' || options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
   const response = await fetch(url, { method: options.method ?? 'GET', headers, body });

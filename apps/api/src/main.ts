@@ -41,7 +41,6 @@ async function bootstrap(): Promise<void> {
   // Only JSON bodies are parsed; every other type is answered 415 (Fastify also parses text/plain by default).
   fastify.removeContentTypeParser('text/plain');
   acceptBrowserIngestion(app);
-  fastify.setErrorHandler((error, request, reply) => sendError(error, request, reply, logger));
   observeRequests(fastify, app.get(Registry), logger);
   if (config.tracing) traceRoutes(fastify);
   app.setGlobalPrefix('v1', { exclude: ['livez', 'readyz', 'sdk/*path'] });

@@ -7,7 +7,7 @@ import { PUBLIC_ROUTE, REQUIRED_SCOPE, SEGMENT_AUTH } from './access.decorators'
 import { refuseNulInUrl } from './url-strings';
 
 /**
- * URL strings → token → rate limit → scope, in that order, for every route not marked public.
+ * Token → rate limit → scope → URL strings, in that order, for every route not marked public.
  * A request whose token this process has not verified yet (none, malformed, made up, revoked) is
  * first checked against its client address's bucket, which failed authentications spend, so an
  * unauthenticated flood is refused before it costs an HMAC and a Postgres lookup each, while a good
@@ -24,9 +24,11 @@ export class AccessGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
-    refuseNulInUrl(request);
     const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) {
+      refuseNulInUrl(request);
+      return true;
+    }
     const reply = http.getResponse<FastifyReply>();
 
     const secret = presentedSecret(request.headers.authorization, () => this.reflector.getAllAndOverride<boolean>(SEGMENT_AUTH, targets) === true);
@@ -40,6 +42,8 @@ export class AccessGuard implements CanActivate {
     if (scope && !principal.scopes.includes(scope)) {
       throw new AppError('insufficient_scope', `This route needs a token with the "${scope}" scope.`);
     }
+    // After authentication (an unauthenticated caller learns nothing but 401), before any handler queries.
+    refuseNulInUrl(request);
     request.principal = principal;
     return true;
   }

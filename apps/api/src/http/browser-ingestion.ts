@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError, invalidRequest } from '@foresight/platform';
@@ -46,7 +47,18 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
 
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text: string, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    // JSON is UTF-8 (RFC 8259): other bytes would be stored as U+FFFD, merging distinct ids into one.
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+      done(new AppError('unsupported_media_type', `The request body must be UTF-8 JSON, not charset "${charset}".`), undefined);
+      return;
+    }
+    if (!isUtf8(body)) {
+      done(invalidRequest('The request body is not valid UTF-8.'), undefined);
+      return;
+    }
+    const text = body.toString('utf8');
     const ingestion = INGESTION_PATHS.has(request.routeOptions.url ?? '');
     const encoding = request.headers['content-encoding'];
     if (!ingestion && encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
