@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { eventSchema, IngestService, segmentToEvents, validateEachEvent, type IngestResult, type SegmentCall } from '@foresight/events';
+import { eventSchema, IngestService, segmentLibrary, SegmentMetrics, segmentToEvents, validateEachEvent, type IngestResult, type SegmentCall } from '@foresight/events';
 import { CurrentPrincipal, RequireScope, SegmentCompatible } from '../http/access.decorators';
 import { openApiSchema } from '../http/zod';
 
@@ -22,7 +22,10 @@ const segmentBody = { schema: { type: 'object', description: 'A Segment message 
 @RequireScope('ingest')
 @Controller()
 export class EventsController {
-  constructor(private readonly ingest: IngestService) {}
+  constructor(
+    private readonly ingest: IngestService,
+    private readonly metrics: SegmentMetrics,
+  ) {}
 
   @Post('events')
   @HttpCode(200)
@@ -36,51 +39,80 @@ export class EventsController {
   @Post('batch')
   @HttpCode(200)
   @SegmentCompatible()
-  @ApiOperation({ summary: 'Segment-compatible batch (also accepts Basic auth with the token as user name)' })
+  @ApiOperation({ summary: "Segment-compatible batch (also accepts Basic auth with the token as user name, or the body's writeKey)" })
   @ApiBody(segmentBody)
   batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
-    return this.segment(principal, 'batch', body);
+    return this.segment(principal, 'batch', 'batch', body);
+  }
+
+  @Post('b')
+  @HttpCode(200)
+  @SegmentCompatible()
+  @ApiOperation({ summary: "Segment-compatible batch at the path of Segment's mobile SDKs (`<apiHost>/b`)" })
+  @ApiBody(segmentBody)
+  b(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+    return this.segment(principal, 'b', 'batch', body);
   }
 
   @Post('track')
   @HttpCode(200)
   @SegmentCompatible()
-  @ApiOperation({ summary: 'Segment-compatible track' })
+  @ApiOperation({ summary: "Segment-compatible track" })
   @ApiBody(segmentBody)
   track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
-    return this.segment(principal, 'track', body);
+    return this.segment(principal, 'track', 'track', body);
   }
 
   @Post('identify')
   @HttpCode(200)
   @SegmentCompatible()
-  @ApiOperation({ summary: 'Segment-compatible identify: links anonymousId to userId (traits are not stored)' })
+  @ApiOperation({ summary: "Segment-compatible identify: links anonymousId to userId (traits are not stored)" })
   @ApiBody(segmentBody)
   identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
-    return this.segment(principal, 'identify', body);
+    return this.segment(principal, 'identify', 'identify', body);
   }
 
   @Post('page')
   @HttpCode(200)
   @SegmentCompatible()
-  @ApiOperation({ summary: 'Segment-compatible page (stored as page_view)' })
+  @ApiOperation({ summary: "Segment-compatible page (stored as page_view)" })
   @ApiBody(segmentBody)
   page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
-    return this.segment(principal, 'page', body);
+    return this.segment(principal, 'page', 'page', body);
   }
 
   @Post('screen')
   @HttpCode(200)
   @SegmentCompatible()
-  @ApiOperation({ summary: 'Segment-compatible screen (stored as screen_view)' })
+  @ApiOperation({ summary: "Segment-compatible screen (stored as screen_view; the name from name, properties.name or event)" })
   @ApiBody(segmentBody)
   screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
-    return this.segment(principal, 'screen', body);
+    return this.segment(principal, 'screen', 'screen', body);
+  }
+
+  @Post('alias')
+  @HttpCode(200)
+  @SegmentCompatible()
+  @ApiOperation({ summary: "Segment-compatible alias: links previousId to userId (stored as an alias event)" })
+  @ApiBody(segmentBody)
+  alias(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+    return this.segment(principal, 'alias', 'alias', body);
+  }
+
+  @Post('group')
+  @HttpCode(200)
+  @SegmentCompatible()
+  @ApiOperation({ summary: "Segment-compatible group (stored as a group event with its groupId; traits are not stored)" })
+  @ApiBody(segmentBody)
+  group(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+    return this.segment(principal, 'group', 'group', body);
   }
 
   /** Not all-or-nothing (CONTRACT.md): valid messages are stored, invalid ones skipped and counted. */
-  private async segment(principal: Principal, call: SegmentCall | 'batch', body: unknown): Promise<SegmentResult> {
+  private async segment(principal: Principal, route: string, call: SegmentCall | 'batch', body: unknown): Promise<SegmentResult> {
     const { events, rejected } = validateEachEvent(segmentToEvents(call, body));
-    return { ...(await this.ingest.ingestEvents(principal.organizationId, events)), rejected };
+    const result = { ...(await this.ingest.ingestEvents(principal.organizationId, events)), rejected };
+    this.metrics.received(route, segmentLibrary(body), result);
+    return result;
   }
 }
