@@ -222,11 +222,16 @@ describe('real SDK traffic (Segment and RudderStack)', () => {
       expect(forbidden.status).toBe(403);
     });
 
-    it('answers CORS preflights of the new routes', async () => {
+    it('answers CORS on the new routes and the settings routes', async () => {
       for (const path of ['/v1/b', '/v1/alias', '/v1/group']) {
         const response = await fetch(`${t.api.baseUrl}${path}`, { method: 'OPTIONS', headers: { origin: 'https://shop.test', 'access-control-request-method': 'POST' } });
         expect([path, response.status, response.headers.get('access-control-allow-origin')]).toEqual([path, 204, '*']);
       }
+      // Browser SDKs fetch their settings cross-origin (RudderStack's with Basic auth, so preflighted).
+      const preflight = await fetch(`${t.api.baseUrl}/sourceConfig`, { method: 'OPTIONS', headers: { origin: 'https://shop.test', 'access-control-request-method': 'GET' } });
+      expect([preflight.status, preflight.headers.get('access-control-allow-methods')]).toEqual([204, 'GET']);
+      const settings = await fetch(`${t.api.baseUrl}/v1/projects/${writeKey}/settings`, { headers: { origin: 'https://shop.test' } });
+      expect([settings.status, settings.headers.get('access-control-allow-origin')]).toEqual([200, '*']);
     });
   });
 });

@@ -49,7 +49,7 @@ export class SdkSettingsController {
    * and updatedAt (RudderServerConfigSource). The ids name the token, not the organization.
    */
   @Get('sourceConfig')
-  @ApiOperation({ summary: 'RudderStack SDK source configuration: enabled, no destinations' })
+  @ApiOperation({ summary: 'Segment-compatible settings for RudderStack SDKs (sourceConfig): enabled, no destinations' })
   @ApiOkResponse({ schema: { type: 'object' } })
   rudderStackSourceConfig(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest): Record<string, unknown> {
     return {

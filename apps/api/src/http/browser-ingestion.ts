@@ -15,6 +15,9 @@ export const SEGMENT_PATHS: ReadonlySet<string> = new Set(['/v1/batch', '/v1/b',
 /** The routes SDKs post to from customers' sites: the only ones that answer cross-origin requests or take compressed bodies. */
 export const INGESTION_PATHS: ReadonlySet<string> = new Set(['/v1/events', ...SEGMENT_PATHS]);
 
+/** The settings browser SDKs fetch before sending (analytics.js, RudderStack's JS SDK): cross-origin GETs. */
+export const SDK_SETTINGS_PATHS: ReadonlySet<string> = new Set(['/v1/projects/:writeKey/settings', '/sourceConfig']);
+
 /** CONTRACT.md "Limits"; for a compressed body, the decompressed size. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -30,7 +33,7 @@ const CROSS_ORIGIN_HEADERS = {
 const PREFLIGHT_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST',
-  'access-control-allow-headers': 'authorization, content-type, content-encoding',
+  'access-control-allow-headers': 'authorization, content-type',
   'access-control-max-age': '7200',
 };
 
@@ -54,8 +57,12 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
       route.onRequest = [...[route.onRequest ?? []].flat(), allowCrossOrigin];
       route.preParsing = [...[route.preParsing ?? []].flat(), decompress];
     }
+    if ([route.method].flat().includes('GET') && SDK_SETTINGS_PATHS.has(route.url)) {
+      route.onRequest = [...[route.onRequest ?? []].flat(), allowCrossOrigin];
+    }
   });
-  for (const path of INGESTION_PATHS) fastify.options(path, answerPreflight);
+  for (const path of INGESTION_PATHS) fastify.options(path, preflightAnswer(PREFLIGHT_HEADERS));
+  for (const path of SDK_SETTINGS_PATHS) fastify.options(path, preflightAnswer({ ...PREFLIGHT_HEADERS, 'access-control-allow-methods': 'GET' }));
 
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   const parseBody = (request: FastifyRequest, body: Buffer, done: (error: Error | null, body?: unknown) => void): void => {
@@ -115,9 +122,11 @@ function allowCrossOrigin(_request: FastifyRequest, reply: FastifyReply, done: H
   done();
 }
 
-async function answerPreflight(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) {
-    throw invalidRequest('A CORS preflight needs the Origin and Access-Control-Request-Method headers.');
-  }
-  await reply.code(204).headers(PREFLIGHT_HEADERS).send();
+function preflightAnswer(headers: Record<string, string>): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return async (request, reply) => {
+    if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) {
+      throw invalidRequest('A CORS preflight needs the Origin and Access-Control-Request-Method headers.');
+    }
+    await reply.code(204).headers(headers).send();
+  };
 }
