@@ -31,7 +31,17 @@ export class SdkSettingsController {
   segmentSettings(@Param('writeKey') writeKey: string, @Req() request: FastifyRequest): Record<string, unknown> {
     const apiHost = `${publicBase(this.config.http.publicUrl, request).replace(/^https?:\/\//, '')}/v1`;
     return {
-      integrations: { 'Segment.io': { apiKey: writeKey, apiHost, unbundledIntegrations: [], addBundledMetadata: false, maybeBundledConfigIds: {} } },
+      integrations: {
+        'Segment.io': {
+          apiKey: writeKey,
+          apiHost,
+          // analytics.js (analytics-next) then posts batches to `https://<apiHost>/b`, not one path per call type.
+          deliveryStrategy: { strategy: 'batching' },
+          unbundledIntegrations: [],
+          addBundledMetadata: false,
+          maybeBundledConfigIds: {},
+        },
+      },
       plan: { track: { __default: { enabled: true, integrations: {} } }, identify: { __default: { enabled: true } }, group: { __default: { enabled: true } } },
       edgeFunction: {},
       middlewareSettings: {},
