@@ -9,7 +9,7 @@ const KNOWN_LIBRARIES: ReadonlySet<string> = new Set([
   // Segment
   'analytics-swift',
   'analytics-kotlin',
-  'analytics_flutter',
+  'analytics-flutter',
   'analytics-react-native',
   '@segment/analytics-node',
   'analytics.js',
@@ -18,9 +18,9 @@ const KNOWN_LIBRARIES: ReadonlySet<string> = new Set([
   // RudderStack
   'rudder-ios-library',
   'com.rudderstack.android.sdk.core',
-  'com.rudderstack.android.sdk',
-  'com.rudderstack.sdk.kotlin',
-  'rudder-sdk-flutter',
+  'com.rudderstack.sdk.kotlin.android',
+  'com.rudderstack.sdk.kotlin.core',
+  'rudder-sdk-swift',
   'analytics-node',
   'RudderLabs JavaScript SDK',
 ]);
