@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { applyDecorators, Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
@@ -15,7 +15,20 @@ const ingestResultSchema = z.object({
 
 type SegmentResult = IngestResult & { rejected: number };
 
-const segmentBody = { schema: { type: 'object', description: 'A Segment message (https://segment.com/docs/connections/spec/)' } };
+const segmentResultSchema = ingestResultSchema.extend({
+  rejected: z.number().int().describe('invalid messages, skipped (the others are stored)'),
+});
+
+/** A Segment-compatible route (CONTRACT.md): Basic, Bearer or body writeKey; answered 200 with the counts. */
+const SegmentRoute = (path: string, summary: string): MethodDecorator =>
+  applyDecorators(
+    Post(path),
+    HttpCode(200),
+    SegmentCompatible(),
+    ApiOperation({ summary }),
+    ApiBody({ schema: { type: 'object', description: 'A Segment message, or {batch: [messages]} (https://segment.com/docs/connections/spec/)' } }),
+    ApiOkResponse({ schema: openApiSchema(segmentResultSchema) }),
+  );
 
 @ApiTags('events')
 @ApiBearerAuth()
@@ -36,74 +49,42 @@ export class EventsController {
     return this.ingest.ingest(principal.organizationId, body);
   }
 
-  @Post('batch')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: "Segment-compatible batch (also accepts Basic auth with the token as user name, or the body's writeKey)" })
-  @ApiBody(segmentBody)
+  @SegmentRoute('batch', "Segment-compatible batch (also accepts Basic auth with the token as user name, or the body's writeKey)")
   batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'batch', 'batch', body);
   }
 
-  @Post('b')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: "Segment-compatible batch at the path of Segment's mobile SDKs (`<apiHost>/b`)" })
-  @ApiBody(segmentBody)
+  @SegmentRoute('b', "Segment-compatible batch at the path of Segment's mobile SDKs (`<apiHost>/b`)")
   b(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'b', 'batch', body);
   }
 
-  @Post('track')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: "Segment-compatible track" })
-  @ApiBody(segmentBody)
+  @SegmentRoute('track', 'Segment-compatible track')
   track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'track', 'track', body);
   }
 
-  @Post('identify')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: "Segment-compatible identify: links anonymousId to userId (traits are not stored)" })
-  @ApiBody(segmentBody)
+  @SegmentRoute('identify', 'Segment-compatible identify: links anonymousId to userId (traits are not stored)')
   identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'identify', 'identify', body);
   }
 
-  @Post('page')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: "Segment-compatible page (stored as page_view)" })
-  @ApiBody(segmentBody)
+  @SegmentRoute('page', 'Segment-compatible page (stored as page_view)')
   page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'page', 'page', body);
   }
 
-  @Post('screen')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: "Segment-compatible screen (stored as screen_view; the name from name, properties.name or event)" })
-  @ApiBody(segmentBody)
+  @SegmentRoute('screen', 'Segment-compatible screen (stored as screen_view; the name from name, properties.name or event)')
   screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'screen', 'screen', body);
   }
 
-  @Post('alias')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: "Segment-compatible alias: links previousId to userId (stored as an alias event)" })
-  @ApiBody(segmentBody)
+  @SegmentRoute('alias', 'Segment-compatible alias: links previousId to userId (stored as an alias event)')
   alias(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'alias', 'alias', body);
   }
 
-  @Post('group')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: "Segment-compatible group (stored as a group event with its groupId; traits are not stored)" })
-  @ApiBody(segmentBody)
+  @SegmentRoute('group', 'Segment-compatible group (stored as a group event with its groupId; traits are not stored)')
   group(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'group', 'group', body);
   }
