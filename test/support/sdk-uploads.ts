@@ -58,6 +58,38 @@ function acceptsSegmentSettings(body: Record<string, unknown>, writeKey: string)
   }
 }
 
+interface MobileSpec extends Pick<SdkFixture, 'sdk' | 'library' | 'userId' | 'events' | 'acceptsSettings'> {
+  settings: { path: string; headers: Record<string, string> };
+  upload: { path: string; headers: Record<string, string>; chunks: Buffer[]; chunked?: boolean };
+}
+
+/** A settings GET without a body, then the upload POST. */
+function mobileFixture(spec: MobileSpec): SdkFixture {
+  return {
+    sdk: spec.sdk,
+    library: spec.library,
+    settings: { method: 'GET', path: spec.settings.path, headers: spec.settings.headers, chunks: [], chunked: false },
+    acceptsSettings: spec.acceptsSettings,
+    upload: { method: 'POST', path: spec.upload.path, headers: spec.upload.headers, chunks: spec.upload.chunks, chunked: spec.upload.chunked ?? false },
+    userId: spec.userId,
+    events: spec.events,
+  };
+}
+
+/** Segment's mobile SDKs: settings from `<cdnHost>/projects/<writeKey>/settings`, batches to `<apiHost>/b`. */
+function segmentMobile(
+  writeKey: string,
+  sdk: Pick<SdkFixture, 'sdk' | 'library' | 'userId' | 'events'> & { settingsHeaders: Record<string, string>; uploadHeaders: Record<string, string>; chunks: Buffer[]; chunked?: boolean },
+  acceptsSettings: SdkFixture['acceptsSettings'] = acceptsSegmentSettings,
+): SdkFixture {
+  return mobileFixture({
+    ...sdk,
+    acceptsSettings,
+    settings: { path: `/v1/projects/${writeKey}/settings`, headers: sdk.settingsHeaders },
+    upload: { path: '/v1/b', headers: sdk.uploadHeaders, chunks: sdk.chunks, chunked: sdk.chunked },
+  });
+}
+
 /** RudderStack v1 (RSServerConfigSource.m:27-55, RudderServerConfigSource.java) and v2 (SourceConfig.kt:89-98, SourceConfig.swift:40-101). */
 function acceptsRudderStackSourceConfig(body: Record<string, unknown>, writeKey: string): void {
   const source = expectObject(body.source, 'source');
@@ -105,15 +137,15 @@ function analyticsSwift(writeKey: string, run: string): SdkFixture {
   ];
   const lines = ['{ "batch": [', JSON.stringify(events[0]), `,${JSON.stringify(events[1])}`, `],"sentAt":"${iso()}","writeKey":"${writeKey}"}`];
   const headers = { 'Content-Type': 'application/json; charset=utf-8', 'User-Agent': 'analytics-ios/1.7.3', 'Accept-Encoding': 'gzip' };
-  return {
+  return segmentMobile(writeKey, {
     sdk: 'analytics-swift',
     library: 'analytics-swift',
-    settings: { method: 'GET', path: `/v1/projects/${writeKey}/settings`, headers, chunks: [], chunked: false },
-    acceptsSettings: acceptsSegmentSettings,
-    upload: { method: 'POST', path: '/v1/b', headers, chunks: [Buffer.from(lines.map((line) => `${line}\n`).join(''))], chunked: false },
     userId,
     events: ['screen_view', "Tapped 'Buy'"],
-  };
+    settingsHeaders: headers,
+    uploadHeaders: headers,
+    chunks: [Buffer.from(lines.map((line) => `${line}\n`).join(''))],
+  });
 }
 
 /**
@@ -137,27 +169,16 @@ function analyticsKotlin(writeKey: string, run: string): SdkFixture {
   const body = gzipSync(`{"batch":[${events.map((e) => JSON.stringify(e)).join(',')}],"sentAt":"${iso()}","writeKey":"${writeKey}"}`);
   // GZIPOutputStream over a chunked stream: the gzip bytes arrive in several chunks.
   const chunks = [body.subarray(0, 10), body.subarray(10, 40), body.subarray(40)];
-  return {
+  return segmentMobile(writeKey, {
     sdk: 'analytics-kotlin',
     library: 'analytics-kotlin',
-    settings: {
-      method: 'GET',
-      path: `/v1/projects/${writeKey}/settings`,
-      headers: { 'User-Agent': 'analytics-kotlin/1.19.1', 'Content-Type': 'application/json; charset=utf-8' },
-      chunks: [],
-      chunked: false,
-    },
-    acceptsSettings: acceptsSegmentSettings,
-    upload: {
-      method: 'POST',
-      path: '/v1/b',
-      headers: { 'User-Agent': 'analytics-kotlin/1.19.1', 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' },
-      chunks,
-      chunked: true,
-    },
     userId,
     events: ['Signed Up', 'screen_view'],
-  };
+    settingsHeaders: { 'User-Agent': 'analytics-kotlin/1.19.1', 'Content-Type': 'application/json; charset=utf-8' },
+    uploadHeaders: { 'User-Agent': 'analytics-kotlin/1.19.1', 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' },
+    chunks,
+    chunked: true,
+  });
 }
 
 /**
@@ -178,21 +199,25 @@ function analyticsFlutter(writeKey: string, run: string): SdkFixture {
     { anonymousId, messageId: randomUUID(), userId, timestamp: dartIso(1000), context, integrations: {}, _metadata: null, name: 'Settings', properties: null, type: 'screen' },
   ];
   const headers = { 'Content-Type': 'application/json; charset=utf-8', 'User-Agent': 'analytics-flutter/1.1.7', 'Accept-Encoding': 'gzip' };
-  return {
-    sdk: 'analytics_flutter',
-    library: 'analytics-flutter',
-    settings: { method: 'GET', path: `/v1/projects/${writeKey}/settings`, headers, chunks: [], chunked: false },
-    acceptsSettings: (body, key) => {
+  return segmentMobile(
+    writeKey,
+    {
+      sdk: 'analytics_flutter',
+      library: 'analytics-flutter',
+      userId,
+      events: ['Opened', 'screen_view'],
+      settingsHeaders: headers,
+      uploadHeaders: headers,
+      chunks: [Buffer.from(JSON.stringify({ batch: events, sentAt: dartIso(), writeKey }))],
+    },
+    (body, key) => {
       acceptsSegmentSettings(body, key);
       if (body.middlewareSettings !== undefined && body.middlewareSettings !== null) {
         const rules = expectObject(body.middlewareSettings, 'middlewareSettings').routingRules;
         if (rules !== undefined && !Array.isArray(rules)) throw new Error('routingRules');
       }
     },
-    upload: { method: 'POST', path: '/v1/b', headers, chunks: [Buffer.from(JSON.stringify({ batch: events, sentAt: dartIso(), writeKey }))], chunked: false },
-    userId,
-    events: ['Opened', 'screen_view'],
-  };
+  );
 }
 
 /**
@@ -211,21 +236,15 @@ function analyticsReactNative(writeKey: string, run: string): SdkFixture {
     { anonymousId, userId, messageId: randomUUID(), timestamp: iso(2000), type: 'track', event: 'Added To Cart', properties: { price: 9.5 }, context, integrations: {} },
     { anonymousId, userId, messageId: randomUUID(), timestamp: iso(1000), type: 'group', groupId: 'acme', traits: { name: 'Acme' }, context, integrations: {} },
   ];
-  return {
+  return segmentMobile(writeKey, {
     sdk: 'analytics-react-native',
     library: 'analytics-react-native',
-    settings: { method: 'GET', path: `/v1/projects/${writeKey}/settings`, headers: { 'Cache-Control': 'no-cache' }, chunks: [], chunked: false },
-    acceptsSettings: acceptsSegmentSettings,
-    upload: {
-      method: 'POST',
-      path: '/v1/b',
-      headers: { 'Content-Type': 'application/json; charset=utf-8' },
-      chunks: [Buffer.from(JSON.stringify({ batch: events, sentAt: iso(), writeKey }))],
-      chunked: false,
-    },
     userId,
     events: ['Added To Cart', 'group'],
-  };
+    settingsHeaders: { 'Cache-Control': 'no-cache' },
+    uploadHeaders: { 'Content-Type': 'application/json; charset=utf-8' },
+    chunks: [Buffer.from(JSON.stringify({ batch: events, sentAt: iso(), writeKey }))],
+  });
 }
 
 /**
@@ -254,30 +273,14 @@ function rudderV1Messages(library: string, userId: string, anonymousId: string, 
  *   (source.enabled must be true for uploads).
  */
 function rudderIosV1(writeKey: string, run: string): SdkFixture {
-  const userId = `rudder-ios-user-${run}`;
-  const anonymousId = randomUUID().toUpperCase();
-  const sentAt = iso();
-  const messages = rudderV1Messages('rudder-ios-library', userId, anonymousId, sentAt);
-  return {
+  return rudderV1Fixture(writeKey, {
     sdk: 'rudder-sdk-ios v1',
     library: 'rudder-ios-library',
-    settings: { method: 'GET', path: '/sourceConfig?p=ios&v=1.29.0', headers: { Authorization: basic(writeKey) }, chunks: [], chunked: false },
-    acceptsSettings: acceptsRudderStackSourceConfig,
-    upload: {
-      method: 'POST',
-      path: '/v1/batch',
-      headers: {
-        Authorization: basic(writeKey),
-        'Content-Type': 'application/json',
-        AnonymousId: Buffer.from(anonymousId).toString('base64'),
-        'Content-Encoding': 'gzip',
-      },
-      chunks: [gzipSync(`{"sentAt":"${sentAt}","batch":[${messages.join(',')}]}`)],
-      chunked: false,
-    },
-    userId,
-    events: ['screen_view', 'Product Viewed', 'alias'],
-  };
+    userId: `rudder-ios-user-${run}`,
+    anonymousId: randomUUID().toUpperCase(),
+    sourceConfigPath: '/sourceConfig?p=ios&v=1.29.0',
+    batchOpening: '"batch":[',
+  });
 }
 
 /**
@@ -291,30 +294,42 @@ function rudderIosV1(writeKey: string, run: string): SdkFixture {
  *   Gson into RudderServerConfigSource.java:10-22; EventRepository.java:244 (uploads only when source.enabled).
  */
 function rudderAndroidV1(writeKey: string, run: string): SdkFixture {
-  const userId = `rudder-android-user-${run}`;
-  const anonymousId = randomUUID();
-  const sentAt = iso();
-  const messages = rudderV1Messages('com.rudderstack.android.sdk.core', userId, anonymousId, sentAt);
-  return {
+  return rudderV1Fixture(writeKey, {
     sdk: 'rudder-sdk-android v1',
     library: 'com.rudderstack.android.sdk.core',
-    settings: { method: 'GET', path: '/sourceConfig?p=android&v=1.29.0&bv=34', headers: { Authorization: basic(writeKey) }, chunks: [], chunked: false },
+    userId: `rudder-android-user-${run}`,
+    anonymousId: randomUUID(),
+    sourceConfigPath: '/sourceConfig?p=android&v=1.29.0&bv=34',
+    batchOpening: '"batch": [',
+  });
+}
+
+/**
+ * The v1 SDKs' shared request shape: Basic auth, a base64 AnonymousId header, gzip (the default) with
+ * Content-Length, `{"sentAt":"…",<batchOpening>…]}`, and the sourceConfig fetch first.
+ */
+function rudderV1Fixture(
+  writeKey: string,
+  sdk: { sdk: string; library: string; userId: string; anonymousId: string; sourceConfigPath: string; batchOpening: string },
+): SdkFixture {
+  const sentAt = iso();
+  const messages = rudderV1Messages(sdk.library, sdk.userId, sdk.anonymousId, sentAt);
+  return mobileFixture({
+    ...sdk,
     acceptsSettings: acceptsRudderStackSourceConfig,
+    settings: { path: sdk.sourceConfigPath, headers: { Authorization: basic(writeKey) } },
     upload: {
-      method: 'POST',
       path: '/v1/batch',
       headers: {
         Authorization: basic(writeKey),
         'Content-Type': 'application/json',
-        AnonymousId: Buffer.from(anonymousId).toString('base64'),
+        AnonymousId: Buffer.from(sdk.anonymousId).toString('base64'),
         'Content-Encoding': 'gzip',
       },
-      chunks: [gzipSync(`{"sentAt":"${sentAt}","batch": [${messages.join(',')}]}`)],
-      chunked: false,
+      chunks: [gzipSync(`{"sentAt":"${sentAt}",${sdk.batchOpening}${messages.join(',')}]}`)],
     },
-    userId,
     events: ['screen_view', 'Product Viewed', 'alias'],
-  };
+  });
 }
 
 /**
@@ -338,19 +353,12 @@ function rudderKotlinV2(writeKey: string, run: string): SdkFixture {
     { ...base, type: 'screen', messageId: randomUUID(), originalTimestamp: iso(1000), event: 'Checkout', properties: { name: 'Checkout' } },
   ];
   const body = gzipSync(`{"batch":[${events.map((e) => JSON.stringify(e)).join(',')}],"sentAt":"${sentAt}"}`);
-  return {
+  return mobileFixture({
     sdk: 'rudder-sdk-kotlin v2',
     library: 'com.rudderstack.sdk.kotlin.android',
-    settings: {
-      method: 'GET',
-      path: `/sourceConfig?p=android&v=1.1.0&bv=34&writeKey=${writeKey}`,
-      headers: { Authorization: basic(writeKey) },
-      chunks: [],
-      chunked: false,
-    },
     acceptsSettings: acceptsRudderStackSourceConfig,
+    settings: { path: `/sourceConfig?p=android&v=1.1.0&bv=34&writeKey=${writeKey}`, headers: { Authorization: basic(writeKey) } },
     upload: {
-      method: 'POST',
       path: '/v1/batch',
       headers: { Authorization: basic(writeKey), 'Content-Type': 'application/json', AnonymousId: anonymousId, 'Content-Encoding': 'gzip' },
       chunks: [body.subarray(0, 20), body.subarray(20)],
@@ -358,7 +366,7 @@ function rudderKotlinV2(writeKey: string, run: string): SdkFixture {
     },
     userId,
     events: ['Order Completed', 'screen_view'],
-  };
+  });
 }
 
 /**
@@ -379,25 +387,17 @@ function rudderSwiftV2(writeKey: string, run: string): SdkFixture {
     { ...base, type: 'identify', messageId: randomUUID(), originalTimestamp: iso(2000), traits: { plan: 'gold' } },
     { ...base, type: 'track', messageId: randomUUID(), originalTimestamp: iso(1000), event: 'Subscribed', properties: null },
   ];
-  return {
+  return mobileFixture({
     sdk: 'rudder-sdk-swift v2',
     library: 'rudder-sdk-swift',
-    settings: {
-      method: 'GET',
-      path: `/sourceConfig?p=ios&v=1.0.0&writeKey=${writeKey}`,
-      headers: { 'Content-Type': 'application/json', Authorization: basic(writeKey) },
-      chunks: [],
-      chunked: false,
-    },
     acceptsSettings: acceptsRudderStackSourceConfig,
+    settings: { path: `/sourceConfig?p=ios&v=1.0.0&writeKey=${writeKey}`, headers: { 'Content-Type': 'application/json', Authorization: basic(writeKey) } },
     upload: {
-      method: 'POST',
       path: '/v1/batch',
       headers: { 'Content-Type': 'application/json', Authorization: basic(writeKey), AnonymousId: anonymousId, 'Content-Encoding': 'gzip' },
       chunks: [gzipSync(`{"batch":[${events.map((e) => JSON.stringify(e)).join(',')}],"sentAt":"${sentAt}"}`)],
-      chunked: false,
     },
     userId,
     events: ['identify', 'Subscribed'],
-  };
+  });
 }
