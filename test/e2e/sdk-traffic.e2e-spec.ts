@@ -95,12 +95,27 @@ describe('real SDK traffic (Segment and RudderStack)', () => {
     );
 
     it('points Segment SDKs at this deployment (no scheme, /v1) and counts messages per route and library', async () => {
-      const settings = await send(t.api.baseUrl, sdkFixtures(writeKey)[0].settings);
+      const [swift, , , , , , , rudderSwift] = sdkFixtures(writeKey);
+      const settings = await send(t.api.baseUrl, swift.settings);
       const segment = (settings.json.integrations as Record<string, Record<string, unknown>>)['Segment.io'];
       expect(segment.apiHost).toBe(`${new URL(t.api.baseUrl).host}/v1`);
-      const metrics = await (await fetch(`${t.api.metricsUrl}/metrics`)).text();
-      expect(metrics).toMatch(/foresight_segment_messages_total\{route="b",library="analytics-kotlin",outcome="accepted"\} 2/);
-      expect(metrics).toMatch(/foresight_segment_messages_total\{route="batch",library="rudder-sdk-swift",outcome="duplicate"\} 2/);
+
+      const counted = async (labels: string): Promise<number> => {
+        const text = await (await fetch(`${t.api.metricsUrl}/metrics`)).text();
+        const line = text.split('\n').find((l) => l.startsWith(`foresight_segment_messages_total{${labels}}`));
+        return line ? Number(line.split(' ').pop()) : 0;
+      };
+      const swiftAccepted = 'route="b",library="analytics-swift",outcome="accepted"';
+      const rudderDuplicates = 'route="batch",library="rudder-sdk-swift",outcome="duplicate"';
+      const rejectedOther = 'route="b",library="other",outcome="rejected"';
+      const before = await Promise.all([swiftAccepted, rudderDuplicates, rejectedOther].map(counted));
+      await send(t.api.baseUrl, swift.upload);
+      await send(t.api.baseUrl, rudderSwift.upload);
+      await send(t.api.baseUrl, rudderSwift.upload);
+      const unknownLibrary = { writeKey, batch: [{ type: 'track', userId: 'u', context: { library: { name: `made-up-${randomUUID()}` } } }] };
+      await send(t.api.baseUrl, post('/v1/b', { 'Content-Type': 'text/plain' }, JSON.stringify(unknownLibrary)));
+      const after = await Promise.all([swiftAccepted, rudderDuplicates, rejectedOther].map(counted));
+      expect(after.map((n, i) => n - before[i])).toEqual([2, 2, 1]);
     });
   });
 
@@ -114,6 +129,9 @@ describe('real SDK traffic (Segment and RudderStack)', () => {
     client.alias({ userId, previousId: `old-${userId}` });
     await client.flush();
     expect(await exported(userId)).toEqual(['Viewed \'Pricing\'', 'alias', 'group', 'identify', 'screen_view'].sort());
+    // alias links previousId to the user, as identify links anonymousId.
+    const links = await t.suite.sql<{ anonymous_id: string }>('SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = $2 ORDER BY anonymous_id', [t.org.organization.id, userId]);
+    expect(links.map((l) => l.anonymous_id)).toEqual([`anon-${userId}`, `old-${userId}`].sort());
   });
 
   it('stores what @segment/analytics-node sends on its defaults', async () => {
