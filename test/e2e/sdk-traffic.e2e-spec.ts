@@ -4,7 +4,7 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import { Analytics } from '@segment/analytics-node';
 import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import { request } from '../support/http';
-import { cliJson } from '../support/processes';
+import { cliJson, startApi } from '../support/processes';
 import { sdkFixtures, type SdkRequest } from '../support/sdk-uploads';
 import { withApiSuite } from '../support/suite';
 
@@ -117,6 +117,20 @@ describe('real SDK traffic (Segment and RudderStack)', () => {
       const after = await Promise.all([swiftAccepted, rudderDuplicates, rejectedOther].map(counted));
       expect(after.map((n, i) => n - before[i])).toEqual([2, 2, 1]);
     });
+  });
+
+  it("takes the settings' apiHost from PUBLIC_URL, else from the Host used, never from X-Forwarded-Host of an untrusted peer", async () => {
+    const settingsFor = async (baseUrl: string, headers: Record<string, string>) => {
+      const response = await send(baseUrl, { method: 'GET', path: `/v1/projects/${writeKey}/settings`, headers, chunks: [], chunked: false });
+      return (response.json.integrations as Record<string, Record<string, unknown>>)['Segment.io'].apiHost;
+    };
+    expect(await settingsFor(t.api.baseUrl, { 'X-Forwarded-Host': 'attacker.test', 'X-Forwarded-Proto': 'http' })).toBe(`${new URL(t.api.baseUrl).host}/v1`);
+    const published = await startApi({ ...t.suite.env, PUBLIC_URL: 'https://foresight.example.com' });
+    try {
+      expect(await settingsFor(published.baseUrl, { Host: 'other-name.test' })).toBe('foresight.example.com/v1');
+    } finally {
+      await published.stop();
+    }
   });
 
   it('stores what @rudderstack/rudder-sdk-node sends on its defaults (gzip, application/x-www-form-urlencoded)', async () => {
