@@ -8,6 +8,7 @@ import { PrivacyModule } from '@foresight/privacy';
 import { MetricsServer, PlatformModule, QueueModule, type Runtime } from '@foresight/platform';
 import { WebhooksModule } from '@foresight/webhooks';
 import { EventsController } from './events/events.controller';
+import { SdkSettingsController } from './events/sdk-settings.controller';
 import { HealthController, ProbesController } from './health/health.controller';
 import { ModelsController } from './models/models.controller';
 import { ExportController } from './predictions/export.controller';
@@ -39,7 +40,7 @@ export class ApiModule {
         // Embedded and small deployments run the worker's processors inside the API process.
         ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
       ],
-      controllers: [EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, TokensController, UsersController, WebhooksController],
+      controllers: [EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, SdkSettingsController, TokensController, UsersController, WebhooksController],
       providers: [
         MetricsServer,
         { provide: APP_GUARD, useClass: AccessGuard },

@@ -7,12 +7,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import { closeOnSignals, PinoNestLogger, SERVICE_VERSION, startRuntime, startupLine, startupSummary } from '@foresight/platform';
 import { ApiModule } from './api.module';
-import { acceptBrowserIngestion } from './http/browser-ingestion';
+import { acceptBrowserIngestion, BODY_LIMIT_BYTES } from './http/browser-ingestion';
 import { answerClientError, sendError } from './http/error-reply';
 import { observeRequests, traceRoutes } from './http/observability';
 import { serveOpenApi } from './openapi/openapi';
-
-const BODY_LIMIT_BYTES = 1024 * 1024;
 
 async function bootstrap(): Promise<void> {
   const runtime = await startRuntime('api');
@@ -38,12 +36,13 @@ async function bootstrap(): Promise<void> {
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
-  // Only JSON bodies are parsed; every other type is answered 415 (Fastify also parses text/plain by default).
+  // Only JSON bodies are parsed (acceptBrowserIngestion reads text/plain and urlencoded ones as JSON on the
+  // Segment-compatible routes); every other type is answered 415 (Fastify also parses text/plain by default).
   fastify.removeContentTypeParser('text/plain');
   acceptBrowserIngestion(app);
   observeRequests(fastify, app.get(Registry), logger);
   if (config.tracing) traceRoutes(fastify);
-  app.setGlobalPrefix('v1', { exclude: ['livez', 'readyz', 'sdk/*path'] });
+  app.setGlobalPrefix('v1', { exclude: ['livez', 'readyz', 'sdk/*path', 'sourceConfig'] });
   serveOpenApi(app);
   await app.listen(config.port, config.host);
   const startup = startupSummary(config, {

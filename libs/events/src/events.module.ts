@@ -8,6 +8,7 @@ import { EventWriter } from './ingest/event-writer';
 import { IngestService } from './ingest/ingest.service';
 import { IdentitiesPersonalData, SessionsPersonalData } from './privacy/derived-personal-data';
 import { EventsPersonalData } from './privacy/events-personal-data';
+import { SegmentMetrics } from './segment/segment-metrics';
 import { SessionsService } from './sessions/sessions.service';
 import { SuppressionList } from './suppression/suppression-list';
 
@@ -20,10 +21,11 @@ import { SuppressionList } from './suppression/suppression-list';
     EventPayloadCipher,
     KeyRotation,
     SuppressionList,
+    SegmentMetrics,
     EventsPersonalData,
     SessionsPersonalData,
     IdentitiesPersonalData,
   ],
-  exports: [IngestService, SessionsService, KeyRotation, SuppressionList],
+  exports: [IngestService, SegmentMetrics, SessionsService, KeyRotation, SuppressionList],
 })
 export class EventsModule {}

@@ -1,8 +1,8 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { applyDecorators, Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { eventSchema, IngestService, segmentToEvents, validateEachEvent, type IngestResult, type SegmentCall } from '@foresight/events';
+import { eventSchema, IngestService, segmentLibrary, SegmentMetrics, segmentToEvents, validateEachEvent, type IngestResult, type SegmentCall } from '@foresight/events';
 import { CurrentPrincipal, RequireScope, SegmentCompatible } from '../http/access.decorators';
 import { openApiSchema } from '../http/zod';
 
@@ -15,14 +15,30 @@ const ingestResultSchema = z.object({
 
 type SegmentResult = IngestResult & { rejected: number };
 
-const segmentBody = { schema: { type: 'object', description: 'A Segment message (https://segment.com/docs/connections/spec/)' } };
+const segmentResultSchema = ingestResultSchema.extend({
+  rejected: z.number().int().describe('invalid messages, skipped (the others are stored)'),
+});
+
+/** A Segment-compatible route (CONTRACT.md): Basic, Bearer or body writeKey; answered 200 with the counts. */
+const SegmentRoute = (path: string, summary: string): MethodDecorator =>
+  applyDecorators(
+    Post(path),
+    HttpCode(200),
+    SegmentCompatible(),
+    ApiOperation({ summary }),
+    ApiBody({ schema: { type: 'object', description: 'A Segment message, or {batch: [messages]} (https://segment.com/docs/connections/spec/)' } }),
+    ApiOkResponse({ schema: openApiSchema(segmentResultSchema) }),
+  );
 
 @ApiTags('events')
 @ApiBearerAuth()
 @RequireScope('ingest')
 @Controller()
 export class EventsController {
-  constructor(private readonly ingest: IngestService) {}
+  constructor(
+    private readonly ingest: IngestService,
+    private readonly metrics: SegmentMetrics,
+  ) {}
 
   @Post('events')
   @HttpCode(200)
@@ -33,54 +49,51 @@ export class EventsController {
     return this.ingest.ingest(principal.organizationId, body);
   }
 
-  @Post('batch')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: 'Segment-compatible batch (also accepts Basic auth with the token as user name)' })
-  @ApiBody(segmentBody)
+  @SegmentRoute('batch', "Segment-compatible batch (also accepts Basic auth with the token as user name, or the body's writeKey)")
   batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
-    return this.segment(principal, 'batch', body);
+    return this.segment(principal, 'batch', 'batch', body);
   }
 
-  @Post('track')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: 'Segment-compatible track' })
-  @ApiBody(segmentBody)
+  @SegmentRoute('b', "Segment-compatible batch at the path of Segment's mobile SDKs (`<apiHost>/b`)")
+  b(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+    return this.segment(principal, 'b', 'batch', body);
+  }
+
+  @SegmentRoute('track', 'Segment-compatible track')
   track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
-    return this.segment(principal, 'track', body);
+    return this.segment(principal, 'track', 'track', body);
   }
 
-  @Post('identify')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: 'Segment-compatible identify: links anonymousId to userId (traits are not stored)' })
-  @ApiBody(segmentBody)
+  @SegmentRoute('identify', 'Segment-compatible identify: links anonymousId to userId (traits are not stored)')
   identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
-    return this.segment(principal, 'identify', body);
+    return this.segment(principal, 'identify', 'identify', body);
   }
 
-  @Post('page')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: 'Segment-compatible page (stored as page_view)' })
-  @ApiBody(segmentBody)
+  @SegmentRoute('page', 'Segment-compatible page (stored as page_view)')
   page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
-    return this.segment(principal, 'page', body);
+    return this.segment(principal, 'page', 'page', body);
   }
 
-  @Post('screen')
-  @HttpCode(200)
-  @SegmentCompatible()
-  @ApiOperation({ summary: 'Segment-compatible screen (stored as screen_view)' })
-  @ApiBody(segmentBody)
+  @SegmentRoute('screen', 'Segment-compatible screen (stored as screen_view; the name from name, properties.name or event)')
   screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
-    return this.segment(principal, 'screen', body);
+    return this.segment(principal, 'screen', 'screen', body);
+  }
+
+  @SegmentRoute('alias', 'Segment-compatible alias: links previousId to userId (stored as an alias event)')
+  alias(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+    return this.segment(principal, 'alias', 'alias', body);
+  }
+
+  @SegmentRoute('group', 'Segment-compatible group (stored as a group event with its groupId; traits are not stored)')
+  group(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+    return this.segment(principal, 'group', 'group', body);
   }
 
   /** Not all-or-nothing (CONTRACT.md): valid messages are stored, invalid ones skipped and counted. */
-  private async segment(principal: Principal, call: SegmentCall | 'batch', body: unknown): Promise<SegmentResult> {
+  private async segment(principal: Principal, route: string, call: SegmentCall | 'batch', body: unknown): Promise<SegmentResult> {
     const { events, rejected } = validateEachEvent(segmentToEvents(call, body));
-    return { ...(await this.ingest.ingestEvents(principal.organizationId, events)), rejected };
+    const result = { ...(await this.ingest.ingestEvents(principal.organizationId, events)), rejected };
+    this.metrics.received(route, segmentLibrary(body), result);
+    return result;
   }
 }

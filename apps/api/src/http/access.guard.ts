@@ -31,7 +31,8 @@ export class AccessGuard implements CanActivate {
     }
     const reply = http.getResponse<FastifyReply>();
 
-    const secret = presentedSecret(request.headers.authorization, () => this.reflector.getAllAndOverride<boolean>(SEGMENT_AUTH, targets) === true);
+    const segment = this.reflector.getAllAndOverride<boolean>(SEGMENT_AUTH, targets) === true;
+    const secret = (segment ? segmentWriteKey(request) : undefined) ?? presentedSecret(request.headers.authorization, () => segment);
     if (typeof secret !== 'string' || !this.tokens.wasVerified(secret)) {
       enforce(reply, this.rateLimiter.unauthenticatedPerMinute, await this.rateLimiter.checkUnauthenticated(request.ip));
     }
@@ -71,6 +72,21 @@ function enforce(reply: FastifyReply, limitPerMinute: number, decision: BucketDe
 }
 
 /**
+ * The write key Segment's clients send outside the Authorization header, on the Segment-compatible
+ * routes only: in the settings URL (`/projects/{writeKey}/settings`, the key the SDK was configured
+ * with, so it decides even when a header is sent), or, when no header is sent, as the body's
+ * `writeKey` (Segment's mobile SDKs send no header).
+ */
+function segmentWriteKey(request: FastifyRequest): string | undefined {
+  const fromUrl = (request.params as Record<string, unknown> | undefined)?.writeKey;
+  if (typeof fromUrl === 'string') return fromUrl;
+  if (request.headers.authorization !== undefined) return undefined;
+  const body = request.body as Record<string, unknown> | null | undefined;
+  const fromBody = typeof body === 'object' && body !== null && !Array.isArray(body) ? body.writeKey : undefined;
+  return typeof fromBody === 'string' && fromBody !== '' ? fromBody : undefined;
+}
+
+/**
  * `Bearer <token>` everywhere; `Basic base64(<token>:)`, as Segment and RudderStack clients send their
  * write key, on the Segment-compatible routes only. Anything else is the invalid_token error to answer.
  */
@@ -78,7 +94,13 @@ function presentedSecret(header: string | undefined, acceptsBasic: () => boolean
   if (!header) return new AppError('invalid_token', 'The Authorization header is missing; send "Authorization: Bearer <token>".');
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (bearer) return bearer[1];
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-  if (basic && acceptsBasic()) return Buffer.from(basic[1], 'base64').toString('utf8').replace(/:.*$/s, '');
+  const basic = basicUserName(header);
+  if (basic !== undefined && acceptsBasic()) return basic;
   return new AppError('invalid_token', 'The Authorization header must be "Bearer <token>".');
+}
+
+/** The user name of `Basic base64(<user>:<password>)`, where Segment and RudderStack clients put their write key. */
+export function basicUserName(header: string | undefined): string | undefined {
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  return basic ? Buffer.from(basic[1], 'base64').toString('utf8').replace(/:.*$/s, '') : undefined;
 }

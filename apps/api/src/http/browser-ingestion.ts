@@ -1,11 +1,25 @@
 import { isUtf8 } from 'node:buffer';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RequestPayload } from 'fastify';
 import { AppError, invalidRequest } from '@foresight/platform';
+import { decompressedBody } from './compressed-body';
 import { nulBytePath, nulByteRefusal, scanJson, tooDeep } from './json-body';
 
-/** The routes SDKs post to from customers' sites: the only ones that answer cross-origin requests. */
-export const INGESTION_PATHS = new Set(['/v1/events', '/v1/batch', '/v1/track', '/v1/identify', '/v1/page', '/v1/screen']);
+/**
+ * The Segment-compatible routes (CONTRACT.md): real SDKs post JSON to them as text/plain
+ * (analytics-kotlin) or application/x-www-form-urlencoded (rudder-sdk-node), so any of the three
+ * content types is read as JSON here, and only here.
+ */
+export const SEGMENT_PATHS: ReadonlySet<string> = new Set(['/v1/batch', '/v1/b', '/v1/track', '/v1/identify', '/v1/page', '/v1/screen', '/v1/alias', '/v1/group']);
+
+/** The routes SDKs post to from customers' sites: the only ones that answer cross-origin requests or take compressed bodies. */
+export const INGESTION_PATHS: ReadonlySet<string> = new Set(['/v1/events', ...SEGMENT_PATHS]);
+
+/** The settings browser SDKs fetch before sending (analytics.js, RudderStack's JS SDK): cross-origin GETs. */
+export const SDK_SETTINGS_PATHS: ReadonlySet<string> = new Set(['/v1/projects/:writeKey/settings', '/sourceConfig']);
+
+/** CONTRACT.md "Limits"; for a compressed body, the decompressed size. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * CORS for the ingestion routes, with fixed headers, since every site may embed the SDK. The token
@@ -41,13 +55,17 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
   fastify.addHook('onRoute', (route) => {
     if ([route.method].flat().includes('POST') && INGESTION_PATHS.has(route.url)) {
       route.onRequest = [...[route.onRequest ?? []].flat(), allowCrossOrigin];
+      route.preParsing = [...[route.preParsing ?? []].flat(), decompress];
+    }
+    if ([route.method].flat().includes('GET') && SDK_SETTINGS_PATHS.has(route.url)) {
+      route.onRequest = [...[route.onRequest ?? []].flat(), allowCrossOrigin];
     }
   });
-  for (const path of INGESTION_PATHS) fastify.options(path, answerPreflight);
+  for (const path of INGESTION_PATHS) fastify.options(path, preflightAnswer(PREFLIGHT_HEADERS));
+  for (const path of SDK_SETTINGS_PATHS) fastify.options(path, preflightAnswer({ ...PREFLIGHT_HEADERS, 'access-control-allow-methods': 'GET' }));
 
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+  const parseBody = (request: FastifyRequest, body: Buffer, done: (error: Error | null, body?: unknown) => void): void => {
     // JSON is UTF-8 (RFC 8259): other bytes would be stored as U+FFFD, merging distinct ids into one.
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
     if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
@@ -59,16 +77,16 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
       return;
     }
     const text = body.toString('utf8');
-    const ingestion = INGESTION_PATHS.has(request.routeOptions.url ?? '');
-    const encoding = request.headers['content-encoding'];
-    if (!ingestion && encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      done(new AppError('unsupported_media_type', `Content-Encoding "${encoding}" is not accepted here; send the JSON body uncompressed.`), undefined);
-      return;
-    }
     // Ingestion routes validate each event themselves (libs/events: an iterative walk naming the
     // event and field, and Segment batches skip a bad message), and JSON.parse itself does not recurse.
-    if (ingestion) {
+    // Their compressed bodies were decompressed before this parser (preParsing).
+    if (INGESTION_PATHS.has(request.routeOptions.url ?? '')) {
       parseJson(request, text, done);
+      return;
+    }
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      done(new AppError('unsupported_media_type', `Content-Encoding "${encoding}" is not accepted here; send the JSON body uncompressed.`), undefined);
       return;
     }
     const scan = scanJson(text);
@@ -81,7 +99,22 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
       if (field !== undefined) done(nulByteRefusal(field), undefined);
       else done(error, body);
     });
+  };
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => parseBody(request, body, done));
+  fastify.addContentTypeParser(['text/plain', 'application/x-www-form-urlencoded'], { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    if (SEGMENT_PATHS.has(request.routeOptions.url ?? '')) parseBody(request, body, done);
+    else done(new AppError('unsupported_media_type', 'The request body must be application/json.'), undefined);
   });
+}
+
+/** preParsing of the ingestion routes: a gzip or deflate body is read decompressed, within the body limit. */
+function decompress(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void): void {
+  try {
+    done(null, (decompressedBody(payload, request.headers['content-encoding'], BODY_LIMIT_BYTES) as RequestPayload | undefined) ?? payload);
+  } catch (error) {
+    done(error as Error);
+  }
 }
 
 function allowCrossOrigin(_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
@@ -89,9 +122,11 @@ function allowCrossOrigin(_request: FastifyRequest, reply: FastifyReply, done: H
   done();
 }
 
-async function answerPreflight(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) {
-    throw invalidRequest('A CORS preflight needs the Origin and Access-Control-Request-Method headers.');
-  }
-  await reply.code(204).headers(PREFLIGHT_HEADERS).send();
+function preflightAnswer(headers: Record<string, string>): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return async (request, reply) => {
+    if (request.headers.origin === undefined || request.headers['access-control-request-method'] === undefined) {
+      throw invalidRequest('A CORS preflight needs the Origin and Access-Control-Request-Method headers.');
+    }
+    await reply.code(204).headers(headers).send();
+  };
 }

@@ -1,5 +1,6 @@
+import { eventInstant } from '../event.schema';
 import { validateEachEvent, validateEvents } from '../ingest/ingest.service';
-import { segmentToEvents } from './segment.mapper';
+import { segmentLibrary, segmentToEvents } from './segment.mapper';
 
 describe('segmentToEvents', () => {
   it('maps track, page, screen and identify in a batch', () => {
@@ -55,5 +56,68 @@ describe('segmentToEvents', () => {
     );
     expect(events.map((e) => e.event)).toEqual(['kept_1', 'screen_view']);
     expect(rejected).toBe(7);
+  });
+
+  it('reads originalTimestamp when timestamp is absent, with offsets, no zone and Dart microseconds', () => {
+    const events = validateEvents(
+      segmentToEvents('batch', {
+        batch: [
+          { type: 'track', event: 'a', userId: 'u', originalTimestamp: '2026-11-20T10:00:00.123Z' },
+          { type: 'track', event: 'b', userId: 'u', timestamp: '2026-11-20T11:00:00.000+01:00' },
+          { type: 'track', event: 'c', userId: 'u', timestamp: '2026-11-20T10:00:00' },
+          { type: 'track', event: 'd', userId: 'u', timestamp: '2026-11-20T10:00:00.123456Z' },
+        ],
+      }),
+    );
+    expect(events.map((e) => eventInstant(e.timestamp!))).toEqual([
+      Date.parse('2026-11-20T10:00:00.123Z'),
+      Date.parse('2026-11-20T10:00:00.000Z'),
+      Date.parse('2026-11-20T10:00:00.000Z'),
+      Date.parse('2026-11-20T10:00:00.123Z'),
+    ]);
+  });
+
+  it("corrects the device clock with sentAt: timestamp + (receivedAt − sentAt)", () => {
+    const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
+    // The device clock is 1 hour behind: it sent at 11:00 by its clock, the event happened 5 minutes earlier.
+    const [fromBatch, fromMessage] = validateEvents(
+      segmentToEvents(
+        'batch',
+        {
+          sentAt: '2026-11-20T11:00:00.000Z',
+          batch: [
+            { type: 'track', event: 'a', userId: 'u', timestamp: '2026-11-20T10:55:00.000Z' },
+            { type: 'track', event: 'b', userId: 'u', originalTimestamp: '2026-11-20T10:55:00.000Z', sentAt: '2026-11-20T12:00:00.000Z' },
+          ],
+        },
+        receivedAt,
+      ),
+    );
+    expect(fromBatch.timestamp).toBe('2026-11-20T11:55:00.000Z');
+    expect(fromMessage.timestamp).toBe('2026-11-20T10:55:00.000Z');
+  });
+
+  it('names a screen from name, properties.name or event; maps alias and group', () => {
+    const events = validateEvents(
+      segmentToEvents('batch', {
+        batch: [
+          { type: 'screen', userId: 'u', name: 'Home' },
+          { type: 'screen', userId: 'u', event: 'Cart', properties: { name: 'Cart' } },
+          { type: 'screen', userId: 'u', event: 'Checkout', properties: null },
+          { type: 'alias', userId: 'u', previousId: 'anon-1' },
+          { type: 'group', userId: 'u', groupId: 'acme', traits: { name: 'Acme' } },
+        ],
+      }),
+    );
+    expect(events.map((e) => e.properties?.screen)).toEqual(['Home', 'Cart', 'Checkout', undefined, undefined]);
+    expect(events[3]).toMatchObject({ event: 'alias', userId: 'u', anonymousId: 'anon-1' });
+    expect(events[4]).toMatchObject({ event: 'group', properties: { groupId: 'acme' } });
+    expect(JSON.stringify(events[4])).not.toContain('Acme');
+  });
+
+  it('names the sending library of a message or a batch', () => {
+    expect(segmentLibrary({ batch: [{ context: { library: { name: 'analytics-kotlin' } } }] })).toBe('analytics-kotlin');
+    expect(segmentLibrary({ context: { library: { name: 'analytics-node' } } })).toBe('analytics-node');
+    expect(segmentLibrary({ batch: [] })).toBeUndefined();
   });
 });
