@@ -250,12 +250,20 @@ async function copyEvents(manager: EntityManager, rows: EventRow[]): Promise<voi
   if (rows.length > 0) await copyInto(manager, COPY_EVENTS_SQL, rows.map(copyRow).join(''));
 }
 
-/** `text` is whole rows in COPY's text format, sent on the transaction's own connection. */
+/**
+ * `text` is whole rows in COPY's text format, sent on the transaction's own connection. A failure is
+ * logged as TypeORM logs its own failed statements (PinoTypeOrmLogger: the error, never the rows).
+ */
 async function copyInto(manager: EntityManager, sql: string, text: string): Promise<void> {
   const client: PoolClient = await (manager.queryRunner as PostgresQueryRunner).connect();
   const copy = client.query(copyFrom(sql));
   copy.end(text);
-  await finished(copy);
+  try {
+    await finished(copy);
+  } catch (error) {
+    manager.connection.logger.logQueryError(error as Error, sql, [], manager.queryRunner);
+    throw error;
+  }
 }
 
 /** A row in COPY's text format: tab-separated, `\N` for NULL, a newline after it. */
