@@ -152,7 +152,7 @@ export class EventWriter implements BeforeApplicationShutdown {
   }
 
   private async writeGroup(group: PendingWrite[]): Promise<void> {
-    let stored: Set<string>;
+    let stored: Set<EventRow>;
     try {
       stored = await this.commit(group);
     } catch (error) {
@@ -168,22 +168,19 @@ export class EventWriter implements BeforeApplicationShutdown {
       for (const pending of group) pending.reject(error);
       return;
     }
-    const claimed = new Set<string>();
     for (const pending of group) {
       let accepted = 0;
-      for (const row of pending.rows) {
-        const key = keyOf(row);
-        if (stored.has(key) && !claimed.has(key)) {
-          claimed.add(key);
-          accepted++;
-        }
-      }
+      for (const row of pending.rows) if (stored.has(row)) accepted++;
       pending.resolve({ accepted, duplicates: pending.rows.length - accepted });
     }
   }
 
-  /** One transaction for the group; returns the keys it stored. */
-  private commit(group: PendingWrite[]): Promise<Set<string>> {
+  /**
+   * One transaction for the group; returns the rows it stored. Only the first occurrence of a
+   * messageId in the group can be among them, so a repeat, in the same request or another, counts
+   * as a duplicate.
+   */
+  private commit(group: PendingWrite[]): Promise<Set<EventRow>> {
     // The first occurrence of a messageId in the group is the one that may be stored. Sorted by
     // key: concurrent groups sending the same messageIds then claim them in the same order (and a
     // deadlock with another writer, erasure say, is retried).
@@ -201,7 +198,7 @@ export class EventWriter implements BeforeApplicationShutdown {
         const stored = await claimMessageIds(manager, rows, !this.embedded);
         await (this.embedded ? insertEvents(manager, stored) : copyEvents(manager, stored));
         await touchUsers(manager, stored, relinked);
-        return new Set(stored.map(keyOf));
+        return new Set(stored);
       }),
     );
   }
