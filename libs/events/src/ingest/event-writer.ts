@@ -50,7 +50,7 @@ const EVENT_COLUMNS = `organization_id, message_id, event, user_id, anonymous_id
 /**
  * Claims the group's messageIds, in key order (the rows come sorted), so concurrent groups sending
  * the same ones lock them in the same order. Tried first as one COPY (no duplicate is the usual
- * case, and the bulk path costs about half as much); a duplicate refuses the whole COPY, which is
+ * case, and the bulk path costs about a third less); a duplicate refuses the whole COPY, which is
  * then undone (a savepoint) and replaced by CLAIM_MESSAGE_IDS_SQL. Either way the primary key
  * decides: a messageId another transaction is storing at the same moment waits for it, then counts
  * as a duplicate if it committed.
@@ -66,8 +66,8 @@ const CLAIM_MESSAGE_IDS_SQL = `
 
 /**
  * The claimed events, in COPY text format (copyRow): Postgres's bulk path writes a heap page at a
- * time instead of a row at a time, which makes it the cheapest way in (about half the database
- * time of INSERT … SELECT FROM unnest for the same rows, measured with test/bench/events.bench.ts).
+ * time instead of a row at a time, which makes it the cheapest way in (2,000 bench rows: about 15 ms
+ * against 26 ms for INSERT … SELECT FROM unnest, client encoding included).
  */
 const COPY_EVENTS_SQL = `COPY events (${EVENT_COLUMNS}) FROM STDIN`;
 
