@@ -61,7 +61,7 @@ benchmark('bench_events', async (suite) => {
     ratioLine('ratio single POST / baseline INSERT route', singles.result.requestsPerSecond, baseline.result.requestsPerSecond, '(in-run context)');
     ratioLine('ratio batched events/s / raw COPY events/s', eventsPerSecond, copyPerSecond, '>= 0.5');
     ratioLine('ratio batched events/s / baseline rows/s', eventsPerSecond, baseline.result.requestsPerSecond, '(in-run context)');
-    console.log(`${'events stored during the run'.padEnd(44)}${stored[0].n.padStart(10)}`);
+    console.log(`${'events stored during the run (API + COPY)'.padEnd(44)}${stored[0].n.padStart(10)}`);
   } finally {
     await Promise.all([api.stop(), bare.stop(), copy.stop()]);
   }
