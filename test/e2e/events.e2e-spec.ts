@@ -84,6 +84,13 @@ describe('event ingestion', () => {
     expect((rows[1].received_at as Date).getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
 
+  it('stores text exactly as sent, with the characters the bulk load escapes (backslash, tab, newline, carriage return)', async () => {
+    const odd = { event: 'a\\N b\\\\c', userId: 'esc\\aped', sessionId: '\\t', messageId: `\\N-${randomUUID()}`, properties: { screen: 'tab\there\nnew\r\\.' } };
+    expect((await post([odd])).body).toMatchObject({ accepted: 1, duplicates: 0 });
+    const rows = await t.suite.sql<Record<string, unknown>>(`SELECT event, user_id, session_id, message_id, screen FROM events WHERE message_id = $1`, [odd.messageId]);
+    expect(rows).toEqual([{ event: odd.event, user_id: odd.userId, session_id: odd.sessionId, message_id: odd.messageId, screen: odd.properties.screen }]);
+  });
+
   it('counts a messageId repeated inside one request once', async () => {
     const one = event(1);
     expect((await post([one, one, { ...one }])).body).toEqual({ status: 'accepted', accepted: 1, duplicates: 2, suppressed: 0 });

@@ -96,19 +96,19 @@ export async function fixedRate(url: string, options: { headers?: Record<string,
   return { requestsPerSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99), non2xx: failed, errors: 0 };
 }
 
+/** An HTTP URL driven by autocannon, or a baseline that drives itself for the given seconds (a bulk load, say). */
+export type LoadCase = { name: string; url: string; options?: LoadOptions } | { name: string; run: (durationSeconds: number) => Promise<LoadResult> };
+
 /**
  * Runs the cases in alternation for several rounds and keeps each case's median round, so drift on a
  * shared machine (JIT warm-up, other processes) hits baseline and subject alike.
  */
-export async function interleaved(
-  cases: Array<{ name: string; url: string; options?: LoadOptions }>,
-  rounds = 3,
-  durationSeconds = 5,
-): Promise<Array<{ name: string; result: LoadResult }>> {
-  for (const c of cases) await load(c.url, { ...c.options, durationSeconds: 3 });
+export async function interleaved(cases: LoadCase[], rounds = 3, durationSeconds = 5): Promise<Array<{ name: string; result: LoadResult }>> {
+  const measure = (c: LoadCase, seconds: number) => ('run' in c ? c.run(seconds) : load(c.url, { ...c.options, durationSeconds: seconds }));
+  for (const c of cases) await measure(c, 3);
   const results = cases.map(() => [] as LoadResult[]);
   for (let round = 0; round < rounds; round++) {
-    for (const [i, c] of cases.entries()) results[i].push(await load(c.url, { ...c.options, durationSeconds }));
+    for (const [i, c] of cases.entries()) results[i].push(await measure(c, durationSeconds));
   }
   return cases.map((c, i) => {
     const sorted = [...results[i]].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);

@@ -1,6 +1,10 @@
-import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { finished } from 'node:stream/promises';
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource, type EntityManager } from 'typeorm';
-import { isRowRefusal, retriedOnConflict } from '@foresight/platform';
+import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+import { APP_CONFIG, isRowRefusal, postgresErrorCode, retriedOnConflict, type AppConfig } from '@foresight/platform';
 import type { EventRow } from './event-row';
 
 export interface WriteResult {
@@ -40,43 +44,56 @@ const LINK_IDENTITIES_SQL = `
   UNION
   SELECT p.organization_id, p.user_id FROM linked l JOIN previous p USING (organization_id, anonymous_id)`;
 
+const EVENT_COLUMNS = `organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
+  screen, scroll_depth, dwell_ms, hesitation_ms, properties, context, encryption_key_id`;
+
 /**
- * Inserts the new messageIds and, in the same statement, the events whose messageId was new. Then
- * moves the user_activity revision of every user whose history changed (serving's cache relies on
- * it): the stored events' users (an anonymous event counts for the user its id is linked to) and
- * the re-linked users ($16, $17). All in this one statement, sorted, so concurrent groups lock
- * those rows in the same order and cannot deadlock on them.
- * Returns the keys actually stored, so each request learns its own accepted and duplicate counts.
+ * Claims the group's messageIds, in key order (the rows come sorted), so concurrent groups sending
+ * the same ones lock them in the same order. Tried first as one COPY (no duplicate is the usual
+ * case, and the bulk path costs about a third less); a duplicate refuses the whole COPY, which is
+ * then undone (a savepoint) and replaced by CLAIM_MESSAGE_IDS_SQL. Either way the primary key
+ * decides: a messageId another transaction is storing at the same moment waits for it, then counts
+ * as a duplicate if it committed.
  */
+const COPY_MESSAGE_IDS_SQL = `COPY event_message_ids (organization_id, message_id) FROM STDIN`;
+
+/** Returns the messageIds actually claimed: only their events are stored, and each request learns its own counts from them. */
+const CLAIM_MESSAGE_IDS_SQL = `
+  INSERT INTO event_message_ids (organization_id, message_id)
+  SELECT * FROM unnest($1::text[], $2::text[])
+  ON CONFLICT DO NOTHING
+  RETURNING organization_id, message_id`;
+
+/**
+ * The claimed events, in COPY text format (copyRow): Postgres's bulk path writes a heap page at a
+ * time instead of a row at a time, which makes it the cheapest way in (2,000 bench rows: about 15 ms
+ * against 26 ms for INSERT … SELECT FROM unnest, client encoding included).
+ */
+const COPY_EVENTS_SQL = `COPY events (${EVENT_COLUMNS}) FROM STDIN`;
+
+/** The same rows for embedded PGlite, whose socket does not speak COPY FROM STDIN. */
 const INSERT_EVENTS_SQL = `
-  WITH input AS (
-    SELECT * FROM unnest(
-      $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
-      $9::text[], $10::real[], $11::integer[], $12::integer[], $13::text[], $14::text[], $15::text[]
-    ) AS t(organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
-           screen, scroll_depth, dwell_ms, hesitation_ms, properties, context, encryption_key_id)
-  ), fresh AS (
-    INSERT INTO event_message_ids (organization_id, message_id)
-    SELECT organization_id, message_id FROM input
-    ON CONFLICT DO NOTHING
-    RETURNING organization_id, message_id
-  ), stored AS (
-    INSERT INTO events (organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
-                        screen, scroll_depth, dwell_ms, hesitation_ms, properties, context, encryption_key_id)
-    SELECT i.* FROM input i JOIN fresh f USING (organization_id, message_id)
-    RETURNING organization_id, message_id, user_id, anonymous_id
-  ), touched AS (
-    INSERT INTO user_activity (organization_id, user_id)
-    SELECT DISTINCT organization_id, user_id FROM (
-      SELECT s.organization_id, coalesce(s.user_id, i.user_id) AS user_id
-        FROM stored s
-        LEFT JOIN identities i ON s.user_id IS NULL AND i.organization_id = s.organization_id AND i.anonymous_id = s.anonymous_id
-      UNION ALL
-      SELECT * FROM unnest($16::text[], $17::text[])
-    ) changed WHERE user_id IS NOT NULL ORDER BY 1, 2
-    ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1
-  )
-  SELECT organization_id || ' ' || message_id AS key FROM stored`;
+  INSERT INTO events (${EVENT_COLUMNS})
+  SELECT * FROM unnest(
+    $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
+    $9::text[], $10::real[], $11::integer[], $12::integer[], $13::text[], $14::text[], $15::text[])`;
+
+/**
+ * Moves the user_activity revision of every user whose history changed (serving's cache relies on
+ * it): the stored events' users ($1, $2, with the re-linked users) and the users the stored
+ * anonymous-only events' ids are linked to ($3, $4; linked by this transaction already, so they
+ * count). Sorted, so concurrent groups lock those rows in the same order and cannot deadlock on them.
+ */
+const TOUCH_USERS_SQL = `
+  INSERT INTO user_activity (organization_id, user_id)
+  SELECT DISTINCT organization_id, user_id FROM (
+    SELECT * FROM unnest($1::text[], $2::text[]) AS u(organization_id, user_id)
+    UNION ALL
+    SELECT i.organization_id, i.user_id
+      FROM unnest($3::text[], $4::text[]) AS a(organization_id, anonymous_id)
+      JOIN identities i USING (organization_id, anonymous_id)
+  ) changed ORDER BY 1, 2
+  ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1`;
 
 /**
  * Group commit: requests arriving while a write is in flight are coalesced into the next single
@@ -90,7 +107,14 @@ export class EventWriter implements BeforeApplicationShutdown {
   private running = 0;
   private idle: Array<() => void> = [];
 
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly embedded: boolean;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.embedded = config.embedded;
+  }
 
   write(rows: EventRow[]): Promise<WriteResult> {
     return new Promise((resolve, reject) => {
@@ -128,7 +152,7 @@ export class EventWriter implements BeforeApplicationShutdown {
   }
 
   private async writeGroup(group: PendingWrite[]): Promise<void> {
-    let stored: Set<string>;
+    let stored: Set<EventRow>;
     try {
       stored = await this.commit(group);
     } catch (error) {
@@ -144,37 +168,41 @@ export class EventWriter implements BeforeApplicationShutdown {
       for (const pending of group) pending.reject(error);
       return;
     }
-    const claimed = new Set<string>();
     for (const pending of group) {
       let accepted = 0;
-      for (const row of pending.rows) {
-        const key = keyOf(row);
-        if (stored.has(key) && !claimed.has(key)) {
-          claimed.add(key);
-          accepted++;
-        }
-      }
+      for (const row of pending.rows) if (stored.has(row)) accepted++;
       pending.resolve({ accepted, duplicates: pending.rows.length - accepted });
     }
   }
 
-  /** One transaction for the group; returns the keys it stored. */
-  private commit(group: PendingWrite[]): Promise<Set<string>> {
+  /**
+   * One transaction for the group; returns the rows it stored. Only the first occurrence of a
+   * messageId in the group can be among them, so a repeat, in the same request or another, counts
+   * as a duplicate.
+   */
+  private commit(group: PendingWrite[]): Promise<Set<EventRow>> {
     // The first occurrence of a messageId in the group is the one that may be stored. Sorted by
     // key: concurrent groups sending the same messageIds then claim them in the same order (and a
     // deadlock with another writer, erasure say, is retried).
     const firsts = new Map<string, EventRow>();
-    for (const { rows } of group) for (const row of rows) if (!firsts.has(keyOf(row))) firsts.set(keyOf(row), row);
+    for (const { rows } of group) {
+      for (const row of rows) {
+        const key = keyOf(row);
+        if (!firsts.has(key)) firsts.set(key, row);
+      }
+    }
     const rows = [...firsts.entries()].sort(byKey).map(([, row]) => row);
     return retriedOnConflict(() =>
       this.dataSource.transaction(async (manager) => {
         const relinked = await linkIdentities(manager, rows);
-        return insertEvents(manager, rows, relinked);
+        const stored = await claimMessageIds(manager, rows, !this.embedded);
+        await (this.embedded ? insertEvents(manager, stored) : copyEvents(manager, stored));
+        await touchUsers(manager, stored, relinked);
+        return new Set(stored);
       }),
     );
   }
 }
-
 
 function byKey([a]: [string, unknown], [b]: [string, unknown]): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -189,9 +217,79 @@ interface UserRef {
   user_id: string;
 }
 
-async function insertEvents(manager: EntityManager, rows: EventRow[], relinked: UserRef[]): Promise<Set<string>> {
+/** The rows whose messageId this transaction claimed (all of them unless some were sent before). */
+async function claimMessageIds(manager: EntityManager, rows: EventRow[], bulk: boolean): Promise<EventRow[]> {
+  if (bulk) {
+    await manager.query('SAVEPOINT claim_message_ids');
+    try {
+      await copyInto(manager, COPY_MESSAGE_IDS_SQL, rows.map((row) => `${copyText(row.organizationId)}\t${copyText(row.messageId)}\n`).join(''));
+      await manager.query('RELEASE SAVEPOINT claim_message_ids');
+      return rows;
+    } catch (error) {
+      if (!isDuplicateMessageId(error)) throw error;
+      await manager.query('ROLLBACK TO SAVEPOINT claim_message_ids');
+    }
+  }
+  const claimed: Array<{ organization_id: string; message_id: string }> = await manager.query(CLAIM_MESSAGE_IDS_SQL, [
+    rows.map((row) => row.organizationId),
+    rows.map((row) => row.messageId),
+  ]);
+  if (claimed.length === rows.length) return rows;
+  const keys = new Set(claimed.map((c) => `${c.organization_id} ${c.message_id}`));
+  return rows.filter((row) => keys.has(keyOf(row)));
+}
+
+function isDuplicateMessageId(error: unknown): boolean {
+  return postgresErrorCode(error) === '23505' && (error as { constraint?: unknown }).constraint === 'event_message_ids_pkey';
+}
+
+async function copyEvents(manager: EntityManager, rows: EventRow[]): Promise<void> {
+  if (rows.length > 0) await copyInto(manager, COPY_EVENTS_SQL, rows.map(copyRow).join(''));
+}
+
+/**
+ * `text` is whole rows in COPY's text format, sent on the transaction's own connection. A failure is
+ * logged as TypeORM logs its own failed statements (PinoTypeOrmLogger: the error, never the rows).
+ */
+async function copyInto(manager: EntityManager, sql: string, text: string): Promise<void> {
+  const client: PoolClient = await (manager.queryRunner as PostgresQueryRunner).connect();
+  const copy = client.query(copyFrom(sql));
+  copy.end(text);
+  try {
+    await finished(copy);
+  } catch (error) {
+    manager.connection.logger.logQueryError(error as Error, sql, [], manager.queryRunner);
+    throw error;
+  }
+}
+
+/** A row in COPY's text format: tab-separated, `\N` for NULL, a newline after it. */
+function copyRow(row: EventRow): string {
+  return (
+    `${copyText(row.organizationId)}\t${copyText(row.messageId)}\t${copyText(row.event)}\t${copyText(row.userId)}\t` +
+    `${copyText(row.anonymousId)}\t${copyText(row.sessionId)}\t${row.occurredAt}\t${row.receivedAt}\t${copyText(row.screen)}\t` +
+    `${copyNumber(row.scrollDepth)}\t${copyNumber(row.dwellMs)}\t${copyNumber(row.hesitationMs)}\t` +
+    `${copyText(row.properties)}\t${copyText(row.context)}\t${copyText(row.encryptionKeyId)}\n`
+  );
+}
+
+/** Backslash, tab, newline and carriage return are the characters COPY's text format reads specially. */
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+function copyText(value: string | null): string {
+  if (value === null) return '\\N';
+  return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : value;
+}
+
+function copyNumber(value: number | null): string {
+  return value === null ? '\\N' : String(value);
+}
+
+async function insertEvents(manager: EntityManager, rows: EventRow[]): Promise<void> {
+  if (rows.length === 0) return;
   const column = <K extends keyof EventRow>(key: K) => rows.map((row) => row[key]);
-  const result: Array<{ key: string }> = await manager.query(INSERT_EVENTS_SQL, [
+  await manager.query(INSERT_EVENTS_SQL, [
     column('organizationId'),
     column('messageId'),
     column('event'),
@@ -207,10 +305,24 @@ async function insertEvents(manager: EntityManager, rows: EventRow[], relinked: 
     column('properties'),
     column('context'),
     column('encryptionKeyId'),
-    relinked.map((user) => user.organization_id),
-    relinked.map((user) => user.user_id),
   ]);
-  return new Set(result.map((r) => r.key));
+}
+
+async function touchUsers(manager: EntityManager, stored: EventRow[], relinked: UserRef[]): Promise<void> {
+  const users = new Map<string, UserRef>();
+  const anonymous = new Map<string, EventRow>();
+  for (const user of relinked) users.set(`${user.organization_id} ${user.user_id}`, user);
+  for (const row of stored) {
+    if (row.userId !== null) users.set(`${row.organizationId} ${row.userId}`, { organization_id: row.organizationId, user_id: row.userId });
+    else anonymous.set(`${row.organizationId} ${row.anonymousId}`, row);
+  }
+  if (users.size === 0 && anonymous.size === 0) return;
+  await manager.query(TOUCH_USERS_SQL, [
+    [...users.values()].map((user) => user.organization_id),
+    [...users.values()].map((user) => user.user_id),
+    [...anonymous.values()].map((row) => row.organizationId),
+    [...anonymous.values()].map((row) => row.anonymousId),
+  ]);
 }
 
 async function linkIdentities(manager: EntityManager, rows: EventRow[]): Promise<UserRef[]> {
