@@ -1,6 +1,7 @@
 // npm run bench:events — durable ingestion through POST /v1/events beside two in-run baselines: PostgreSQL's own
 // bulk load of the same rows (raw COPY, the limit of the write path) and a bare Fastify single-row INSERT route.
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { startApi, startServer } from '../support/processes';
 import { benchmark } from './support/benchmark';
 import { interleaved, ratioLine, report, type LoadResult } from './support/measure';
@@ -40,19 +41,22 @@ benchmark('bench_events', async (suite) => {
     const auth = { ...json, authorization: `Bearer ${token.secret}` };
     const single = JSON.stringify(oneEvent(1));
     const batch = JSON.stringify(Array.from({ length: BATCH }, (_, i) => oneEvent(i)));
-    const post = (headers: Record<string, string>, body: string, connections: number) => ({ method: 'POST' as const, headers, body, connections });
+    const post = (headers: Record<string, string>, body: string | Buffer, connections: number) => ({ method: 'POST' as const, headers, body, connections });
+    // As mobile SDKs send them (RudderStack gzips by default, analytics-kotlin always): the same batch, compressed.
+    const gzipped = gzipSync(batch);
 
-    const [limit, baseline, singles, batches] = await interleaved([
+    const [limit, baseline, singles, batches, gzipBatches] = await interleaved([
       { name: `baseline: raw COPY, ${BATCH}-row commits (${COPY_STREAMS} streams)`, run: rawCopy },
       { name: 'baseline: bare Fastify, one INSERT', url: `${bare.baseUrl}/insert`, options: post(json, single, 50) },
       { name: 'POST /v1/events, 1 event', url: `${api.baseUrl}/v1/events`, options: post(auth, single, 50) },
       { name: 'POST /v1/events, 500 events (8 clients)', url: `${api.baseUrl}/v1/events`, options: post(auth, batch, 8) },
+      { name: 'POST /v1/events, 500 events gzip (8 clients)', url: `${api.baseUrl}/v1/events`, options: post({ ...auth, 'content-encoding': 'gzip' }, gzipped, 8) },
     ]);
-    for (const { name, result } of [singles, batches]) {
+    for (const { name, result } of [singles, batches, gzipBatches]) {
       if (result.non2xx + result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
     }
     const stored = await suite.sql<{ n: string }>('SELECT count(*) AS n FROM events');
-    report('bench:events (autocannon, median of 3 alternating 5 s rounds; every event durable before its response)', [limit, baseline, singles, batches]);
+    report('bench:events (autocannon, median of 3 alternating 5 s rounds; every event durable before its response)', [limit, baseline, singles, batches, gzipBatches]);
     const copyPerSecond = limit.result.requestsPerSecond * BATCH;
     const eventsPerSecond = batches.result.requestsPerSecond * BATCH;
     console.log(`${'raw COPY baseline, events/s'.padEnd(44)}${copyPerSecond.toFixed(0).padStart(10)}   (events + messageIds, same rows, same run)`);
@@ -60,6 +64,7 @@ benchmark('bench_events', async (suite) => {
     console.log(`${'single-event POST, requests/s'.padEnd(44)}${singles.result.requestsPerSecond.toFixed(0).padStart(10)}   target >= 2000, p99 ${singles.result.p99Ms} ms`);
     ratioLine('ratio single POST / baseline INSERT route', singles.result.requestsPerSecond, baseline.result.requestsPerSecond, '(in-run context)');
     ratioLine('ratio batched events/s / raw COPY events/s', eventsPerSecond, copyPerSecond, '>= 0.5');
+    ratioLine('ratio gzip batches / plain batches', gzipBatches.result.requestsPerSecond, batches.result.requestsPerSecond, `>= 0.8 (${batch.length} -> ${gzipped.length} bytes)`);
     ratioLine('ratio batched events/s / baseline rows/s', eventsPerSecond, baseline.result.requestsPerSecond, '(in-run context)');
     console.log(`${'events stored during the run (API + COPY)'.padEnd(44)}${stored[0].n.padStart(10)}`);
   } finally {

@@ -17,7 +17,7 @@ export interface LoadOptions {
   /** Stop after this many requests instead of after a duration. */
   requests?: number;
   method?: 'GET' | 'POST';
-  body?: string;
+  body?: string | Buffer;
   /** A new path (and query) for every request, e.g. a random user each time. */
   path?: () => string;
 }
