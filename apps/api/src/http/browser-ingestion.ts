@@ -5,12 +5,20 @@ import { AppError, invalidRequest } from '@foresight/platform';
 import { decompressedBody } from './compressed-body';
 import { nulBytePath, nulByteRefusal, scanJson, tooDeep } from './json-body';
 
+/** The Segment call types, each with a route of its own (events.controller.ts). */
+const SEGMENT_CALLS = ['track', 'identify', 'page', 'screen', 'alias', 'group'];
+
 /**
  * The Segment-compatible routes (CONTRACT.md): real SDKs post JSON to them as text/plain
- * (analytics-kotlin) or application/x-www-form-urlencoded (rudder-sdk-node), so any of the three
- * content types is read as JSON here, and only here.
+ * (analytics-kotlin, analytics.js) or application/x-www-form-urlencoded (rudder-sdk-node), so any of
+ * the three content types is read as JSON here, and only here. analytics.js posts each call to its
+ * initial (`/v1/t`, `/v1/i`, …) when it does not batch.
  */
-export const SEGMENT_PATHS: ReadonlySet<string> = new Set(['/v1/batch', '/v1/b', '/v1/track', '/v1/identify', '/v1/page', '/v1/screen', '/v1/alias', '/v1/group']);
+export const SEGMENT_PATHS: ReadonlySet<string> = new Set([
+  '/v1/batch',
+  '/v1/b',
+  ...SEGMENT_CALLS.flatMap((call) => [`/v1/${call}`, `/v1/${call.charAt(0)}`]),
+]);
 
 /** The routes SDKs post to from customers' sites: the only ones that answer cross-origin requests or take compressed bodies. */
 export const INGESTION_PATHS: ReadonlySet<string> = new Set(['/v1/events', ...SEGMENT_PATHS]);
