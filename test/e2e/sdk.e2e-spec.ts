@@ -107,7 +107,7 @@ describe('web SDK', () => {
         expect(response.status).toBe(204);
         expect(response.headers.get('access-control-allow-origin')).toBe('*');
         expect(response.headers.get('access-control-allow-methods')).toBe('POST');
-        expect(response.headers.get('access-control-allow-headers')).toBe('authorization, content-type');
+        expect(response.headers.get('access-control-allow-headers')).toMatch(/^authorization, content-type, x-retry-count, anonymousid, sentat, rsa-/);
         expect(response.headers.get('access-control-allow-credentials')).toBeNull();
         expect(response.headers.get('access-control-max-age')).toBe('7200');
       }

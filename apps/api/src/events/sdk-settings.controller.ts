@@ -60,6 +60,8 @@ export class SdkSettingsController {
    * RudderStack's `<controlPlaneUrl>/sourceConfig` (Basic auth): the SDKs upload only once
    * `source.enabled` is true; rudder-sdk-kotlin (v2) also requires id, name, writeKey, workspaceId
    * and updatedAt (RudderServerConfigSource). The ids name the token, not the organization.
+   * RudderStack's JS SDK v3 asks for `<configUrl>/sourceConfig/` (with the slash) when configUrl is a
+   * bare origin (getSourceConfigURL): read as this route (withoutSourceConfigSlash).
    */
   @Get('sourceConfig')
   @ApiOperation({ summary: 'Segment-compatible settings for RudderStack SDKs (sourceConfig): enabled, no destinations' })
