@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import { closeOnSignals, PinoNestLogger, SERVICE_VERSION, startRuntime, startupLine, startupSummary } from '@foresight/platform';
 import { ApiModule } from './api.module';
-import { acceptBrowserIngestion, BODY_LIMIT_BYTES } from './http/browser-ingestion';
+import { acceptBrowserIngestion, BODY_LIMIT_BYTES, withoutSourceConfigSlash } from './http/browser-ingestion';
 import { answerClientError, sendError } from './http/error-reply';
 import { observeRequests, traceRoutes } from './http/observability';
 import { serveOpenApi } from './openapi/openapi';
@@ -29,6 +29,7 @@ async function bootstrap(): Promise<void> {
     // parameter, unparsable HTTP), get the CONTRACT.md body like every other error.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(error, request, reply, logger),
     clientErrorHandler: answerClientError,
+    rewriteUrl: withoutSourceConfigSlash,
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule.register(runtime), adapter, {
     logger: new PinoNestLogger(logger),

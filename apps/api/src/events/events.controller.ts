@@ -19,10 +19,14 @@ const segmentResultSchema = ingestResultSchema.extend({
   rejected: z.number().int().describe('invalid messages, skipped (the others are stored)'),
 });
 
-/** A Segment-compatible route (CONTRACT.md): Basic, Bearer or body writeKey; answered 200 with the counts. */
-const SegmentRoute = (path: string, summary: string): MethodDecorator =>
+/**
+ * A Segment-compatible route (CONTRACT.md): Basic, Bearer or body writeKey; answered 200 with the counts.
+ * Each call type is also served at its first letter (`/v1/t`, `/v1/p`, …): analytics.js (analytics-next)
+ * posts to `<apiHost>/<type.charAt(0)>` unless its settings ask for batching (plugins/segmentio/index.js).
+ */
+const SegmentRoute = (paths: string | string[], summary: string): MethodDecorator =>
   applyDecorators(
-    Post(path),
+    Post(paths),
     HttpCode(200),
     SegmentCompatible(),
     ApiOperation({ summary }),
@@ -59,32 +63,32 @@ export class EventsController {
     return this.segment(principal, 'b', 'batch', body);
   }
 
-  @SegmentRoute('track', 'Segment-compatible track')
+  @SegmentRoute(['track', 't'], 'Segment-compatible track')
   track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'track', 'track', body);
   }
 
-  @SegmentRoute('identify', 'Segment-compatible identify: links anonymousId to userId (traits are not stored)')
+  @SegmentRoute(['identify', 'i'], 'Segment-compatible identify: links anonymousId to userId (traits are not stored)')
   identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'identify', 'identify', body);
   }
 
-  @SegmentRoute('page', 'Segment-compatible page (stored as page_view)')
+  @SegmentRoute(['page', 'p'], 'Segment-compatible page (stored as page_view)')
   page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'page', 'page', body);
   }
 
-  @SegmentRoute('screen', 'Segment-compatible screen (stored as screen_view; the name from name, properties.name or event)')
+  @SegmentRoute(['screen', 's'], 'Segment-compatible screen (stored as screen_view; the name from name, properties.name or event)')
   screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'screen', 'screen', body);
   }
 
-  @SegmentRoute('alias', 'Segment-compatible alias: links previousId to userId (stored as an alias event)')
+  @SegmentRoute(['alias', 'a'], 'Segment-compatible alias: links previousId to userId (stored as an alias event)')
   alias(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'alias', 'alias', body);
   }
 
-  @SegmentRoute('group', 'Segment-compatible group (stored as a group event with its groupId; traits are not stored)')
+  @SegmentRoute(['group', 'g'], 'Segment-compatible group (stored as a group event with its groupId; traits are not stored)')
   group(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
     return this.segment(principal, 'group', 'group', body);
   }

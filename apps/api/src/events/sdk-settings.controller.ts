@@ -29,12 +29,15 @@ export class SdkSettingsController {
   @ApiOperation({ summary: 'Segment SDK settings: where to send (this deployment), no other destination' })
   @ApiOkResponse({ schema: { type: 'object' } })
   segmentSettings(@Param('writeKey') writeKey: string, @Req() request: FastifyRequest): Record<string, unknown> {
-    const apiHost = `${publicBase(this.config.http.publicUrl, request).replace(/^https?:\/\//, '')}/v1`;
+    const base = publicBase(this.config.http.publicUrl, request);
+    const apiHost = `${base.replace(/^https?:\/\//, '')}/v1`;
     return {
       integrations: {
         'Segment.io': {
           apiKey: writeKey,
           apiHost,
+          // analytics.js prefixes apiHost with `https://` unless told otherwise (plugins/segmentio/index.js).
+          ...(base.startsWith('http://') ? { protocol: 'http' } : {}),
           // analytics.js (analytics-next) then posts batches to `https://<apiHost>/b`, not one path per call type.
           deliveryStrategy: { strategy: 'batching' },
           unbundledIntegrations: [],
@@ -57,6 +60,8 @@ export class SdkSettingsController {
    * RudderStack's `<controlPlaneUrl>/sourceConfig` (Basic auth): the SDKs upload only once
    * `source.enabled` is true; rudder-sdk-kotlin (v2) also requires id, name, writeKey, workspaceId
    * and updatedAt (RudderServerConfigSource). The ids name the token, not the organization.
+   * RudderStack's JS SDK v3 asks for `<configUrl>/sourceConfig/` (with the slash) when configUrl is a
+   * bare origin (getSourceConfigURL): read as this route (withoutSourceConfigSlash).
    */
   @Get('sourceConfig')
   @ApiOperation({ summary: 'Segment-compatible settings for RudderStack SDKs (sourceConfig): enabled, no destinations' })

@@ -5,18 +5,36 @@ import { AppError, invalidRequest } from '@foresight/platform';
 import { decompressedBody } from './compressed-body';
 import { nulBytePath, nulByteRefusal, scanJson, tooDeep } from './json-body';
 
+/** The Segment call types, each with a route of its own (events.controller.ts). */
+const SEGMENT_CALLS = ['track', 'identify', 'page', 'screen', 'alias', 'group'];
+
 /**
  * The Segment-compatible routes (CONTRACT.md): real SDKs post JSON to them as text/plain
- * (analytics-kotlin) or application/x-www-form-urlencoded (rudder-sdk-node), so any of the three
- * content types is read as JSON here, and only here.
+ * (analytics-kotlin, analytics.js) or application/x-www-form-urlencoded (rudder-sdk-node), so any of
+ * the three content types is read as JSON here, and only here. analytics.js posts each call to its
+ * initial (`/v1/t`, `/v1/i`, …) when it does not batch.
  */
-export const SEGMENT_PATHS: ReadonlySet<string> = new Set(['/v1/batch', '/v1/b', '/v1/track', '/v1/identify', '/v1/page', '/v1/screen', '/v1/alias', '/v1/group']);
+export const SEGMENT_PATHS: ReadonlySet<string> = new Set([
+  '/v1/batch',
+  '/v1/b',
+  ...SEGMENT_CALLS.flatMap((call) => [`/v1/${call}`, `/v1/${call.charAt(0)}`]),
+]);
 
 /** The routes SDKs post to from customers' sites: the only ones that answer cross-origin requests or take compressed bodies. */
 export const INGESTION_PATHS: ReadonlySet<string> = new Set(['/v1/events', ...SEGMENT_PATHS]);
 
 /** The settings browser SDKs fetch before sending (analytics.js, RudderStack's JS SDK): cross-origin GETs. */
 export const SDK_SETTINGS_PATHS: ReadonlySet<string> = new Set(['/v1/projects/:writeKey/settings', '/sourceConfig']);
+
+/**
+ * Fastify's rewriteUrl: RudderStack's JS SDK v3 fetches `<configUrl>/sourceConfig/?p=npm&…` (with the
+ * slash) unless configUrl itself ends in /sourceConfig (getSourceConfigURL), and Nest cannot declare a
+ * route with a trailing slash; that one path is read as /sourceConfig, every other URL is left alone.
+ */
+export function withoutSourceConfigSlash(request: { url?: string }): string {
+  const url = request.url ?? '/';
+  return url === '/sourceConfig/' || url.startsWith('/sourceConfig/?') ? `/sourceConfig${url.slice('/sourceConfig/'.length)}` : url;
+}
 
 /** CONTRACT.md "Limits"; for a compressed body, the decompressed size. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -30,10 +48,26 @@ const CROSS_ORIGIN_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset',
 };
+/**
+ * The request headers browser SDKs set besides Authorization and Content-Type: analytics.js adds
+ * X-Retry-Count to a retry (plugins/segmentio/fetch-dispatcher.js, batched-dispatcher.js);
+ * RudderStack's JS SDK v3 sends AnonymousId and SentAt with every event, and Rsa-* on a retry or a
+ * recovered event (XhrQueue plugin). A preflight that left one out would fail the whole request.
+ */
+const SDK_REQUEST_HEADERS = [
+  'x-retry-count',
+  'anonymousid',
+  'sentat',
+  'rsa-recovered',
+  'rsa-retry-attempt',
+  'rsa-since-last-attempt',
+  'rsa-since-first-attempt',
+  'rsa-retry-reason',
+];
 const PREFLIGHT_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST',
-  'access-control-allow-headers': 'authorization, content-type',
+  'access-control-allow-headers': ['authorization', 'content-type', ...SDK_REQUEST_HEADERS].join(', '),
   'access-control-max-age': '7200',
 };
 

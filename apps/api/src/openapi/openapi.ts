@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { SERVICE_VERSION } from '@foresight/platform';
 
 /**
@@ -16,5 +16,21 @@ export function serveOpenApi(app: INestApplication): void {
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'pat_<env>_<secret>' })
       .build(),
   );
+  keepOperationIds(document);
   SwaggerModule.setup('v1/docs', app, document, { jsonDocumentUrl: 'v1/openapi.json', yamlDocumentUrl: 'v1/openapi.yaml' });
+}
+
+/**
+ * A handler declared at several paths (a Segment call and its initial, `/v1/track` and `/v1/t`) gets
+ * `<id>[0]`, `<id>[1]` from @nestjs/swagger: the first path keeps its plain id, so clients generated
+ * before the alias existed keep their operation names, and each alias is `<id>_<its last segment>`
+ * (`SdkController_example_view` for `/sdk/example/{view}`; this also renames `SdkController_example[0]`).
+ */
+function keepOperationIds(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const operation of Object.values(item as Record<string, { operationId?: string }>)) {
+      const indexed = /^(.*)\[(\d+)\]$/.exec(operation?.operationId ?? '');
+      if (indexed) operation.operationId = indexed[2] === '0' ? indexed[1] : `${indexed[1]}_${(path.split('/').pop() ?? '').replace(/\W/g, '')}`;
+    }
+  }
 }
