@@ -261,6 +261,16 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
       expect(await api(`/v1/predict?userId=${user}`, 'GET', hashed.token.secret)).toMatchObject({ status: 200, body: { userId: user, predictions: [] } });
     });
 
+    it('answers a prediction by session without revealing the stored id', async () => {
+      const sessionId = 'sess-hashed-org';
+      await sendEvents(t.api.baseUrl, hashed.token.secret, [{ event: 'click', userId: user, sessionId, timestamp: new Date(Date.now() - 60_000).toISOString(), messageId: randomUUID() }]);
+      const answer = await api<{ userId?: string; sessionId: string; predictions: unknown[] }>(`/v1/predict?sessionId=${sessionId}`, 'GET', hashed.token.secret);
+      expect(answer).toMatchObject({ status: 200, body: { sessionId, predictions: [] } });
+      // The raw id is not stored, so it cannot be echoed; the pseudonym must not leave the service either.
+      expect(answer.body.userId).toBeUndefined();
+      expect(JSON.stringify(answer.body)).not.toContain('psn_');
+    });
+
     it('erases by the raw id', async () => {
       expect((await deleteUser(user, '', hashed.token.secret)).status).toBe(200);
       expect((await t.suite.sql(`SELECT 1 FROM events WHERE organization_id = $1`, [hashed.organization.id])).length).toBe(0);
