@@ -6,13 +6,13 @@ import { eventually, Receiver } from '../support/webhook-receiver';
 
 const DAY = 86_400_000;
 
-/** Five long looks at pricing a day, over the last `days` days and today. */
-function pricingLooks(userId: string, days: number): TestEvent[] {
+/** Five long looks at pricing a day, over the last `days` days and today, by a user or an anonymous visitor. */
+function pricingLooks(who: { userId: string } | { anonymousId: string }, days: number): TestEvent[] {
   const events: TestEvent[] = [];
   for (let day = days; day >= 0; day--) {
     const start = Date.now() - day * DAY - 3600_000;
     for (let k = 0; k < 5; k++) {
-      events.push({ event: 'screen_view', userId, timestamp: new Date(start + k * 60_000).toISOString(), properties: { screen: 'pricing', dwellMs: 8000 } });
+      events.push({ event: 'screen_view', ...who, timestamp: new Date(start + k * 60_000).toISOString(), properties: { screen: 'pricing', dwellMs: 8000 } });
     }
   }
   return events;
@@ -29,6 +29,15 @@ describe('prediction.updated webhooks', () => {
   const prediction = async (userId: string) =>
     (await request<{ predictions: Array<{ label: string; confidence: number }> }>(`${api.baseUrl}/v1/predict?userId=${userId}`, { token: token() })).body.predictions[0];
   const label = async (userId: string) => (await prediction(userId)).label;
+  const population = Array.from({ length: 400 }, (_, i) => `user-${i}`);
+  /** The users the model is surest will not look at pricing, surest first (users outside the population's behavior would sit near 0.5, where a label is a coin toss). */
+  const surestUnlikely = async () => {
+    const answers = await Promise.all(population.map(async (userId) => ({ userId, ...(await prediction(userId)) })));
+    return answers.filter((a) => a.label === 'unlikely').sort((a, b) => b.confidence - a.confidence).map((a) => a.userId);
+  };
+  const updatesOf = (userId: string) => receiver.bodies().filter((b) => b.data.userId === userId);
+  const loggedPredictions = async (userId: string) => Number((await suite.sql<{ n: string }>(`SELECT count(*) AS n FROM predictions WHERE user_id = $1`, [userId]))[0].n);
+  let announced: string[] = [];
 
   beforeAll(async () => {
     suite = await TestSuite.create('prediction_updates');
@@ -53,14 +62,11 @@ describe('prediction.updated webhooks', () => {
   });
 
   it('announces exactly one prediction.updated when new events flip a label, and none when they do not', async () => {
-    // The two users of the population the model is surest will not look at pricing (users outside
-    // the population's behavior would sit near 0.5, where a label is a coin toss).
-    const population = Array.from({ length: 400 }, (_, i) => `user-${i}`);
-    const answers = await Promise.all(population.map(async (userId) => ({ userId, ...(await prediction(userId)) })));
-    const [flipper, steady] = answers.filter((a) => a.label === 'unlikely').sort((a, b) => b.confidence - a.confidence).map((a) => a.userId);
+    const [flipper, steady] = await surestUnlikely();
+    announced = [flipper, steady];
 
     // Several requests within the debounce: the flipper is re-scored once, after all of them.
-    const recent = pricingLooks(flipper, 2);
+    const recent = pricingLooks({ userId: flipper }, 2);
     for (let i = 0; i < recent.length; i += 5) await sendEvents(api.baseUrl, token(), recent.slice(i, i + 5));
     await sendEvents(api.baseUrl, token(), [{ event: 'click', userId: steady, timestamp: new Date().toISOString(), properties: { button: 'browse' } }]);
 
@@ -74,5 +80,24 @@ describe('prediction.updated webhooks', () => {
     // flipper: first answer, the worker's re-scoring, and this API process's own fresh answer after the new events;
     // steady: first answer and the worker's re-scoring.
     expect(Object.fromEntries(logged.map((r) => [r.user_id, Number(r.n)]))).toEqual({ [flipper]: 3, [steady]: 2 });
+  });
+
+  it('re-scores a user whose linked anonymous visitor acts, and both users of a re-link', async () => {
+    const [linked, other] = (await surestUnlikely()).filter((userId) => !announced.includes(userId));
+    const anonymousId = `visitor-of-${linked}`;
+    const before = await loggedPredictions(linked);
+    await sendEvents(api.baseUrl, token(), [{ event: 'identify', userId: linked, anonymousId, timestamp: new Date().toISOString() }]);
+    // The identify names the user: re-scored once (logged), no label change.
+    await eventually('the re-scoring after identify', async () => ((await loggedPredictions(linked)) > before ? true : undefined));
+
+    // Events naming no user, only the linked visitor: the user's history changed all the same.
+    await sendEvents(api.baseUrl, token(), pricingLooks({ anonymousId }, 2));
+    const flipped = await eventually('prediction.updated after anonymous events', () => updatesOf(linked)[0]);
+    expect(flipped).toMatchObject({ data: { userId: linked, label: 'likely', previousLabel: 'unlikely' } });
+
+    // The visitor turns out to be another user: the first one lost that history and is re-scored too.
+    await sendEvents(api.baseUrl, token(), [{ event: 'identify', userId: other, anonymousId, timestamp: new Date().toISOString() }]);
+    const flippedBack = await eventually('prediction.updated after the re-link', () => updatesOf(linked)[1]);
+    expect(flippedBack).toMatchObject({ data: { userId: linked, label: 'unlikely', previousLabel: 'likely' } });
   });
 });

@@ -6,11 +6,10 @@ import { OrganizationsService } from './organizations/organizations.service';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { ApiToken } from './tokens/api-token.entity';
 import { TokensService } from './tokens/tokens.service';
-import { UserIds } from './users/user-ids';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Organization, ApiToken])],
-  providers: [OrganizationsService, TokensService, RateLimiterService, UserIds, AuditLog],
-  exports: [OrganizationsService, TokensService, RateLimiterService, UserIds, AuditLog],
+  providers: [OrganizationsService, TokensService, RateLimiterService, AuditLog],
+  exports: [OrganizationsService, TokensService, RateLimiterService, AuditLog],
 })
 export class AuthModule {}

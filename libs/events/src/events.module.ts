@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@foresight/auth';
-import { QUEUES, UserActivityModule } from '@foresight/platform';
+import { QUEUES, RawQueries, UserActivityModule } from '@foresight/platform';
 import { EventPayloadCipher } from './encryption/event-payload-cipher';
 import { KeyRotation } from './encryption/key-rotation';
 import { EventWriter } from './ingest/event-writer';
@@ -11,6 +11,8 @@ import { EventsPersonalData } from './privacy/events-personal-data';
 import { SegmentMetrics } from './segment/segment-metrics';
 import { SessionsService } from './sessions/sessions.service';
 import { SuppressionList } from './suppression/suppression-list';
+import { UserEventsService } from './users/user-events.service';
+import { UserIdsService } from './users/user-ids.service';
 
 @Module({
   imports: [AuthModule, BullModule.registerQueue({ name: QUEUES.events }), UserActivityModule],
@@ -25,7 +27,10 @@ import { SuppressionList } from './suppression/suppression-list';
     EventsPersonalData,
     SessionsPersonalData,
     IdentitiesPersonalData,
+    UserIdsService,
+    UserEventsService,
+    RawQueries,
   ],
-  exports: [IngestService, SegmentMetrics, SessionsService, KeyRotation, SuppressionList],
+  exports: [IngestService, SegmentMetrics, SessionsService, KeyRotation, SuppressionList, UserIdsService, UserEventsService],
 })
 export class EventsModule {}

@@ -5,7 +5,12 @@ export { IngestService, validateEachEvent, validateEvents, type IngestResult } f
 export { SegmentMetrics } from './segment/segment-metrics';
 export { segmentLibrary, segmentToEvents, type SegmentCall } from './segment/segment.mapper';
 export { EventsProcessorsModule } from './partitions/events-processors.module';
-export { SessionsService, SESSION_GAP_MINUTES, type Session } from './sessions/sessions.service';
+export { SessionsService, type Session } from './sessions/sessions.service';
+export { sessionCutter, SESSION_GAP_MS } from './sessions/session-cutting';
+export { storedUserIdFromStorage, type CallerUser, type StoredUserId } from './users/stored-user-id';
+export { UserIdsService } from './users/user-ids.service';
+export { UserEventsService } from './users/user-events.service';
+export type { UserEvent, UserEventWindow, UserSpan } from './users/user-event';
 export { KeyRotation } from './encryption/key-rotation';
 export { SuppressionList } from './suppression/suppression-list';
 export { EventPayloadCipher, type SealedField } from './encryption/event-payload-cipher';

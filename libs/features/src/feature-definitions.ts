@@ -1,11 +1,9 @@
-import { SESSION_GAP_MINUTES } from '@foresight/events';
+import { sessionCutter } from '@foresight/events';
 import type { FeatureEvent } from './feature-event';
 
 export const DAY_MS = 86_400_000;
 /** The longest look-back of any feature: events older than this before the cutoff change nothing. */
 export const FEATURE_WINDOW_DAYS = 30;
-/** The sessions rule of libs/events: inactivity that ends a session without a client sessionId. */
-const SESSION_GAP_MS = SESSION_GAP_MINUTES * 60_000;
 const COUNT_WINDOWS_DAYS = [1, 7, 30] as const;
 
 /** Names and order of a model version's inputs; stored with the version so serving builds the same vector. */
@@ -57,8 +55,7 @@ export function computeFeatures(events: readonly FeatureEvent[], activity: Activ
   let scrollSum = 0;
   let scrollCount = 0;
   const sessions = new Map<string, { start: number; end: number; events: number }>();
-  let derivedKey = '';
-  let previousUntagged = -Infinity;
+  const sessionOf = sessionCutter();
 
   for (const e of events) {
     if (e.occurredAt < windowStart || e.occurredAt >= cutoff) continue;
@@ -75,14 +72,8 @@ export function computeFeatures(events: readonly FeatureEvent[], activity: Activ
     if (e.hesitationMs !== null) (hesitationSum += e.hesitationMs), hesitationCount++;
     if (e.scrollDepth !== null) (scrollSum += e.scrollDepth), scrollCount++;
 
-    let key: string;
-    if (e.sessionId !== null) {
-      key = `s:${e.sessionId}`;
-    } else {
-      if (e.occurredAt - previousUntagged > SESSION_GAP_MS) derivedKey = `d:${e.occurredAt}`;
-      previousUntagged = e.occurredAt;
-      key = derivedKey;
-    }
+    // Keyed apart: a client could name its session like a derived one.
+    const key = `${e.sessionId === null ? 'd' : 's'}:${sessionOf(e.occurredAt, e.sessionId)}`;
     const session = sessions.get(key);
     if (session) {
       session.end = e.occurredAt;

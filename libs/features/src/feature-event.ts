@@ -1,10 +1,2 @@
-/** The columns of an event that features read (first-class behavioral signals are typed columns). */
-export interface FeatureEvent {
-  /** Epoch milliseconds. */
-  occurredAt: number;
-  event: string;
-  sessionId: string | null;
-  dwellMs: number | null;
-  hesitationMs: number | null;
-  scrollDepth: number | null;
-}
+/** The columns of an event that features read: libs/events owns them, with the queries that load them. */
+export type { UserEvent as FeatureEvent } from '@foresight/events';

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '@foresight/events';
 import { ModelsModule } from '@foresight/models';
 import { RawQueries } from '@foresight/platform';
 import { PredictionExport } from './export/prediction-export';
@@ -10,12 +11,11 @@ import { PredictionCache } from './serving/prediction-cache';
 import { PredictionMetrics } from './serving/prediction-metrics';
 import { PredictionService } from './serving/prediction.service';
 import { ServingModels } from './serving/serving-models';
-import { UserHistoryReader } from './serving/user-history';
 
 /** Serving (ONNX Runtime sessions per serving version), the prediction log, its export and monitoring figures: the API side. */
 @Module({
-  imports: [ModelsModule],
-  providers: [RawQueries, PredictionService, ServingModels, UserHistoryReader, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData, PredictionMetrics, MonitoringQueries, ModelMonitoring],
+  imports: [EventsModule, ModelsModule],
+  providers: [RawQueries, PredictionService, ServingModels, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData, PredictionMetrics, MonitoringQueries, ModelMonitoring],
   exports: [PredictionService, PredictionExport, ModelMonitoring, MonitoringQueries],
 })
 export class PredictionsModule {}

@@ -1,8 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { UserIds } from '@foresight/auth';
-import { SuppressionList } from '@foresight/events';
+import { SuppressionList, UserIdsService, type StoredUserId } from '@foresight/events';
 import { Encryptor, JOBS, notFound, QUEUES, RedisAvailability, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
 import { ErasureRecords, type ErasedCounts } from './erasure/erasure-records';
 import { PersonalDataStores } from './stores/personal-data-stores';
@@ -14,9 +13,8 @@ const FIRST_SWEEP_DELAY_MS = 5_000;
 /** Exponential from 5 s: twelve attempts span about six hours, well within the 24 h promise. */
 const SWEEP_ATTEMPTS = 12;
 
-/** GET /v1/users/export: every store's rows about the user, each under the store's name. */
+/** GET /v1/users/export without the caller's id: every store's rows about the user, each under the store's name. */
 export interface UserExport {
-  userId: string;
   exportedAt: string;
   events: unknown[];
   predictions: unknown[];
@@ -29,15 +27,12 @@ export interface ErasureRequest {
   suppress: boolean;
 }
 
-/**
- * Export and erasure of one user across every personal-data store. Callers pass the id as they
- * know it; it is pseudonymized here exactly as ingestion stored it.
- */
+/** Export and erasure of one user, named by its stored id, across every personal-data store. */
 @Injectable()
 export class PrivacyService {
   constructor(
     private readonly stores: PersonalDataStores,
-    private readonly userIds: UserIds,
+    private readonly userIds: UserIdsService,
     private readonly records: ErasureRecords,
     private readonly suppression: SuppressionList,
     private readonly encryptor: Encryptor,
@@ -45,11 +40,10 @@ export class PrivacyService {
     private readonly redis: RedisAvailability,
   ) {}
 
-  async export(organizationId: string, rawUserId: string): Promise<UserExport> {
-    const userId = await this.userIds.pseudonymize(organizationId, rawUserId);
+  async export(organizationId: string, userId: StoredUserId): Promise<UserExport> {
     const sections = await Promise.all(this.stores.all().map(async (store) => [store.name, await store.export(organizationId, userId)] as const));
     if (sections.every(([, rows]) => rows.length === 0)) throw notFound('user');
-    return { userId: rawUserId, exportedAt: new Date().toISOString(), events: [], predictions: [], sessions: [], ...Object.fromEntries(sections) };
+    return { exportedAt: new Date().toISOString(), events: [], predictions: [], sessions: [], ...Object.fromEntries(sections) };
   }
 
   /**
@@ -58,9 +52,8 @@ export class PrivacyService {
    * and leaves Redis when the sweep confirms. Without Redis (it holds personal data too, and the
    * sweep) nothing is done and the caller is answered `unavailable`.
    */
-  async erase(organizationId: string, rawUserId: string, request: ErasureRequest): Promise<{ status: 'deleted'; userId: string }> {
+  async erase(organizationId: string, userId: StoredUserId, request: ErasureRequest): Promise<void> {
     this.redis.assertUp('erase the user');
-    const userId = await this.userIds.pseudonymize(organizationId, rawUserId);
     const stores = this.stores.all();
     if ((await countRemaining(stores, organizationId, userId)) === 0) throw notFound('user');
     const erasureId = await this.records.open(organizationId, this.userIds.userHash(organizationId, userId));
@@ -80,7 +73,6 @@ export class PrivacyService {
     // Suppress before erasing: nothing of the user is stored between the erasure and the suppression.
     if (request.suppress) await this.suppression.suppress(organizationId, userId);
     await this.records.recordPass(erasureId, await eraseEverywhere(stores, organizationId, userId), { sweep: false, confirmed: false });
-    return { status: 'deleted', userId: rawUserId };
   }
 
   /**
@@ -99,13 +91,8 @@ export class PrivacyService {
   }
 
   /** False when the user was not suppressed. */
-  async unsuppress(organizationId: string, rawUserId: string): Promise<boolean> {
-    return this.suppression.unsuppress(organizationId, await this.userIds.pseudonymize(organizationId, rawUserId));
-  }
-
-  /** How erasure records and audit entries name the user. */
-  async userHash(organizationId: string, rawUserId: string): Promise<string> {
-    return this.userIds.userHash(organizationId, await this.userIds.pseudonymize(organizationId, rawUserId));
+  unsuppress(organizationId: string, userId: StoredUserId): Promise<boolean> {
+    return this.suppression.unsuppress(organizationId, userId);
   }
 }
 

@@ -2,12 +2,13 @@ import { applyDecorators, Injectable, SetMetadata, UseInterceptors, type CallHan
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { mergeMap, type Observable } from 'rxjs';
-import { AuditLog, UserIds, type AuditedAction } from '@foresight/auth';
+import { AuditLog, type AuditedAction } from '@foresight/auth';
+import { UserIdsService } from '@foresight/events';
 
 const AUDITED = 'foresight:audited';
 
-/** Where an audited route finds its target: a path parameter, a field of its result, or a user id in the query (hashed). */
-export type AuditTarget = { param: string } | { resultField: string } | { userQuery: string };
+/** Where an audited route finds its target: a path parameter, a field of its result, or the user its query names (QueryUser). */
+export type AuditTarget = { param: string } | { resultField: string } | 'queryUser';
 
 interface AuditSpec {
   action: AuditedAction;
@@ -27,7 +28,7 @@ export class AuditInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     private readonly audit: AuditLog,
-    private readonly userIds: UserIds,
+    private readonly userIds: UserIdsService,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -38,7 +39,7 @@ export class AuditInterceptor implements NestInterceptor {
       mergeMap(async (result: unknown) => {
         const principal = request.principal;
         if (principal) {
-          const target = await this.target(spec.target, request, principal.organizationId, result);
+          const target = this.target(spec.target, request, principal.organizationId, result);
           await this.audit.record({ organizationId: principal.organizationId, actorTokenId: principal.tokenId, action: spec.action, target });
         }
         return result;
@@ -46,12 +47,13 @@ export class AuditInterceptor implements NestInterceptor {
     );
   }
 
-  private async target(target: AuditTarget, request: FastifyRequest, organizationId: string, result: unknown): Promise<string | null> {
+  private target(target: AuditTarget, request: FastifyRequest, organizationId: string, result: unknown): string | null {
+    if (target === 'queryUser') {
+      // A user is named by its keyed hash, like erasure records: the audit log holds no user id.
+      return request.callerUser ? `user:${this.userIds.userHash(organizationId, request.callerUser.stored)}` : null;
+    }
     if ('param' in target) return field(request.params, target.param);
-    if ('resultField' in target) return field(result, target.resultField);
-    const rawUserId = field(request.query, target.userQuery);
-    // A user is named by its keyed hash, like erasure records: the audit log holds no user id.
-    return rawUserId === null ? null : `user:${this.userIds.userHash(organizationId, await this.userIds.pseudonymize(organizationId, rawUserId))}`;
+    return field(result, target.resultField);
   }
 }
 

@@ -1,9 +1,11 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { UserIds, type Principal } from '@foresight/auth';
-import { PredictionService, type PredictionResult } from '@foresight/predictions';
+import type { Principal } from '@foresight/auth';
+import { UserIdsService, type CallerUser } from '@foresight/events';
+import { PredictionService } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { QueryUser } from '../http/query-user';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
 const identifier = z.string().min(1).max(255);
@@ -12,7 +14,10 @@ const predictQuery = z
   .refine((q) => q.userId !== undefined || q.sessionId !== undefined, { message: 'userId or sessionId is required', path: ['userId'] });
 
 const predictionResultSchema = z.object({
-  userId: z.string(),
+  userId: z
+    .string()
+    .optional()
+    .describe('the userId asked for; for a session, its user unless the organization hashes user ids (the id as sent is stored nowhere)'),
   sessionId: z.string().optional().describe('echoed when the user was found through a session'),
   predictions: z.array(
     z.object({
@@ -25,13 +30,15 @@ const predictionResultSchema = z.object({
   ),
 });
 
+type PredictionResponse = z.infer<typeof predictionResultSchema>;
+
 @ApiTags('predictions')
 @ApiBearerAuth()
 @Controller()
 export class PredictionsController {
   constructor(
     private readonly predictions: PredictionService,
-    private readonly userIds: UserIds,
+    private readonly userIds: UserIdsService,
   ) {}
 
   @Get('predict')
@@ -40,9 +47,15 @@ export class PredictionsController {
   @ApiQuery({ name: 'userId', required: false })
   @ApiQuery({ name: 'sessionId', required: false, description: 'used when userId is absent' })
   @ApiOkResponse({ schema: openApiSchema(predictionResultSchema) })
-  async predict(@CurrentPrincipal() principal: Principal, @Query(new ZodPipe(predictQuery)) query: z.infer<typeof predictQuery>): Promise<PredictionResult> {
-    // Ids are stored pseudonymized when the organization hashes them; the caller gets its own id back.
-    const subject = query.userId !== undefined ? { userId: await this.userIds.pseudonymize(principal.organizationId, query.userId) } : { sessionId: query.sessionId as string };
-    return { ...(await this.predictions.predict(principal.organizationId, subject)), ...(query.userId !== undefined ? { userId: query.userId } : {}) };
+  async predict(
+    @CurrentPrincipal() { organizationId }: Principal,
+    @Query(new ZodPipe(predictQuery)) query: z.infer<typeof predictQuery>,
+    @QueryUser() user: CallerUser | undefined,
+  ): Promise<PredictionResponse> {
+    if (user) return { userId: user.id, predictions: (await this.predictions.predict(organizationId, { user: user.stored })).predictions };
+    const sessionId = query.sessionId as string;
+    const found = await this.predictions.predict(organizationId, { sessionId });
+    const userId = await this.userIds.callerIdOf(organizationId, found.user);
+    return { ...(userId === undefined ? {} : { userId }), sessionId, predictions: found.predictions };
   }
 }

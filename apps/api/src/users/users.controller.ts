@@ -1,11 +1,12 @@
 import { Controller, Delete, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { UserIds, type Principal } from '@foresight/auth';
-import { SessionsService, type Session } from '@foresight/events';
+import type { Principal } from '@foresight/auth';
+import { SessionsService, type CallerUser, type Session } from '@foresight/events';
 import { PrivacyService, type UserExport } from '@foresight/privacy';
 import { Audited } from '../http/audit.interceptor';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { QueryUser } from '../http/query-user';
 import { openApiSchema, queryInstant, ZodPipe } from '../http/zod';
 
 const userId = z.string().min(1).max(255);
@@ -49,7 +50,6 @@ export class UsersController {
   constructor(
     private readonly sessions: SessionsService,
     private readonly privacy: PrivacyService,
-    private readonly userIds: UserIds,
   ) {}
 
   @Get('sessions')
@@ -61,36 +61,41 @@ export class UsersController {
   @ApiOkResponse({ schema: openApiSchema(z.object({ userId: z.string(), sessions: z.array(sessionSchema) })) })
   async listSessions(
     @CurrentPrincipal() principal: Principal,
-    @Query(new ZodPipe(sessionsQuery)) query: z.infer<typeof sessionsQuery>,
+    @Query(new ZodPipe(sessionsQuery)) { since, until }: z.infer<typeof sessionsQuery>,
+    @QueryUser() user: CallerUser,
   ): Promise<{ userId: string; sessions: Session[] }> {
-    const { since, until } = query;
-    const storedId = await this.userIds.pseudonymize(principal.organizationId, query.userId);
-    return { userId: query.userId, sessions: await this.sessions.listForUser(principal.organizationId, storedId, since, until) };
+    return { userId: user.id, sessions: await this.sessions.listForUser(principal.organizationId, user.stored, since, until) };
   }
 
   @Get('export')
   @RequireScope('admin')
-  @Audited('user.export', { userQuery: 'userId' })
+  @Audited('user.export', 'queryUser')
   @ApiOperation({ summary: 'Everything stored about a user, from every store; 404 when nothing is' })
   @ApiQuery({ name: 'userId', required: true })
   @ApiOkResponse({ schema: openApiSchema(exportSchema) })
-  export(@CurrentPrincipal() principal: Principal, @Query(new ZodPipe(exportQuery)) query: z.infer<typeof exportQuery>): Promise<UserExport> {
-    return this.privacy.export(principal.organizationId, query.userId);
+  async export(
+    @CurrentPrincipal() principal: Principal,
+    @Query(new ZodPipe(exportQuery)) _query: z.infer<typeof exportQuery>,
+    @QueryUser() user: CallerUser,
+  ): Promise<UserExport & { userId: string }> {
+    return { userId: user.id, ...(await this.privacy.export(principal.organizationId, user.stored)) };
   }
 
   @Delete()
   @RequireScope('admin')
-  @Audited('user.delete', { userQuery: 'userId' })
+  @Audited('user.delete', 'queryUser')
   @ApiOperation({
     summary: "Erase a user's data from every store before answering; a sweep job then re-checks until it confirms. 404 when nothing is stored",
   })
   @ApiQuery({ name: 'userId', required: true })
   @ApiQuery({ name: 'suppress', required: false, enum: ['true', 'false'] })
   @ApiOkResponse({ schema: openApiSchema(z.object({ status: z.literal('deleted'), userId: z.string() })) })
-  erase(
+  async erase(
     @CurrentPrincipal() principal: Principal,
     @Query(new ZodPipe(deleteQuery)) query: z.infer<typeof deleteQuery>,
+    @QueryUser() user: CallerUser,
   ): Promise<{ status: 'deleted'; userId: string }> {
-    return this.privacy.erase(principal.organizationId, query.userId, { suppress: query.suppress === 'true' });
+    await this.privacy.erase(principal.organizationId, user.stored, { suppress: query.suppress === 'true' });
+    return { status: 'deleted', userId: user.id };
   }
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { UserIdsService } from '@foresight/events';
 import { ErasureRecords, PrivacyService, type ErasureRecord } from '@foresight/privacy';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
@@ -20,7 +21,8 @@ export function registerPrivacyCommands(program: Command, context: CliContext): 
     .option('--limit <n>', 'most records to show', parseWholeNumber('--limit'), 100)
     .action((options: ErasureListOptions) =>
       context.run(async (app, { json }) => {
-        const userHash = options.user === undefined ? undefined : await app.get(PrivacyService).userHash(options.org, options.user);
+        const userIds = app.get(UserIdsService);
+        const userHash = options.user === undefined ? undefined : userIds.userHash(options.org, (await userIds.resolve(options.org, options.user)).stored);
         const erasures = await app.get(ErasureRecords).list(options.org, { userHash, limit: options.limit });
         printResult(json, { erasures }, erasures.length === 0 ? ['no erasure requests'] : erasures.map(erasureLine));
       }),
@@ -33,7 +35,8 @@ export function registerPrivacyCommands(program: Command, context: CliContext): 
     .requiredOption('--user <userId>', 'the user id as the organization sends it')
     .action((options: { org: string; user: string }) =>
       context.run(async (app, { json }) => {
-        const unsuppressed = await app.get(PrivacyService).unsuppress(options.org, options.user);
+        const { stored } = await app.get(UserIdsService).resolve(options.org, options.user);
+        const unsuppressed = await app.get(PrivacyService).unsuppress(options.org, stored);
         printResult(json, { unsuppressed }, [unsuppressed ? "the user's events are accepted again" : 'the user was not suppressed']);
       }),
     );

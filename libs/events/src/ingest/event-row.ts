@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventPayloadCipher } from '../encryption/event-payload-cipher';
+import type { StoredUserId } from '../users/stored-user-id';
 import { eventInstant, type EventInput } from '../event.schema';
 
 /** One row of the events table, as the writer inserts it. */
@@ -7,8 +8,8 @@ export interface EventRow {
   organizationId: string;
   messageId: string;
   event: string;
-  userId: string | null;
-  anonymousId: string | null;
+  userId: StoredUserId | null;
+  anonymousId: StoredUserId | null;
   sessionId: string | null;
   occurredAt: string;
   receivedAt: string;
@@ -24,8 +25,8 @@ export interface EventRow {
 
 /** What every row of a request goes through before it is stored. */
 export interface RowProtection {
-  /** The organization's stored form of a user or anonymous id (UserIds). */
-  pseudonymize: (rawId: string) => string;
+  /** The organization's stored form of a user or anonymous id (UserIdsService.pseudonymizer). */
+  pseudonymize: (rawId: string) => StoredUserId;
   cipher: EventPayloadCipher;
 }
 

@@ -5,11 +5,17 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { APP_CONFIG, isRowRefusal, postgresErrorCode, retriedOnConflict, type AppConfig } from '@foresight/platform';
+import { storedUserIdFromStorage, type StoredUserId } from '../users/stored-user-id';
 import type { EventRow } from './event-row';
 
 export interface WriteResult {
   accepted: number;
   duplicates: number;
+  /**
+   * Users of the request's organization whose history changed in its group commit: the stored events'
+   * users, the users their anonymous ids are linked to, and both sides of a re-link.
+   */
+  changedUsers: StoredUserId[];
 }
 
 interface PendingWrite {
@@ -93,7 +99,8 @@ const TOUCH_USERS_SQL = `
       FROM unnest($3::text[], $4::text[]) AS a(organization_id, anonymous_id)
       JOIN identities i USING (organization_id, anonymous_id)
   ) changed ORDER BY 1, 2
-  ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1`;
+  ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1
+  RETURNING organization_id, user_id`;
 
 /**
  * Group commit: requests arriving while a write is in flight are coalesced into the next single
@@ -153,8 +160,9 @@ export class EventWriter implements BeforeApplicationShutdown {
 
   private async writeGroup(group: PendingWrite[]): Promise<void> {
     let stored: Set<EventRow>;
+    let changed: UserRef[];
     try {
-      stored = await this.commit(group);
+      ({ stored, changed } = await this.commit(group));
     } catch (error) {
       // One request's rows refused (data Postgres cannot hold, a constraint): nothing of the group
       // was committed. Each half is written again on its own, so the refusal narrows down to the
@@ -170,17 +178,22 @@ export class EventWriter implements BeforeApplicationShutdown {
     }
     for (const pending of group) {
       let accepted = 0;
-      for (const row of pending.rows) if (stored.has(row)) accepted++;
-      pending.resolve({ accepted, duplicates: pending.rows.length - accepted });
+      const organizations = new Set<string>();
+      for (const row of pending.rows) {
+        if (stored.has(row)) accepted++;
+        organizations.add(row.organizationId);
+      }
+      const changedUsers = changed.filter((user) => organizations.has(user.organization_id)).map((user) => storedUserIdFromStorage(user.user_id));
+      pending.resolve({ accepted, duplicates: pending.rows.length - accepted, changedUsers });
     }
   }
 
   /**
-   * One transaction for the group; returns the rows it stored. Only the first occurrence of a
-   * messageId in the group can be among them, so a repeat, in the same request or another, counts
-   * as a duplicate.
+   * One transaction for the group; returns the rows it stored and the users whose history changed.
+   * Only the first occurrence of a messageId in the group can be among the rows, so a repeat, in
+   * the same request or another, counts as a duplicate.
    */
-  private commit(group: PendingWrite[]): Promise<Set<EventRow>> {
+  private commit(group: PendingWrite[]): Promise<{ stored: Set<EventRow>; changed: UserRef[] }> {
     // The first occurrence of a messageId in the group is the one that may be stored. Sorted by
     // key: concurrent groups sending the same messageIds then claim them in the same order (and a
     // deadlock with another writer, erasure say, is retried).
@@ -197,8 +210,8 @@ export class EventWriter implements BeforeApplicationShutdown {
         const relinked = await linkIdentities(manager, rows);
         const stored = await claimMessageIds(manager, rows, !this.embedded);
         await (this.embedded ? insertEvents(manager, stored) : copyEvents(manager, stored));
-        await touchUsers(manager, stored, relinked);
-        return new Set(stored);
+        const changed = await touchUsers(manager, stored, relinked);
+        return { stored: new Set(stored), changed };
       }),
     );
   }
@@ -308,7 +321,7 @@ async function insertEvents(manager: EntityManager, rows: EventRow[]): Promise<v
   ]);
 }
 
-async function touchUsers(manager: EntityManager, stored: EventRow[], relinked: UserRef[]): Promise<void> {
+async function touchUsers(manager: EntityManager, stored: EventRow[], relinked: UserRef[]): Promise<UserRef[]> {
   const users = new Map<string, UserRef>();
   const anonymous = new Map<string, EventRow>();
   for (const user of relinked) users.set(`${user.organization_id} ${user.user_id}`, user);
@@ -316,8 +329,8 @@ async function touchUsers(manager: EntityManager, stored: EventRow[], relinked: 
     if (row.userId !== null) users.set(`${row.organizationId} ${row.userId}`, { organization_id: row.organizationId, user_id: row.userId });
     else anonymous.set(`${row.organizationId} ${row.anonymousId}`, row);
   }
-  if (users.size === 0 && anonymous.size === 0) return;
-  await manager.query(TOUCH_USERS_SQL, [
+  if (users.size === 0 && anonymous.size === 0) return [];
+  return manager.query(TOUCH_USERS_SQL, [
     [...users.values()].map((user) => user.organization_id),
     [...users.values()].map((user) => user.user_id),
     [...anonymous.values()].map((row) => row.organizationId),

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { UserIds } from '@foresight/auth';
 import { AppError, invalidRequest, UserActivityFeed, type ErrorDetail } from '@foresight/platform';
 import { EventPayloadCipher } from '../encryption/event-payload-cipher';
 import { shapeProblems } from '../event-limits';
 import { eventSchema, MAX_EVENT_BYTES, MAX_EVENT_NAME_LENGTH, MAX_EVENTS_PER_BATCH, type EventInput } from '../event.schema';
 import { looksLikePersonalData, personalDataKeys } from '../pii';
 import { SuppressionList } from '../suppression/suppression-list';
-import { toEventRow, type EventRow } from './event-row';
-import { EventWriter } from './event-writer';
+import { UserEventsService } from '../users/user-events.service';
+import { UserIdsService } from '../users/user-ids.service';
+import { toEventRow } from './event-row';
 
 export interface IngestResult {
   status: 'accepted';
@@ -24,8 +24,8 @@ export interface IngestResult {
 @Injectable()
 export class IngestService {
   constructor(
-    private readonly writer: EventWriter,
-    private readonly userIds: UserIds,
+    private readonly userEvents: UserEventsService,
+    private readonly userIds: UserIdsService,
     private readonly cipher: EventPayloadCipher,
     private readonly suppression: SuppressionList,
     private readonly activity: UserActivityFeed,
@@ -42,17 +42,10 @@ export class IngestService {
     const [pseudonymize, isSuppressed] = await Promise.all([this.userIds.pseudonymizer(organizationId), this.suppression.matcher(organizationId)]);
     const rows = events.map((event) => toEventRow(organizationId, event, receivedAt, { pseudonymize, cipher: this.cipher }));
     const kept = isSuppressed ? rows.filter((row) => !isSuppressed(row.userId) && !isSuppressed(row.anonymousId)) : rows;
-    const { accepted, duplicates } = kept.length > 0 ? await this.writer.write(kept) : { accepted: 0, duplicates: 0 };
-    if (accepted > 0) await this.activity.touched(organizationId, userIdsOf(kept));
+    const { accepted, duplicates, changedUsers } = kept.length > 0 ? await this.userEvents.write(kept) : { accepted: 0, duplicates: 0, changedUsers: [] };
+    if (changedUsers.length > 0) await this.activity.touched(organizationId, changedUsers);
     return { status: 'accepted', accepted, duplicates, suppressed: rows.length - kept.length };
   }
-}
-
-/** A plain loop: flatMap allocated an array per event on the ingestion path. */
-function userIdsOf(rows: EventRow[]): string[] {
-  const userIds: string[] = [];
-  for (const row of rows) if (row.userId !== null) userIds.push(row.userId);
-  return userIds;
 }
 
 /**

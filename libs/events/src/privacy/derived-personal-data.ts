@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
 import { SessionsService } from '../sessions/sessions.service';
+import { storedUserIdFromStorage } from '../users/stored-user-id';
+import { UserEventsService } from '../users/user-events.service';
 
 /**
  * Export-only views of the events store's tables: their rows are erased (and counted) by
@@ -30,7 +31,7 @@ export class SessionsPersonalData extends ReadOnlyView implements PersonalDataSt
   }
 
   export(organizationId: string, userId: string): Promise<unknown[]> {
-    return this.sessions.sessionsOf(organizationId, userId);
+    return this.sessions.sessionsOf(organizationId, storedUserIdFromStorage(userId));
   }
 }
 
@@ -40,14 +41,11 @@ export class SessionsPersonalData extends ReadOnlyView implements PersonalDataSt
 export class IdentitiesPersonalData extends ReadOnlyView implements PersonalDataStore {
   readonly name = 'identities';
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(private readonly userEvents: UserEventsService) {
     super();
   }
 
   export(organizationId: string, userId: string): Promise<unknown[]> {
-    return this.dataSource.query(
-      `SELECT anonymous_id AS "anonymousId", linked_at AS "linkedAt" FROM identities WHERE organization_id = $1 AND user_id = $2 ORDER BY linked_at`,
-      [organizationId, userId],
-    );
+    return this.userEvents.linkedAnonymousIds(organizationId, storedUserIdFromStorage(userId));
   }
 }

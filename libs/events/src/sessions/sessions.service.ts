@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { notFound } from '@foresight/platform';
-import { USER_EVENTS_FILTER } from '../user-events';
-
-/** Inactivity that ends a derived session. */
-export const SESSION_GAP_MINUTES = 30;
+import type { StoredUserId } from '../users/stored-user-id';
+import { UserEventsService } from '../users/user-events.service';
+import { DERIVED_SESSION_PREFIX, sessionCutter } from './session-cutting';
 
 export interface Session {
   sessionId: string;
@@ -16,65 +14,51 @@ export interface Session {
   eventCount: number;
 }
 
-const SESSIONS_SQL = `
-  WITH user_events AS (
-    SELECT occurred_at, session_id FROM events WHERE ${USER_EVENTS_FILTER} AND occurred_at >= $3 AND occurred_at < $4
-  ), untagged AS (
-    SELECT occurred_at,
-           CASE WHEN occurred_at - lag(occurred_at) OVER (ORDER BY occurred_at) <= interval '${SESSION_GAP_MINUTES} minutes'
-                THEN 0 ELSE 1 END AS starts_session
-      FROM user_events WHERE session_id IS NULL
-  ), numbered AS (
-    SELECT occurred_at, sum(starts_session) OVER (ORDER BY occurred_at) AS session_number FROM untagged
-  ), sessions AS (
-    SELECT 'derived:' || (extract(epoch FROM min(occurred_at)) * 1000)::bigint AS session_id, true AS derived,
-           min(occurred_at) AS started_at, max(occurred_at) AS ended_at, count(*) AS event_count
-      FROM numbered GROUP BY session_number
-    UNION ALL
-    SELECT session_id, false, min(occurred_at), max(occurred_at), count(*)
-      FROM user_events WHERE session_id IS NOT NULL GROUP BY session_id
-  )
-  SELECT * FROM sessions ORDER BY started_at, session_id`;
-
-interface SessionRow {
-  session_id: string;
+interface OpenSession {
+  sessionId: string;
   derived: boolean;
-  started_at: Date;
-  ended_at: Date;
-  event_count: string;
+  startedAt: number;
+  endedAt: number;
+  eventCount: number;
 }
 
 @Injectable()
 export class SessionsService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly userEvents: UserEventsService) {}
 
   /** Sessions of a user that started in [since, until); 404 when the organization has no event of the user. */
-  async listForUser(organizationId: string, userId: string, since?: Date, until?: Date): Promise<Session[]> {
-    const sessions = await this.sessionsOf(organizationId, userId, since, until);
-    if (sessions.length === 0 && !(await this.hasEvents(organizationId, userId))) throw notFound('user');
+  async listForUser(organizationId: string, user: StoredUserId, since?: Date, until?: Date): Promise<Session[]> {
+    const sessions = await this.sessionsOf(organizationId, user, since, until);
+    if (sessions.length === 0 && !(await this.userEvents.hasEvents(organizationId, user))) throw notFound('user');
     return sessions;
   }
 
-  /** Every session of a user, none when there are no events. `userId` as stored. */
-  async sessionsOf(organizationId: string, userId: string, since?: Date, until?: Date): Promise<Session[]> {
-    const rows: SessionRow[] = await this.dataSource.query(SESSIONS_SQL, [
-      organizationId,
-      userId,
-      since?.toISOString() ?? '-infinity',
-      until?.toISOString() ?? 'infinity',
-    ]);
-    return rows.map((row) => ({
-      sessionId: row.session_id,
-      derived: row.derived,
-      startedAt: row.started_at.toISOString(),
-      endedAt: row.ended_at.toISOString(),
-      durationMs: row.ended_at.getTime() - row.started_at.getTime(),
-      eventCount: Number(row.event_count),
-    }));
-  }
-
-  private async hasEvents(organizationId: string, userId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM events WHERE ${USER_EVENTS_FILTER} LIMIT 1`, [organizationId, userId]);
-    return rows.length > 0;
+  /** Every session of the user's events in [since, until), oldest first; none when there are no events. */
+  async sessionsOf(organizationId: string, user: StoredUserId, since?: Date, until?: Date): Promise<Session[]> {
+    const sessionOf = sessionCutter();
+    const sessions = new Map<string, OpenSession>();
+    for (const { occurredAt, sessionId: clientSessionId } of await this.userEvents.timeline(organizationId, user, since, until)) {
+      const sessionId = sessionOf(occurredAt, clientSessionId);
+      const derived = clientSessionId === null;
+      // A client could name its session like a derived one; the two stay apart.
+      const key = `${derived ? DERIVED_SESSION_PREFIX : 'client:'}${sessionId}`;
+      const session = sessions.get(key);
+      if (session) {
+        session.endedAt = occurredAt;
+        session.eventCount++;
+      } else {
+        sessions.set(key, { sessionId, derived, startedAt: occurredAt, endedAt: occurredAt, eventCount: 1 });
+      }
+    }
+    return [...sessions.values()]
+      .sort((a, b) => a.startedAt - b.startedAt || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0))
+      .map((s) => ({
+        sessionId: s.sessionId,
+        derived: s.derived,
+        startedAt: new Date(s.startedAt).toISOString(),
+        endedAt: new Date(s.endedAt).toISOString(),
+        durationMs: s.endedAt - s.startedAt,
+        eventCount: s.eventCount,
+      }));
   }
 }

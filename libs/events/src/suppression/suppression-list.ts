@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { UserIds } from '@foresight/auth';
+import { UserEventsService } from '../users/user-events.service';
+import type { StoredUserId } from '../users/stored-user-id';
+import { UserIdsService } from '../users/user-ids.service';
 
 /** How long a process trusts its copy of an organization's list; other replicas see a change within this. */
 const LIST_TTL_MS = 5_000;
@@ -12,7 +14,7 @@ interface CachedList {
 
 /**
  * Users whose future events are dropped at ingestion (erased with `suppress=true`), named by keyed
- * hashes (UserIds.userHash) so the list itself holds no user id. Ingestion reads a per-process
+ * hashes (UserIdsService.userHash) so the list itself holds no user id. Ingestion reads a per-process
  * copy refreshed every few seconds: an organization with an empty list pays one Map look-up per request.
  */
 @Injectable()
@@ -21,19 +23,17 @@ export class SuppressionList {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly userIds: UserIds,
+    private readonly userIds: UserIdsService,
+    private readonly userEvents: UserEventsService,
   ) {}
 
   /**
    * Suppresses the user's id and the anonymous ids linked to it now (call before erasing the links),
-   * so the user's anonymous visits are dropped too. `storedUserId` as stored.
+   * so the user's anonymous visits are dropped too.
    */
-  async suppress(organizationId: string, storedUserId: string): Promise<void> {
-    const links: Array<{ anonymous_id: string }> = await this.dataSource.query(
-      `SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = $2`,
-      [organizationId, storedUserId],
-    );
-    const ids = [storedUserId, ...links.map((link) => link.anonymous_id)];
+  async suppress(organizationId: string, storedUserId: StoredUserId): Promise<void> {
+    const links = await this.userEvents.linkedAnonymousIds(organizationId, storedUserId);
+    const ids = [storedUserId, ...links.map((link) => link.anonymousId)];
     await this.dataSource.query(
       `INSERT INTO suppressed_users (organization_id, id_hash, user_hash) SELECT $1, id_hash, $3 FROM unnest($2::text[]) AS id_hash ON CONFLICT DO NOTHING`,
       [organizationId, ids.map((id) => this.userIds.userHash(organizationId, id)), this.userIds.userHash(organizationId, storedUserId)],
@@ -42,7 +42,7 @@ export class SuppressionList {
   }
 
   /** Lifts the suppression of the user and of its anonymous ids; false when the user was not suppressed. */
-  async unsuppress(organizationId: string, storedUserId: string): Promise<boolean> {
+  async unsuppress(organizationId: string, storedUserId: StoredUserId): Promise<boolean> {
     const [, removed] = await this.dataSource.query(`DELETE FROM suppressed_users WHERE organization_id = $1 AND user_hash = $2`, [
       organizationId,
       this.userIds.userHash(organizationId, storedUserId),
@@ -52,7 +52,7 @@ export class SuppressionList {
   }
 
   /** A test for stored ids of one request, or undefined when the organization suppresses nobody. */
-  async matcher(organizationId: string): Promise<((storedId: string | null) => boolean) | undefined> {
+  async matcher(organizationId: string): Promise<((storedId: StoredUserId | null) => boolean) | undefined> {
     const { hashes } = await this.list(organizationId);
     if (hashes.size === 0) return undefined;
     return (storedId) => storedId !== null && hashes.has(this.userIds.userHash(organizationId, storedId));

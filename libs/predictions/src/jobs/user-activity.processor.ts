@@ -1,5 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
+import { storedUserIdFromStorage } from '@foresight/events';
 import { DomainEvents, JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
 import { PredictionService } from '../serving/prediction.service';
 
@@ -18,7 +19,7 @@ export class UserActivityProcessor extends WorkerHost {
   async process(job: Job<Rescore>): Promise<{ changed: number }> {
     if (job.name !== JOBS.userActivity.rescore) throw new Error(`unknown job ${job.name} on ${QUEUES.userActivity}`);
     const { organizationId, userId } = job.data;
-    const changes = await this.predictions.rescore(organizationId, userId);
+    const changes = await this.predictions.rescore(organizationId, storedUserIdFromStorage(userId));
     for (const change of changes) {
       await this.domainEvents.publish(
         organizationId,

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { UserEventsService } from '@foresight/events';
+import { DAY_MS } from '@foresight/features';
 import type { BucketCount, DriftStatus } from './drift';
 
 /** Live accuracy needs this many matured predictions in the last 30 days (CONTRACT.md "Monitoring"). */
@@ -41,7 +43,10 @@ const SNAPSHOT_COLUMNS = `id::text, version_id AS "versionId", version, computed
 /** The monitoring figures' SQL over the prediction log (written by every API process), outcomes and snapshots. */
 @Injectable()
 export class MonitoringQueries {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly userEvents: UserEventsService,
+  ) {}
 
   /** p95 of inference time and predictions per minute over the last 15 minutes, across all API processes. */
   async latencyAndThroughput(modelId: string, now: Date): Promise<LatencyAndThroughput> {
@@ -63,25 +68,39 @@ export class MonitoringQueries {
   }
 
   /**
-   * Records, for each logged prediction whose horizon has passed (within the 30-day accuracy window),
-   * whether the user did the target event within the horizon after it. Idempotent per prediction.
-   * The user's events are found with serving's rule: their own, or linked anonymous ones.
+   * Records, for each logged prediction whose horizon has passed (within the 30-day accuracy window)
+   * and has no outcome yet, whether the user did the target event within the horizon after it
+   * (UserEventsService decides what the user's events are). Idempotent per prediction.
    */
   async matchOutcomes(model: { id: string; organizationId: string; targetEvent: string; horizonDays: number }, now: Date): Promise<number> {
+    const matured = await this.dataSource.query<Array<{ id: string; user_id: string; predicted_at: Date; positive: boolean }>>(
+      `SELECT p.id::text, p.user_id, p.predicted_at, p.positive FROM predictions p
+        WHERE p.organization_id = $1 AND p.model_id = $2
+          AND p.predicted_at > $4::timestamptz - interval '30 days' AND p.predicted_at <= $4::timestamptz - make_interval(days => $3)
+          AND NOT EXISTS (SELECT 1 FROM prediction_outcomes o WHERE o.prediction_id = p.id)`,
+      [model.organizationId, model.id, model.horizonDays, now.toISOString()],
+    );
+    if (matured.length === 0) return 0;
+    const horizonMs = model.horizonDays * DAY_MS;
+    const reached = await this.userEvents.reached(
+      model.organizationId,
+      model.targetEvent,
+      matured.map((p) => ({ user: p.user_id, after: p.predicted_at, until: new Date(p.predicted_at.getTime() + horizonMs) })),
+    );
     const [, inserted] = await this.dataSource.query(
       `INSERT INTO prediction_outcomes (prediction_id, organization_id, model_id, user_id, predicted_at, predicted_positive, actual_positive)
-       SELECT p.id, p.organization_id, p.model_id, p.user_id, p.predicted_at, p.positive,
-              EXISTS (
-                SELECT 1 FROM events e
-                 WHERE e.organization_id = p.organization_id AND e.event = $3
-                   AND e.occurred_at > p.predicted_at AND e.occurred_at <= p.predicted_at + make_interval(days => $4)
-                   AND (e.user_id = p.user_id OR (e.user_id IS NULL AND e.anonymous_id = ANY(ARRAY(
-                        SELECT i.anonymous_id FROM identities i WHERE i.organization_id = p.organization_id AND i.user_id = p.user_id)))))
-         FROM predictions p
-        WHERE p.organization_id = $1 AND p.model_id = $2
-          AND p.predicted_at > $5::timestamptz - interval '30 days' AND p.predicted_at <= $5::timestamptz - make_interval(days => $4)
+       SELECT id, $1, $2, user_id, predicted_at, positive, actual
+         FROM unnest($3::bigint[], $4::text[], $5::timestamptz[], $6::boolean[], $7::boolean[]) AS o(id, user_id, predicted_at, positive, actual)
        ON CONFLICT (prediction_id) DO NOTHING`,
-      [model.organizationId, model.id, model.targetEvent, model.horizonDays, now.toISOString()],
+      [
+        model.organizationId,
+        model.id,
+        matured.map((p) => p.id),
+        matured.map((p) => p.user_id),
+        matured.map((p) => p.predicted_at.toISOString()),
+        matured.map((p) => p.positive),
+        reached,
+      ],
     );
     return Number(inserted ?? 0);
   }

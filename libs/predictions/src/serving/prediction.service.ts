@@ -1,15 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { Injectable } from '@nestjs/common';
 import { Tensor } from 'onnxruntime-node';
-import { computeFeatures } from '@foresight/features';
+import { UserEventsService, type StoredUserId, type UserEventWindow } from '@foresight/events';
+import { computeFeatures, DAY_MS, FEATURE_WINDOW_DAYS } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { notFound } from '@foresight/platform';
 import { PredictionLog, type LoggedPrediction } from '../log/prediction-log';
-import type { LabelChange, Prediction, PredictionResult, PredictionSubject } from './prediction';
+import type { LabelChange, Prediction, PredictionSubject, UserPredictions } from './prediction';
 import { PredictionCache } from './prediction-cache';
 import { PredictionMetrics } from './prediction-metrics';
 import { ServingModels, type ServingModel } from './serving-models';
-import { UserHistoryReader, type UserHistory } from './user-history';
 
 /**
  * GET /v1/predict: the user's features now (the same definitions training used), one ONNX Runtime
@@ -20,22 +20,21 @@ import { UserHistoryReader, type UserHistory } from './user-history';
 export class PredictionService {
   constructor(
     private readonly servingModels: ServingModels,
-    private readonly histories: UserHistoryReader,
+    private readonly userEvents: UserEventsService,
     private readonly cache: PredictionCache,
     private readonly log: PredictionLog,
     private readonly metrics: PredictionMetrics,
   ) {}
 
-  async predict(organizationId: string, subject: PredictionSubject, now = Date.now()): Promise<PredictionResult> {
-    const userId = subject.userId ?? (await this.histories.userOfSession(organizationId, subject.sessionId));
-    if (userId === undefined) throw notFound(`a user for session ${subject.sessionId}`);
-    const result = (predictions: Prediction[]): PredictionResult => ({ userId, ...(subject.sessionId ? { sessionId: subject.sessionId } : {}), predictions });
+  async predict(organizationId: string, subject: PredictionSubject, now = Date.now()): Promise<UserPredictions> {
+    const userId = 'user' in subject ? subject.user : await this.userOfSession(organizationId, subject.sessionId);
+    const result = (predictions: Prediction[]): UserPredictions => ({ user: userId, predictions });
     const models = await this.servingModels.forOrganization(organizationId);
     const fingerprint = (revision: string) => `${revision}|${models.map((m) => m.versionId).join(',')}`;
 
     // A repeat: one primary-key read tells whether anything of the user was stored since.
     if (this.cache.has(organizationId, userId)) {
-      const revision = await this.histories.revision(organizationId, userId);
+      const revision = await this.userEvents.revision(organizationId, userId);
       const cached = revision === undefined ? undefined : this.cache.get(organizationId, userId, fingerprint(revision));
       if (cached) {
         for (const prediction of cached) this.metrics.cached(prediction.modelId);
@@ -43,8 +42,9 @@ export class PredictionService {
       }
     }
 
-    const history = await this.histories.load(organizationId, userId, now);
-    if (!history) throw notFound(`user ${userId}`);
+    // The feature window: events older than it change no feature.
+    const history = await this.userEvents.window(organizationId, userId, new Date(now - FEATURE_WINDOW_DAYS * DAY_MS), new Date(now));
+    if (!history) throw notFound('user');
     if (models.length === 0) return result([]);
     const logged = await Promise.all(models.map((model) => this.infer(model, history, organizationId, userId, now)));
     this.log.record(logged);
@@ -57,17 +57,23 @@ export class PredictionService {
    * After new events: predicts again (logged like any served prediction) and returns the models whose
    * label differs from the user's previous logged prediction. A user never predicted before has no change.
    */
-  async rescore(organizationId: string, userId: string): Promise<LabelChange[]> {
+  async rescore(organizationId: string, userId: StoredUserId): Promise<LabelChange[]> {
     const previous = await this.log.latestLabels(organizationId, userId);
-    const { predictions } = await this.predict(organizationId, { userId });
+    const { predictions } = await this.predict(organizationId, { user: userId });
     return predictions.flatMap((p) => {
       const before = previous.get(p.modelId);
       return before !== undefined && before !== p.label ? [{ ...p, previousLabel: before }] : [];
     });
   }
 
-  private async infer(model: ServingModel, history: UserHistory, organizationId: string, userId: string, now: number): Promise<LoggedPrediction> {
-    const features = computeFeatures(history.events, history.activity, now, model.manifest);
+  private async userOfSession(organizationId: string, sessionId: string): Promise<StoredUserId> {
+    const userId = await this.userEvents.userOfSession(organizationId, sessionId);
+    if (userId === undefined) throw notFound(`a user for session ${sessionId}`);
+    return userId;
+  }
+
+  private async infer(model: ServingModel, history: UserEventWindow, organizationId: string, userId: StoredUserId, now: number): Promise<LoggedPrediction> {
+    const features = computeFeatures(history.events, history, now, model.manifest);
     const started = performance.now();
     const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', features, [1, features.length]) });
     const inferenceMs = performance.now() - started;

@@ -1,3 +1,5 @@
+import type { StoredUserId } from '@foresight/events';
+
 /** One served prediction (SPEC "Prediction", plus the additive modelId and version). */
 export interface Prediction {
   model: string;
@@ -7,14 +9,14 @@ export interface Prediction {
   version: number;
 }
 
-export interface PredictionResult {
-  userId: string;
-  sessionId?: string;
+/** The predicted user, as stored (the caller's own id is the edge's to give back), and one prediction per serving model. */
+export interface UserPredictions {
+  user: StoredUserId;
   predictions: Prediction[];
 }
 
 /** Who to predict for: a user, or the user a session belongs to. */
-export type PredictionSubject = { userId: string; sessionId?: undefined } | { userId?: undefined; sessionId: string };
+export type PredictionSubject = { user: StoredUserId } | { sessionId: string };
 
 /** A model whose label for a user changed after new events. */
 export interface LabelChange extends Prediction {

@@ -1,7 +1,8 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { OrganizationsService } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig } from '@foresight/platform';
-import { OrganizationsService } from '../organizations/organizations.service';
+import type { CallerUser, StoredUserId } from './stored-user-id';
 
 /** How long a process trusts an organization's hashUserIds setting before reading it again. */
 const SETTING_TTL_MS = 5_000;
@@ -13,12 +14,13 @@ interface Pseudonymization {
 }
 
 /**
- * The one place user ids are turned into what is stored and what names a user in privacy records.
- * Every path that takes a caller's user id (ingestion, predict, users export and delete) goes
- * through `pseudonymize`, so hashed and raw organizations behave the same to callers.
+ * The pseudonymizer: the one place a caller's user id becomes a StoredUserId, and a stored id the
+ * name privacy records use. The HTTP and CLI edges resolve a caller's id once (`resolve`), ingestion
+ * maps its batches (`pseudonymizer`); everything below takes StoredUserId only, so hashed and raw
+ * organizations behave the same to callers.
  */
 @Injectable()
-export class UserIds {
+export class UserIdsService {
   private readonly secret: Buffer;
   private readonly referenceKey: Buffer;
   private readonly settings = new Map<string, Pseudonymization>();
@@ -32,23 +34,32 @@ export class UserIds {
     this.referenceKey = derive(this.secret, 'foresight user reference', '');
   }
 
-  /** The id as stored for the organization: a keyed HMAC when it has hashUserIds, else the id itself. */
-  async pseudonymize(organizationId: string, rawId: string): Promise<string> {
-    return (await this.pseudonymizer(organizationId))(rawId);
+  /** A caller's user: the id as sent and as stored (a keyed HMAC when the organization has hashUserIds, else the id itself). */
+  async resolve(organizationId: string, rawId: string): Promise<CallerUser> {
+    return { id: rawId, stored: (await this.pseudonymizer(organizationId))(rawId) };
   }
 
   /** For batches: one settings look-up, then a synchronous mapping per id. */
-  async pseudonymizer(organizationId: string): Promise<(rawId: string) => string> {
+  async pseudonymizer(organizationId: string): Promise<(rawId: string) => StoredUserId> {
     const { key } = await this.pseudonymization(organizationId);
-    if (!key) return (rawId) => rawId;
-    return (rawId) => `psn_${createHmac('sha256', key).update(rawId).digest('base64url')}`;
+    if (!key) return (rawId) => rawId as StoredUserId;
+    return (rawId) => `psn_${createHmac('sha256', key).update(rawId).digest('base64url')}` as StoredUserId;
+  }
+
+  /**
+   * The caller's own id for a stored id the caller did not send (the user of a session): the same id
+   * when the organization stores ids as sent; undefined when it hashes them, as the raw id is kept nowhere.
+   */
+  async callerIdOf(organizationId: string, storedId: StoredUserId): Promise<string | undefined> {
+    const { key } = await this.pseudonymization(organizationId);
+    return key ? undefined : storedId;
   }
 
   /**
    * Names a stored user id in erasure records, the suppression list and the audit log without
    * revealing it: HMAC-SHA-256 under a deployment key, scoped by organization.
    */
-  userHash(organizationId: string, storedUserId: string): string {
+  userHash(organizationId: string, storedUserId: StoredUserId): string {
     return createHmac('sha256', this.referenceKey).update(organizationId).update('\0').update(storedUserId).digest('hex');
   }
 

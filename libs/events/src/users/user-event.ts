@@ -1,0 +1,26 @@
+/** The columns of an event that behavioral features read (first-class signals are typed columns). */
+export interface UserEvent {
+  /** Epoch milliseconds. */
+  occurredAt: number;
+  event: string;
+  sessionId: string | null;
+  dwellMs: number | null;
+  hesitationMs: number | null;
+  scrollDepth: number | null;
+}
+
+/** A user's events in a window, oldest first, with when the user was first and last seen before its end. */
+export interface UserEventWindow {
+  events: UserEvent[];
+  firstSeenAt: number;
+  lastSeenAt: number;
+  /** user_activity's revision; null when ingestion kept no activity row (events loaded by other means). */
+  revision: string | null;
+}
+
+/** A span of a user's time: (after, until]. */
+export interface UserSpan {
+  user: string;
+  after: Date;
+  until: Date;
+}

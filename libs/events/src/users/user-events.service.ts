@@ -1,0 +1,253 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type QueryRunner } from 'typeorm';
+import { deleteInBatches, RawQueries } from '@foresight/platform';
+import { EventWriter, type WriteResult } from '../ingest/event-writer';
+import type { EventRow } from '../ingest/event-row';
+import { storedUserIdFromStorage, type StoredUserId } from './stored-user-id';
+import type { UserEvent, UserEventWindow, UserSpan } from './user-event';
+import {
+  ACTIVITY_WITHOUT_EVENTS,
+  ERASABLE_ACTIVITY,
+  ERASABLE_EVENTS,
+  ERASABLE_IDENTITIES,
+  EVENT_USER,
+  EVENT_USER_JOIN,
+  REVISION_SQL,
+  SERVING_HISTORY_SQL,
+  SESSION_USER_SQL,
+  TARGET_REACHED_SQL,
+  USER_EVENTS,
+} from './user-events.sql';
+
+/** Rows a training cursor fetches per round trip. */
+const CURSOR_FETCH_ROWS = 20_000;
+
+interface ServingHistoryRow {
+  revision: string | null;
+  first_seen: number | null;
+  last_seen: number | null;
+  events: UserEvent[];
+}
+
+interface CursorRow {
+  user_id: StoredUserId;
+  t: number;
+  event: string;
+  session_id: string | null;
+  dwell_ms: number | null;
+  hesitation_ms: number | null;
+  scroll_depth: number | null;
+}
+
+/** An event of the user's, as export shows it (payloads still sealed). */
+export interface StoredUserEventRow {
+  message_id: string;
+  event: string;
+  user_id: string | null;
+  anonymous_id: string | null;
+  session_id: string | null;
+  occurred_at: Date;
+  received_at: Date;
+  properties: string | null;
+  context: string | null;
+  encryption_key_id: string | null;
+}
+
+/**
+ * "The user" of libs/events: every query over the events, identities and user_activity tables, all
+ * following the one rule of user-events.sql.ts. Other libs read a user's behavior only through here.
+ */
+@Injectable()
+export class UserEventsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly queries: RawQueries,
+    private readonly writer: EventWriter,
+  ) {}
+
+  /** Stores events (group commit); the result names every user whose history changed, linked anonymous events and re-links included. */
+  write(rows: EventRow[]): Promise<WriteResult> {
+    return this.writer.write(rows);
+  }
+
+  /** The serving window [from, until) of one user; undefined when the organization has no event of the user before `until`. */
+  async window(organizationId: string, user: StoredUserId, from: Date, until: Date): Promise<UserEventWindow | undefined> {
+    const [row] = await this.queries.prepared<ServingHistoryRow>('events.user-window', SERVING_HISTORY_SQL, [
+      organizationId,
+      user,
+      from.toISOString(),
+      until.toISOString(),
+    ]);
+    if (row.first_seen === null || row.last_seen === null) return undefined;
+    return { events: row.events, firstSeenAt: row.first_seen, lastSeenAt: row.last_seen, revision: row.revision };
+  }
+
+  /** user_activity's revision, moved by every change to the user's history; undefined without an activity row. */
+  async revision(organizationId: string, user: StoredUserId): Promise<string | undefined> {
+    const [row] = await this.queries.prepared<{ revision: string }>('events.user-revision', REVISION_SQL, [organizationId, user]);
+    return row?.revision;
+  }
+
+  async userOfSession(organizationId: string, sessionId: string): Promise<StoredUserId | undefined> {
+    const [row] = await this.queries.prepared<{ user_id: string }>('events.session-user', SESSION_USER_SQL, [organizationId, sessionId]);
+    return row === undefined ? undefined : storedUserIdFromStorage(row.user_id);
+  }
+
+  async hasEvents(organizationId: string, user: StoredUserId): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM events e WHERE ${USER_EVENTS('$2')} LIMIT 1`, [organizationId, user]);
+    return rows.length > 0;
+  }
+
+  /** The user's events in [since, until), oldest first: occurrence time (epoch ms) and client session. */
+  async timeline(organizationId: string, user: StoredUserId, since?: Date, until?: Date): Promise<Array<{ occurredAt: number; sessionId: string | null }>> {
+    return this.dataSource.query(
+      `SELECT (extract(epoch FROM e.occurred_at) * 1000)::float8 AS "occurredAt", e.session_id AS "sessionId"
+         FROM events e WHERE ${USER_EVENTS('$2')} AND e.occurred_at >= $3 AND e.occurred_at < $4 ORDER BY e.occurred_at`,
+      [organizationId, user, since?.toISOString() ?? '-infinity', until?.toISOString() ?? 'infinity'],
+    );
+  }
+
+  /** For each span, whether the user did `event` in it (monitoring's outcomes), in the order given. */
+  async reached(organizationId: string, event: string, spans: readonly UserSpan[]): Promise<boolean[]> {
+    if (spans.length === 0) return [];
+    const rows: Array<{ reached: boolean }> = await this.dataSource.query(TARGET_REACHED_SQL, [
+      organizationId,
+      spans.map((s) => s.user),
+      spans.map((s) => s.after.toISOString()),
+      spans.map((s) => s.until.toISOString()),
+      event,
+    ]);
+    return rows.map((row) => row.reached);
+  }
+
+  /** The `limit` most frequent event names of [from, until), sorted by name. */
+  async frequentEvents(organizationId: string, from: Date, until: Date, limit: number): Promise<string[]> {
+    const rows: Array<{ event: string }> = await this.dataSource.query(
+      `SELECT event FROM events WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3
+        GROUP BY event ORDER BY count(*) DESC, event LIMIT $4`,
+      [organizationId, from.toISOString(), until.toISOString(), limit],
+    );
+    return rows.map((r) => r.event).sort();
+  }
+
+  /** When each user of the organization was first seen (epoch ms), over all their events. */
+  async firstSeen(organizationId: string): Promise<Map<StoredUserId, number>> {
+    const rows: Array<{ user_id: StoredUserId; first_seen: Date }> = await this.dataSource.query(
+      `SELECT ${EVENT_USER} AS user_id, min(e.occurred_at) AS first_seen
+         FROM events e ${EVENT_USER_JOIN}
+        WHERE e.organization_id = $1 AND ${EVENT_USER} IS NOT NULL
+        GROUP BY 1`,
+      [organizationId],
+    );
+    return new Map(rows.map((r) => [r.user_id, r.first_seen.getTime()]));
+  }
+
+  /**
+   * The training cursor: every user's events of [from, until), one user at a time in user order,
+   * streamed through a server-side cursor in one repeatable-read snapshot (flat memory).
+   */
+  async eachUserHistory(organizationId: string, from: Date, until: Date, onUser: (user: StoredUserId, history: UserEvent[]) => void): Promise<void> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction('REPEATABLE READ');
+      await runner.query(
+        `DECLARE user_histories NO SCROLL CURSOR FOR
+           SELECT ${EVENT_USER} AS user_id, (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id,
+                  e.dwell_ms, e.hesitation_ms, e.scroll_depth
+             FROM events e ${EVENT_USER_JOIN}
+            WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND ${EVENT_USER} IS NOT NULL
+            ORDER BY 1, e.occurred_at`,
+        [organizationId, from.toISOString(), until.toISOString()],
+      );
+      let current: StoredUserId | undefined;
+      let history: UserEvent[] = [];
+      for (let batch = await fetchHistoryRows(runner); batch.length > 0; batch = await fetchHistoryRows(runner)) {
+        for (const row of batch) {
+          if (row.user_id !== current) {
+            if (current !== undefined) onUser(current, history);
+            current = row.user_id;
+            history = [];
+          }
+          history.push({
+            occurredAt: row.t,
+            event: row.event,
+            sessionId: row.session_id,
+            dwellMs: row.dwell_ms,
+            hesitationMs: row.hesitation_ms,
+            scrollDepth: row.scroll_depth,
+          });
+        }
+      }
+      if (current !== undefined) onUser(current, history);
+      await runner.commitTransaction();
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** The anonymous ids linked to the user, oldest link first. */
+  linkedAnonymousIds(organizationId: string, user: StoredUserId): Promise<Array<{ anonymousId: StoredUserId; linkedAt: Date }>> {
+    return this.dataSource.query(
+      `SELECT anonymous_id AS "anonymousId", linked_at AS "linkedAt" FROM identities WHERE organization_id = $1 AND user_id = $2 ORDER BY linked_at`,
+      [organizationId, user],
+    );
+  }
+
+  /** Everything erasure would remove of the user's events, oldest first. */
+  erasableEvents(organizationId: string, user: string): Promise<StoredUserEventRow[]> {
+    return this.dataSource.query(
+      `SELECT message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at, properties, context, encryption_key_id
+         FROM events e WHERE ${ERASABLE_EVENTS} ORDER BY occurred_at, message_id`,
+      [organizationId, user],
+    );
+  }
+
+  /**
+   * Erases the user's events, the identity links naming the user, and the activity row, in one
+   * statement. Data-modifying CTEs share one snapshot: the events' links are read before they are
+   * deleted. Another user whose event carried this id as its anonymous id, or to whom this id was
+   * linked as one, lost events: their revision moves.
+   */
+  async erase(organizationId: string, user: string): Promise<number> {
+    const [{ n }] = await this.dataSource.query(
+      `WITH events_gone AS (DELETE FROM events e WHERE ${ERASABLE_EVENTS} RETURNING e.user_id),
+            links_gone AS (DELETE FROM identities WHERE ${ERASABLE_IDENTITIES} RETURNING user_id),
+            activity_gone AS (DELETE FROM user_activity WHERE ${ERASABLE_ACTIVITY} RETURNING 1),
+            others_changed AS (
+              UPDATE user_activity SET revision = revision + 1
+               WHERE organization_id = $1 AND user_id <> $2
+                 AND user_id IN (SELECT user_id FROM events_gone UNION SELECT user_id FROM links_gone))
+       SELECT (SELECT count(*) FROM events_gone) + (SELECT count(*) FROM links_gone) + (SELECT count(*) FROM activity_gone) AS n`,
+      [organizationId, user],
+    );
+    return Number(n);
+  }
+
+  /** Rows erasure would still find. */
+  async remaining(organizationId: string, user: string): Promise<number> {
+    const [{ n }] = await this.dataSource.query(
+      `SELECT (SELECT count(*) FROM events e WHERE ${ERASABLE_EVENTS}) + (SELECT count(*) FROM identities WHERE ${ERASABLE_IDENTITIES})
+            + (SELECT count(*) FROM user_activity WHERE ${ERASABLE_ACTIVITY}) AS n`,
+      [organizationId, user],
+    );
+    return Number(n);
+  }
+
+  /**
+   * Events older than `before`, then the activity rows of users left with no event (also after a
+   * dropped partition, which deleted events without this). Identity links stay: they are no
+   * behavior, and erasure removes them.
+   */
+  async expire(organizationId: string, before: Date): Promise<number> {
+    const events = await deleteInBatches(this.dataSource, 'events', 'organization_id = $1 AND occurred_at < $2', [organizationId, before.toISOString()]);
+    return events + (await deleteInBatches(this.dataSource, 'user_activity', ACTIVITY_WITHOUT_EVENTS, [organizationId]));
+  }
+}
+
+function fetchHistoryRows(runner: QueryRunner): Promise<CursorRow[]> {
+  return runner.query(`FETCH ${CURSOR_FETCH_ROWS} FROM user_histories`);
+}

@@ -1,0 +1,70 @@
+/**
+ * "A user's events", the one rule every reader of the events tables follows (serving, training,
+ * outcomes, sessions, export, erasure): the events naming the user, and the events that name no
+ * user but carry an anonymousId linked to the user (identify, or an event carrying both), so
+ * anonymous history counts for the identified user. Events are aliased `e`; $1 is the organization;
+ * `user` is the user as stored, a parameter or a column of an outer query.
+ */
+export const OWN_EVENTS = (user: string) => `e.organization_id = $1 AND e.user_id = ${user}`;
+export const LINKED_ANONYMOUS_EVENTS = (user: string) =>
+  `e.organization_id = $1 AND e.user_id IS NULL AND e.anonymous_id = ANY(ARRAY(SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = ${user}))`;
+/** Both branches, each able to run on its own index. */
+export const USER_EVENTS = (user: string) => `((${OWN_EVENTS(user)}) OR (${LINKED_ANONYMOUS_EVENTS(user)}))`;
+
+/**
+ * The same rule read per event, for scans over many users: an event's user is its userId, or the
+ * user its anonymousId is linked to. Needs EVENT_USER_JOIN in the FROM clause.
+ */
+export const EVENT_USER = 'coalesce(e.user_id, i.user_id)';
+export const EVENT_USER_JOIN = 'LEFT JOIN identities i ON i.organization_id = e.organization_id AND i.anonymous_id = e.anonymous_id';
+
+/** What erasure removes beyond the user's events: events under the id used as an anonymous id. $2 the user. */
+export const ERASABLE_EVENTS = `(${USER_EVENTS('$2')} OR (e.organization_id = $1 AND e.anonymous_id = $2))`;
+export const ERASABLE_IDENTITIES = `organization_id = $1 AND (user_id = $2 OR anonymous_id = $2)`;
+export const ERASABLE_ACTIVITY = `organization_id = $1 AND user_id = $2`;
+
+/** Activity rows of users with no event left, own or linked (after retention). */
+export const ACTIVITY_WITHOUT_EVENTS = `organization_id = $1 AND NOT EXISTS (SELECT 1 FROM events e WHERE ${USER_EVENTS('user_activity.user_id')})`;
+
+/** An event as the feature definitions read it (epoch ms, typed behavioral columns). */
+export const FEATURE_EVENT_JSON = `json_build_object(
+  'occurredAt', (extract(epoch FROM e.occurred_at) * 1000)::float8, 'event', e.event, 'sessionId', e.session_id,
+  'dwellMs', e.dwell_ms, 'hesitationMs', e.hesitation_ms, 'scrollDepth', e.scroll_depth)`;
+
+/** The user's revision: a primary-key read. */
+export const REVISION_SQL = `SELECT revision::text AS revision FROM user_activity WHERE organization_id = $1 AND user_id = $2`;
+
+/**
+ * One round trip, one row: the user's revision, first and last event before now (per branch, so
+ * min() and max() read one index entry per partition), and the events of [$3, $4) as one JSON array
+ * (one parse instead of a row object and six fields per event).
+ */
+export const SERVING_HISTORY_SQL = `
+  WITH activity AS (
+    SELECT least(own.first_seen, linked.first_seen) AS first_seen, greatest(own.last_seen, linked.last_seen) AS last_seen
+      FROM (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${OWN_EVENTS('$2')} AND e.occurred_at < $4) own,
+           (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS('$2')} AND e.occurred_at < $4) linked
+  )
+  SELECT (${REVISION_SQL}) AS revision,
+         (extract(epoch FROM a.first_seen) * 1000)::float8 AS first_seen, (extract(epoch FROM a.last_seen) * 1000)::float8 AS last_seen,
+         (SELECT coalesce(json_agg(${FEATURE_EVENT_JSON} ORDER BY e.occurred_at), '[]')
+            FROM events e WHERE ${USER_EVENTS('$2')} AND e.occurred_at >= $3 AND e.occurred_at < $4) AS events
+    FROM activity a`;
+
+/** The user a session belongs to: the latest event of the session that names (or links to) a user. */
+export const SESSION_USER_SQL = `
+  SELECT ${EVENT_USER} AS user_id FROM events e ${EVENT_USER_JOIN}
+   WHERE e.organization_id = $1 AND e.session_id = $2 AND ${EVENT_USER} IS NOT NULL
+   ORDER BY e.occurred_at DESC
+   LIMIT 1`;
+
+/**
+ * For each (user $2, after $3, until $4): did the user do event $5 in (after, until]? One row per
+ * input, in input order.
+ */
+export const TARGET_REACHED_SQL = `
+  SELECT EXISTS (
+           SELECT 1 FROM events e
+            WHERE ${USER_EVENTS('w.user_id')} AND e.event = $5 AND e.occurred_at > w.after AND e.occurred_at <= w.until) AS reached
+    FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY AS w(user_id, after, until, n)
+   ORDER BY w.n`;
