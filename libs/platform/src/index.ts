@@ -14,7 +14,18 @@ export { LOGGER } from './logging/logger.provider';
 export { PinoNestLogger } from './logging/nest-logger';
 export { MetricsServer } from './metrics/metrics.module';
 export { PlatformModule } from './platform.module';
-export { QUEUES, JOBS, type JobPayloads } from './queue/queue-contract';
+export {
+  QUEUES,
+  JOBS,
+  JOB_SCHEDULES,
+  SCHEDULE_TIME_ZONE,
+  WEBHOOK_DELIVERY_BACKOFF,
+  contractJob,
+  dispatchJob,
+  type JobHandlers,
+  type JobName,
+  type JobPayloads,
+} from './queue/queue-contract';
 export { QueueModule } from './queue/queue.module';
 export { REDIS, RedisKeys } from './redis/redis.module';
 export { RedisAvailability } from './redis/redis-availability';

@@ -2,16 +2,11 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { SuppressionList, UserIdsService, type StoredUserId } from '@foresight/events';
-import { Encryptor, JOBS, notFound, QUEUES, RedisAvailability, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
+import { contractJob, Encryptor, JOBS, notFound, QUEUES, RedisAvailability, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
 import { ErasureRecords, type ErasedCounts } from './erasure/erasure-records';
 import { PersonalDataStores } from './stores/personal-data-stores';
 
 type SweepErasure = JobPayloads[typeof JOBS.privacy.sweepErasure];
-
-/** The first sweep waits for writes in flight at erasure time (group commits, the prediction log's buffer, replicas' caches). */
-const FIRST_SWEEP_DELAY_MS = 5_000;
-/** Exponential from 5 s: twelve attempts span about six hours, well within the 24 h promise. */
-const SWEEP_ATTEMPTS = 12;
 
 /** GET /v1/users/export without the caller's id: every store's rows about the user, each under the store's name. */
 export interface UserExport {
@@ -58,13 +53,8 @@ export class PrivacyService {
     if ((await countRemaining(stores, organizationId, userId)) === 0) throw notFound('user');
     const erasureId = await this.records.open(organizationId, this.userIds.userHash(organizationId, userId));
     try {
-      await this.redis.within('queue the erasure sweep', () =>
-        this.sweeps.add(
-          JOBS.privacy.sweepErasure,
-          { erasureId, organizationId, sealedUserId: this.encryptor.encrypt(userId, sealContext(erasureId)) },
-          { jobId: erasureId, delay: FIRST_SWEEP_DELAY_MS, attempts: SWEEP_ATTEMPTS, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true },
-        ),
-      );
+      const sweep = contractJob(JOBS.privacy.sweepErasure, { erasureId, organizationId, sealedUserId: this.encryptor.encrypt(userId, sealContext(erasureId)) }, erasureId);
+      await this.redis.within('queue the erasure sweep', () => this.sweeps.add(sweep.name, sweep.data, sweep.opts));
     } catch (error) {
       // No erasure record without the sweep that confirms it.
       await this.records.discard(erasureId);

@@ -1,7 +1,6 @@
 import type { MinimalJob } from 'bullmq';
-import { ConfigError, loadConfig } from '@foresight/platform';
+import { ConfigError, loadConfig, WEBHOOK_DELIVERY_BACKOFF } from '@foresight/platform';
 import { scheduledBackoff } from './delivery/webhook-delivery.processor';
-import { DELIVERY_BACKOFF } from './delivery/delivery-jobs';
 
 const external = { DATABASE_URL: 'postgres://u:p@db:5432/foresight', TOKEN_PEPPER: 'p'.repeat(32), ENCRYPTION_KEY: 'a'.repeat(64) };
 
@@ -45,7 +44,7 @@ describe('scheduledBackoff', () => {
   const job = { data: { deliveryId: 'dlv_x', webhookId: 'whk_x', retryDelaysMs: [5_000, 300_000] } } as unknown as MinimalJob;
 
   it("waits the job's scheduled delay after each failed attempt, and stops after the schedule", () => {
-    const backoff = (attemptsMade: number) => scheduledBackoff(attemptsMade, DELIVERY_BACKOFF, undefined, job);
+    const backoff = (attemptsMade: number) => scheduledBackoff(attemptsMade, WEBHOOK_DELIVERY_BACKOFF, undefined, job);
     expect([backoff(1), backoff(2), backoff(3)]).toEqual([5_000, 300_000, -1]);
     expect(scheduledBackoff(1, 'other', undefined, job)).toBe(-1);
   });

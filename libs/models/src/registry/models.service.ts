@@ -3,7 +3,19 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { In, IsNull, Not, Repository } from 'typeorm';
-import { invalidRequest, JOBS, minuteSchedule, newId, notFound, postgresErrorCode, QUEUES, RedisAvailability, type JobPayloads } from '@foresight/platform';
+import {
+  contractJob,
+  invalidRequest,
+  JOBS,
+  minuteSchedule,
+  newId,
+  notFound,
+  postgresErrorCode,
+  QUEUES,
+  RedisAvailability,
+  SCHEDULE_TIME_ZONE,
+  type JobPayloads,
+} from '@foresight/platform';
 import type { FeatureManifest } from '@foresight/features';
 import { Model } from './model.entity';
 import type { CreateModel } from './model.schema';
@@ -144,13 +156,10 @@ export class ModelsService {
       .execute();
     const startedAt = (await this.getModel(organizationId, modelId)).retrainStartedAt as Date;
     if (update.affected === 0) return { modelId, status: 'retraining', startedAt };
+    const train = contractJob(JOBS.training.train, { organizationId, modelId, startedAt: startedAt.toISOString() }, modelId);
     try {
       await this.redis.within('queue the training run', () =>
-        this.trainingQueue.add(
-          JOBS.training.train,
-          { organizationId, modelId, startedAt: startedAt.toISOString() },
-          { jobId: modelId, removeOnComplete: true, removeOnFail: true, attempts: 2 },
-        ),
+        this.trainingQueue.add(train.name, train.data, train.opts),
       );
     } catch (error) {
       // Never leave a model "retraining" with no job behind it. Should the job still reach Redis
@@ -201,7 +210,7 @@ export class ModelsService {
     }
     await this.trainingQueue.upsertJobScheduler(
       scheduleId(model.id),
-      { pattern, tz: 'UTC' },
+      { pattern, tz: SCHEDULE_TIME_ZONE },
       { name: JOBS.training.scheduledRetrain, data: { organizationId: model.organizationId, modelId: model.id } },
     );
   }

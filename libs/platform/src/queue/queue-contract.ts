@@ -1,11 +1,12 @@
-import type { DefaultJobOptions } from 'bullmq';
+import type { DefaultJobOptions, Job, JobsOptions, RepeatOptions } from 'bullmq';
 import type { DomainEvent } from '../domain-events/domain-events';
 // Installs BullMQ classes that report connection errors once; every queue registration imports this contract.
 import './logged-bullmq';
 
 /**
- * The queue contract: every queue name, job name and payload type, and the default job options.
- * Producers and processors import from here only, so the two sides cannot drift apart.
+ * The queue contract: every queue name, job name and payload type, each job's options and
+ * schedule, and the typed dispatch of processors. Producers and processors import from here only,
+ * so the two sides cannot drift apart.
  * One queue per lib with background work, so a processor never receives another domain's jobs.
  */
 export const QUEUES = {
@@ -73,6 +74,69 @@ export interface JobPayloads {
   /** The user id travels only sealed with the Encryptor (bound to the erasure id); the job is removed once it confirms. */
   [JOBS.privacy.sweepErasure]: { erasureId: string; organizationId: string; sealedUserId: string };
   [JOBS.privacy.retention]: Record<string, never>;
+}
+
+export type QueueKey = keyof typeof JOBS;
+export type JobNameOf<Q extends QueueKey> = (typeof JOBS)[Q][keyof (typeof JOBS)[Q]] & keyof JobPayloads;
+export type JobName = { [Q in QueueKey]: JobNameOf<Q> }[QueueKey];
+
+/** New events of a user are re-scored this long after the first of them, so a burst is scored once. */
+export const RESCORE_DEBOUNCE_MS = 3_000;
+/** The first erasure sweep waits for writes in flight at erasure time (group commits, the prediction log's buffer, replicas' caches). */
+const FIRST_SWEEP_DELAY_MS = 5_000;
+/** Exponential from 5 s: twelve sweeps span about six hours, well within the 24 h erasure promise. */
+const SWEEP_ATTEMPTS = 12;
+/** The backoff type of webhook deliveries: the worker's strategy reads the schedule from the job (webhook-delivery.processor.ts). */
+export const WEBHOOK_DELIVERY_BACKOFF = 'webhook-schedule';
+
+/** Every job's options beyond DEFAULT_JOB_OPTIONS, from its payload; the producer adds only the job id. */
+const JOB_OPTIONS: { [N in JobName]?: (data: JobPayloads[N]) => JobsOptions } = {
+  // Two tries: a run whose worker died is taken up again, a run that fails twice marks the model failed.
+  [JOBS.training.train]: () => ({ attempts: 2, removeOnComplete: true, removeOnFail: true }),
+  // Job ids are per user and must be free again once the re-scoring ran.
+  [JOBS.userActivity.rescore]: () => ({ delay: RESCORE_DEBOUNCE_MS, removeOnComplete: true, removeOnFail: true }),
+  // The sealed user id leaves Redis once the sweep confirms.
+  [JOBS.privacy.sweepErasure]: () => ({ delay: FIRST_SWEEP_DELAY_MS, attempts: SWEEP_ATTEMPTS, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true }),
+  [JOBS.webhooks.deliver]: ({ retryDelaysMs }) => ({ attempts: retryDelaysMs.length + 1, backoff: { type: WEBHOOK_DELIVERY_BACKOFF } }),
+};
+
+export interface ContractJob<N extends JobName> {
+  name: N;
+  data: JobPayloads[N];
+  opts: JobsOptions;
+}
+
+/** A job as the contract wants it queued (`queue.add(job.name, job.data, job.opts)` or in `addBulk`). */
+export function contractJob<N extends JobName>(name: N, data: JobPayloads[N], jobId?: string): ContractJob<N> {
+  const options = (JOB_OPTIONS[name] as ((data: JobPayloads[N]) => JobsOptions) | undefined)?.(data) ?? {};
+  return { name, data, opts: jobId === undefined ? options : { ...options, jobId } };
+}
+
+/** Schedules in UTC: a deployment's time zone never moves a job. */
+export const SCHEDULE_TIME_ZONE = 'UTC';
+
+/**
+ * The deployment-wide schedules (BullMQ job schedulers named after their job). Maintenance runs
+ * daily at quiet minutes apart from each other, and once at start, so a fresh deployment has its
+ * partitions before the first night and one that was down at night catches up. Monitoring follows
+ * MONITORING_SCHEDULE, a model's retraining its own cron.
+ */
+export const JOB_SCHEDULES = {
+  [JOBS.events.ensurePartitions]: { pattern: '17 3 * * *', immediately: true },
+  [JOBS.predictions.ensurePartitions]: { pattern: '23 3 * * *', immediately: true },
+  [JOBS.privacy.retention]: { pattern: '43 2 * * *', immediately: true },
+} satisfies { [N in JobName]?: RepeatOptions };
+
+/** One handler per job of a queue, each given the job typed by its name (and the worker's lock token). */
+export type JobHandlers<Q extends QueueKey, R = unknown> = { [N in JobNameOf<Q>]: (job: Job<JobPayloads[N], R, N>, token?: string) => Promise<R> };
+
+/** A processor's `process`: the job goes to the handler of its name; a name outside the queue's contract fails the job. */
+export function dispatchJob<Q extends QueueKey, R>(queue: Q, handlers: JobHandlers<Q, R>, job: Job, token?: string): Promise<R> {
+  // The one place a job's payload type is asserted: by its name, which the contract pairs with it.
+  const byName = handlers as unknown as Record<string, (job: Job, token?: string) => Promise<R>>;
+  const handler = Object.hasOwn(byName, job.name) ? byName[job.name] : undefined;
+  if (!handler) throw new Error(`unknown job ${job.name} on ${QUEUES[queue]}`);
+  return handler(job, token);
 }
 
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {

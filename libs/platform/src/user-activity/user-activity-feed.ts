@@ -7,12 +7,10 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { LOGGER } from '../logging/logger.provider';
 import type { Logger } from '../logging/logger';
-import { JOBS, QUEUES, type JobPayloads } from '../queue/queue-contract';
+import { contractJob, JOBS, QUEUES, type JobPayloads } from '../queue/queue-contract';
 import { RedisAvailability } from '../redis/redis-availability';
 import { REDIS, RedisKeys } from '../redis/redis.module';
 
-/** New events of a user are re-scored this long after the first of them, so a burst is scored once. */
-export const RESCORE_DEBOUNCE_MS = 3_000;
 /** How long a process trusts its copy of the set of organizations that want re-scoring. */
 const WANTED_CACHE_MS = 5_000;
 
@@ -62,11 +60,7 @@ export class UserActivityFeed {
     if (!this.availability.up) return;
     try {
       if (!(await this.isWanted(organizationId))) return;
-      const jobs = [...new Set(userIds)].map((userId) => ({
-        name: JOBS.userActivity.rescore,
-        data: { organizationId, userId },
-        opts: { jobId: this.rescoreJobId(organizationId, userId), delay: RESCORE_DEBOUNCE_MS, removeOnComplete: true, removeOnFail: true },
-      }));
+      const jobs = [...new Set(userIds)].map((userId) => contractJob(JOBS.userActivity.rescore, { organizationId, userId }, this.rescoreJobId(organizationId, userId)));
       // Bounded: ingestion answers after Postgres committed, whatever Redis does.
       if (jobs.length > 0) await this.availability.within('queue re-scoring of active users', () => this.queue.addBulk(jobs));
     } catch (error) {

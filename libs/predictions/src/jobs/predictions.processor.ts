@@ -1,19 +1,39 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { APP_CONFIG, inBackground, JOBS, LOGGER, MonthlyPartitions, PARTITION_MONTHS_AHEAD, QUEUES, type AppConfig, type JobPayloads, type Logger } from '@foresight/platform';
+import {
+  APP_CONFIG,
+  dispatchJob,
+  inBackground,
+  JOB_SCHEDULES,
+  JOBS,
+  LOGGER,
+  MonthlyPartitions,
+  PARTITION_MONTHS_AHEAD,
+  QUEUES,
+  SCHEDULE_TIME_ZONE,
+  type AppConfig,
+  type JobHandlers,
+  type Logger,
+} from '@foresight/platform';
 import { MonitoringRun } from '../monitoring/monitoring-run';
-
-type EnsurePartitions = JobPayloads[typeof JOBS.predictions.ensurePartitions];
-type Monitor = JobPayloads[typeof JOBS.predictions.monitor];
 
 /** Translates the predictions queue's jobs to service calls, and schedules them. */
 @Processor(QUEUES.predictions)
 export class PredictionsProcessor extends WorkerHost implements OnApplicationBootstrap {
+  private readonly handlers: JobHandlers<'predictions'> = {
+    [JOBS.predictions.ensurePartitions]: async (job) => {
+      const created = await this.partitions.ensure('predictions', job.data.monthsAhead);
+      if (created.length > 0) this.logger.info({ created }, 'prediction partitions created');
+      return { created };
+    },
+    [JOBS.predictions.monitor]: async () => ({ models: await this.monitoring.runAll() }),
+  };
+
   constructor(
     private readonly partitions: MonthlyPartitions,
     private readonly monitoring: MonitoringRun,
-    @InjectQueue(QUEUES.predictions) private readonly queue: Queue<EnsurePartitions | Monitor>,
+    @InjectQueue(QUEUES.predictions) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -25,28 +45,13 @@ export class PredictionsProcessor extends WorkerHost implements OnApplicationBoo
   }
 
   private async registerSchedulers(): Promise<void> {
-    // Daily, and once at start so a fresh deployment logs into monthly partitions from the first day.
-    await this.queue.upsertJobScheduler(JOBS.predictions.ensurePartitions, { pattern: '23 3 * * *', immediately: true }, {
-      name: JOBS.predictions.ensurePartitions,
-      data: { monthsAhead: PARTITION_MONTHS_AHEAD },
-    });
-    await this.queue.upsertJobScheduler(JOBS.predictions.monitor, { pattern: this.config.monitoringSchedule, tz: 'UTC' }, {
-      name: JOBS.predictions.monitor,
-      data: {},
-    });
+    const partitions = JOBS.predictions.ensurePartitions;
+    await this.queue.upsertJobScheduler(partitions, JOB_SCHEDULES[partitions], { name: partitions, data: { monthsAhead: PARTITION_MONTHS_AHEAD } });
+    const monitor = JOBS.predictions.monitor;
+    await this.queue.upsertJobScheduler(monitor, { pattern: this.config.monitoringSchedule, tz: SCHEDULE_TIME_ZONE }, { name: monitor, data: {} });
   }
 
-  async process(job: Job<EnsurePartitions | Monitor>): Promise<{ created: string[] } | { models: number }> {
-    switch (job.name) {
-      case JOBS.predictions.ensurePartitions: {
-        const created = await this.partitions.ensure('predictions', (job.data as EnsurePartitions).monthsAhead);
-        if (created.length > 0) this.logger.info({ created }, 'prediction partitions created');
-        return { created };
-      }
-      case JOBS.predictions.monitor:
-        return { models: await this.monitoring.runAll() };
-      default:
-        throw new Error(`unknown job ${job.name} on ${QUEUES.predictions}`);
-    }
+  process(job: Job): Promise<unknown> {
+    return dispatchJob('predictions', this.handlers, job);
   }
 }

@@ -1,7 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
 import { storedUserIdFromStorage } from '@foresight/events';
-import { DomainEvents, JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
+import { dispatchJob, DomainEvents, JOBS, QUEUES, type JobHandlers, type JobPayloads } from '@foresight/platform';
 import { PredictionService } from '../serving/prediction.service';
 
 type Rescore = JobPayloads[typeof JOBS.userActivity.rescore];
@@ -9,6 +9,10 @@ type Rescore = JobPayloads[typeof JOBS.userActivity.rescore];
 /** Users with new events (debounced per user by the job id) are re-scored; a changed label is announced as prediction.updated. */
 @Processor(QUEUES.userActivity, { concurrency: 4 })
 export class UserActivityProcessor extends WorkerHost {
+  private readonly handlers: JobHandlers<'userActivity', { changed: number }> = {
+    [JOBS.userActivity.rescore]: (job) => this.rescore(job),
+  };
+
   constructor(
     private readonly predictions: PredictionService,
     private readonly domainEvents: DomainEvents,
@@ -16,8 +20,11 @@ export class UserActivityProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job<Rescore>): Promise<{ changed: number }> {
-    if (job.name !== JOBS.userActivity.rescore) throw new Error(`unknown job ${job.name} on ${QUEUES.userActivity}`);
+  process(job: Job): Promise<{ changed: number }> {
+    return dispatchJob('userActivity', this.handlers, job);
+  }
+
+  private async rescore(job: Job<Rescore>): Promise<{ changed: number }> {
     const { organizationId, userId } = job.data;
     const changes = await this.predictions.rescore(organizationId, storedUserIdFromStorage(userId));
     for (const change of changes) {

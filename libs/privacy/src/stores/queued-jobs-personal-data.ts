@@ -66,7 +66,7 @@ export class QueuedJobsPersonalData implements PersonalDataStore {
   }
 
   async export(organizationId: string, userId: string): Promise<unknown[]> {
-    return (await this.jobsAbout(organizationId, userId)).map((job) => ({ queue: job.queueName, name: job.name, data: job.data as unknown }));
+    return (await this.jobsAbout(organizationId, userId)).map((job) => ({ queue: job.queueName, name: job.name, data: job.data }));
   }
 
   async erase(organizationId: string, userId: string): Promise<number> {

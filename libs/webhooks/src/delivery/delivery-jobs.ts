@@ -1,12 +1,9 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { APP_CONFIG, JOBS, QUEUES, type AppConfig, type JobPayloads } from '@foresight/platform';
+import { APP_CONFIG, contractJob, JOBS, QUEUES, type AppConfig, type JobPayloads } from '@foresight/platform';
 
 type DeliverPayload = JobPayloads[typeof JOBS.webhooks.deliver];
-
-/** The backoff type of delivery jobs; the worker's backoff strategy serves it (webhook-delivery.processor.ts). */
-export const DELIVERY_BACKOFF = 'webhook-schedule';
 
 export interface QueuedDelivery {
   deliveryId: string;
@@ -25,20 +22,13 @@ export class DeliveryJobs {
   async scheduled(deliveries: readonly QueuedDelivery[]): Promise<void> {
     const retryDelaysMs = [...this.config.webhooks.retryScheduleMs];
     await this.queue.addBulk(
-      deliveries.map(({ deliveryId, webhookId }) => ({
-        name: JOBS.webhooks.deliver,
-        data: { deliveryId, webhookId, retryDelaysMs },
-        opts: { jobId: deliveryId, attempts: retryDelaysMs.length + 1, backoff: { type: DELIVERY_BACKOFF } },
-      })),
+      deliveries.map(({ deliveryId, webhookId }) => contractJob(JOBS.webhooks.deliver, { deliveryId, webhookId, retryDelaysMs }, deliveryId)),
     );
   }
 
-  /** A retry an admin asked for: one attempt now; `attemptsSoFar` keeps its job id apart from earlier jobs. */
+  /** A retry an admin asked for: one attempt now (no retry schedule); `attemptsSoFar` keeps its job id apart from earlier jobs. */
   async manual(delivery: QueuedDelivery, attemptsSoFar: number): Promise<void> {
-    await this.queue.add(
-      JOBS.webhooks.deliver,
-      { ...delivery, retryDelaysMs: [] },
-      { jobId: `${delivery.deliveryId}-manual-${attemptsSoFar}`, attempts: 1 },
-    );
+    const retry = contractJob(JOBS.webhooks.deliver, { ...delivery, retryDelaysMs: [] }, `${delivery.deliveryId}-manual-${attemptsSoFar}`);
+    await this.queue.add(retry.name, retry.data, retry.opts);
   }
 }

@@ -1,19 +1,20 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
-import { JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
+import { dispatchJob, JOBS, QUEUES, type JobHandlers } from '@foresight/platform';
 import { FanOutService } from './fan-out.service';
-
-type Announcement = JobPayloads[typeof JOBS.domainEvents.announce];
 
 /** Translates announced domain events to fan-out calls. */
 @Processor(QUEUES.domainEvents)
 export class DomainEventsProcessor extends WorkerHost {
+  private readonly handlers: JobHandlers<'domainEvents', { deliveries: number }> = {
+    [JOBS.domainEvents.announce]: async (job) => ({ deliveries: await this.fanOut.announce(job.data) }),
+  };
+
   constructor(private readonly fanOut: FanOutService) {
     super();
   }
 
-  async process(job: Job<Announcement>): Promise<{ deliveries: number }> {
-    if (job.name !== JOBS.domainEvents.announce) throw new Error(`unknown job ${job.name} on ${QUEUES.domainEvents}`);
-    return { deliveries: await this.fanOut.announce(job.data) };
+  process(job: Job): Promise<{ deliveries: number }> {
+    return dispatchJob('domainEvents', this.handlers, job);
   }
 }

@@ -1,7 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { DelayedError, type BackoffStrategy, type Job } from 'bullmq';
-import { JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
-import { DELIVERY_BACKOFF } from './delivery-jobs';
+import { DelayedError, type BackoffStrategy, type Job, type MinimalJob } from 'bullmq';
+import { dispatchJob, JOBS, QUEUES, WEBHOOK_DELIVERY_BACKOFF, type JobHandlers, type JobPayloads } from '@foresight/platform';
 import { DeliveryService } from './delivery.service';
 import { EndpointSlots } from './endpoint-slots';
 
@@ -16,14 +15,18 @@ const BUSY_ENDPOINT_DELAY_MS = 1_000;
  * Worker options are fixed when the decorator runs, before config exists, so the schedule travels in
  * each job (DeliveryJobs puts the configured one there). After the n-th failed attempt, wait retryDelaysMs[n-1].
  */
-export const scheduledBackoff: BackoffStrategy = (attemptsMade, type, _error, job) => {
-  const delay = type === DELIVERY_BACKOFF ? (job?.data as DeliverPayload | undefined)?.retryDelaysMs[attemptsMade - 1] : undefined;
+export const scheduledBackoff: BackoffStrategy = (attemptsMade, type, _error, job?: MinimalJob<DeliverPayload>) => {
+  const delay = type === WEBHOOK_DELIVERY_BACKOFF ? job?.data.retryDelaysMs[attemptsMade - 1] : undefined;
   return delay ?? -1; // -1: no further attempt
 };
 
 /** Translates delivery jobs to DeliveryService calls, within the endpoint's in-flight cap. */
 @Processor(QUEUES.webhooks, { concurrency: DELIVERY_CONCURRENCY, settings: { backoffStrategy: scheduledBackoff } })
 export class WebhookDeliveryProcessor extends WorkerHost {
+  private readonly handlers: JobHandlers<'webhooks', void> = {
+    [JOBS.webhooks.deliver]: (job, token) => this.deliver(job, token),
+  };
+
   constructor(
     private readonly deliveries: DeliveryService,
     private readonly slots: EndpointSlots,
@@ -31,8 +34,11 @@ export class WebhookDeliveryProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job<DeliverPayload>, token?: string): Promise<void> {
-    if (job.name !== JOBS.webhooks.deliver) throw new Error(`unknown job ${job.name} on ${QUEUES.webhooks}`);
+  process(job: Job, token?: string): Promise<void> {
+    return dispatchJob('webhooks', this.handlers, job, token);
+  }
+
+  private async deliver(job: Job<DeliverPayload>, token?: string): Promise<void> {
     const { deliveryId, webhookId, retryDelaysMs } = job.data;
     const holder = job.id ?? deliveryId;
     if (!(await this.slots.acquire(webhookId, holder))) {
