@@ -1,12 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AuthModule } from '@foresight/auth';
-import { EventsModule } from '@foresight/events';
-import { ModelsModule } from '@foresight/models';
-import { PredictionsModule } from '@foresight/predictions';
-import { PrivacyModule } from '@foresight/privacy';
+import { EventsModule, EventsProcessorsModule } from '@foresight/events';
+import { ModelsModule, ModelsProcessorsModule } from '@foresight/models';
+import { PredictionsModule, PredictionsProcessorsModule } from '@foresight/predictions';
+import { PrivacyModule, PrivacyProcessorsModule } from '@foresight/privacy';
 import { MetricsServer, PlatformModule, QueueModule, type Runtime } from '@foresight/platform';
-import { WebhooksModule } from '@foresight/webhooks';
+import { WebhooksModule, WebhooksProcessorsModule } from '@foresight/webhooks';
 import { EventsController } from './events/events.controller';
 import { SdkSettingsController } from './events/sdk-settings.controller';
 import { HealthController, ProbesController } from './health/health.controller';
@@ -20,7 +20,6 @@ import { SdkModule } from './sdk/sdk.module';
 import { TokensController } from './tokens/tokens.controller';
 import { UsersController } from './users/users.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
-import { ProcessorsModule } from '../../worker/src/processors.module';
 
 @Module({})
 export class ApiModule {
@@ -37,8 +36,10 @@ export class ApiModule {
         QueueModule,
         SdkModule,
         WebhooksModule,
-        // Embedded and small deployments run the worker's processors inside the API process.
-        ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
+        // Embedded and small deployments run the libs' processors inside the API process, as the worker composes them.
+        ...(runtime.config.workerMode === 'inline'
+          ? [EventsProcessorsModule, ModelsProcessorsModule, PredictionsProcessorsModule, PrivacyProcessorsModule, WebhooksProcessorsModule]
+          : []),
       ],
       controllers: [EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, SdkSettingsController, TokensController, UsersController, WebhooksController],
       providers: [

@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@foresight/auth';
-import { QUEUES, RawQueries, UserActivityModule } from '@foresight/platform';
+import { QUEUES, UserActivityModule } from '@foresight/platform';
 import { EventPayloadCipher } from './encryption/event-payload-cipher';
 import { KeyRotation } from './encryption/key-rotation';
 import { EventWriter } from './ingest/event-writer';
@@ -29,8 +29,7 @@ import { UserIdsService } from './users/user-ids.service';
     IdentitiesPersonalData,
     UserIdsService,
     UserEventsService,
-    RawQueries,
   ],
-  exports: [IngestService, SegmentMetrics, SessionsService, KeyRotation, SuppressionList, UserIdsService, UserEventsService],
+  exports: [IngestService, SegmentMetrics, SessionsService, KeyRotation, SuppressionList, UserIdsService, UserEventsService, EventPayloadCipher],
 })
 export class EventsModule {}

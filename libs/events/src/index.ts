@@ -4,7 +4,7 @@ export { MAX_NESTING_DEPTH } from './event-limits';
 export { IngestService, validateEachEvent, validateEvents, type IngestResult } from './ingest/ingest.service';
 export { SegmentMetrics } from './segment/segment-metrics';
 export { segmentLibrary, segmentToEvents, type SegmentCall } from './segment/segment.mapper';
-export { EventsProcessorsModule } from './partitions/events-processors.module';
+export { EventsProcessorsModule } from './events-processors.module';
 export { SessionsService, type Session } from './sessions/sessions.service';
 export { sessionCutter, SESSION_GAP_MS } from './sessions/session-cutting';
 export { storedUserIdFromStorage, type CallerUser, type StoredUserId } from './users/stored-user-id';

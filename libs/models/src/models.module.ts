@@ -9,6 +9,7 @@ import { ModelsService } from './registry/models.service';
 @Module({
   imports: [TypeOrmModule.forFeature([Model, ModelVersion]), BullModule.registerQueue({ name: QUEUES.training })],
   providers: [ModelsService],
-  exports: [ModelsService],
+  // The repositories too: the training run records its outcome on the model.
+  exports: [ModelsService, TypeOrmModule],
 })
 export class ModelsModule {}

@@ -3,13 +3,14 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConfigModule } from './config/config.module';
 import { Encryptor } from './crypto/encryption';
 import { MonthlyPartitions } from './database/monthly-partitions';
+import { RawQueries } from './database/raw-queries';
 import { HealthService } from './health/health.service';
 import { LOGGER } from './logging/logger.provider';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import type { Runtime } from './runtime';
 
-/** Infrastructure every process needs: config, logger, Postgres (and its monthly partitions), Redis, metrics, encryption at rest. */
+/** Infrastructure every process needs: config, logger, Postgres (its monthly partitions, raw queries), Redis, metrics, encryption at rest. */
 @Global()
 @Module({})
 export class PlatformModule {
@@ -30,8 +31,9 @@ export class PlatformModule {
         },
         HealthService,
         MonthlyPartitions,
+        RawQueries,
       ],
-      exports: [LOGGER, Encryptor, HealthService, MonthlyPartitions, MetricsModule],
+      exports: [LOGGER, Encryptor, HealthService, MonthlyPartitions, RawQueries, MetricsModule],
     };
   }
 }

@@ -1,5 +1,5 @@
 export { PredictionsModule } from './predictions.module';
-export { PredictionsProcessorsModule } from './jobs/predictions-processors.module';
+export { PredictionsProcessorsModule } from './predictions-processors.module';
 export { PredictionService } from './serving/prediction.service';
 export type { Prediction, PredictionSubject, UserPredictions } from './serving/prediction';
 export { PredictionExport, type ExportFilter, type SerializedBatch } from './export/prediction-export';

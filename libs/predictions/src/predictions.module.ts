@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '@foresight/events';
 import { ModelsModule } from '@foresight/models';
-import { RawQueries } from '@foresight/platform';
 import { PredictionExport } from './export/prediction-export';
 import { PredictionLog } from './log/prediction-log';
 import { ModelMonitoring } from './monitoring/model-monitoring.service';
@@ -15,7 +14,7 @@ import { ServingModels } from './serving/serving-models';
 /** Serving (ONNX Runtime sessions per serving version), the prediction log, its export and monitoring figures: the API side. */
 @Module({
   imports: [EventsModule, ModelsModule],
-  providers: [RawQueries, PredictionService, ServingModels, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData, PredictionMetrics, MonitoringQueries, ModelMonitoring],
+  providers: [PredictionService, ServingModels, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData, PredictionMetrics, MonitoringQueries, ModelMonitoring],
   exports: [PredictionService, PredictionExport, ModelMonitoring, MonitoringQueries],
 })
 export class PredictionsModule {}

@@ -1,5 +1,5 @@
 export { WebhooksModule } from './webhooks.module';
-export { WebhooksProcessorsModule } from './delivery/webhooks-processors.module';
+export { WebhooksProcessorsModule } from './webhooks-processors.module';
 export { WebhooksService, type CreatedWebhook } from './webhooks.service';
 export { Webhook } from './webhook.entity';
 export { WebhookDelivery, type DeliveryStatus } from './webhook-delivery.entity';

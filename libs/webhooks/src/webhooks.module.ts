@@ -10,16 +10,16 @@ import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhooksService } from './webhooks.service';
 
 /** The address policy of this deployment (WEBHOOK_ALLOWED_NETWORKS), for the API's checks and the worker's deliveries. */
-export const addressPolicyProvider: Provider = {
+const addressPolicyProvider: Provider = {
   provide: AddressPolicy,
   inject: [APP_CONFIG],
   useFactory: (config: AppConfig) => new AddressPolicy(config.webhooks.allowedNetworks),
 };
 
-/** Subscriptions and the delivery log, for the API. */
+/** Subscriptions, the delivery log and its personal data, for the API and the worker's deliveries. */
 @Module({
   imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery]), BullModule.registerQueue({ name: QUEUES.webhooks }), UserActivityModule],
   providers: [WebhooksService, DeliveryJobs, addressPolicyProvider, WebhookDeliveriesPersonalData],
-  exports: [WebhooksService],
+  exports: [WebhooksService, DeliveryJobs, AddressPolicy, TypeOrmModule],
 })
 export class WebhooksModule {}

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
+import { contractJob, JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
 import { EventPayloadCipher } from './event-payload-cipher';
 
 type Reencrypt = JobPayloads[typeof JOBS.events.reencrypt];
@@ -15,7 +15,8 @@ export class KeyRotation {
   ) {}
 
   async start(): Promise<{ jobId: string; currentKeyId: string }> {
-    const job = await this.queue.add(JOBS.events.reencrypt, { requestedAt: new Date().toISOString() });
+    const reencrypt = contractJob(JOBS.events.reencrypt, { requestedAt: new Date().toISOString() });
+    const job = await this.queue.add(reencrypt.name, reencrypt.data, reencrypt.opts);
     return { jobId: String(job.id), currentKeyId: this.cipher.keyId };
   }
 }

@@ -4,8 +4,8 @@ import { PERSONAL_DATA_STORE, type PersonalDataStore } from '@foresight/platform
 
 /**
  * Every personal-data store of the running process, found by their @PersonalDataStoreProvider()
- * mark: privacy drives them without knowing any other module's tables (ARCHITECTURE.md). A store
- * class provided by two modules of one process (API with the worker inline) counts once.
+ * mark: privacy drives them without knowing any other module's tables. Each store is declared by
+ * one module only, so each is found once, whatever the process composes.
  */
 @Injectable()
 export class PersonalDataStores {
@@ -27,8 +27,7 @@ export class PersonalDataStores {
       const { metatype, instance } = wrapper;
       if (!instance || typeof metatype !== 'function' || !this.reflector.get<boolean>(PERSONAL_DATA_STORE, metatype)) continue;
       const store = instance as PersonalDataStore;
-      const known = byName.get(store.name);
-      if (known && known.constructor !== store.constructor) throw new Error(`two personal-data stores are named "${store.name}"`);
+      if (byName.has(store.name)) throw new Error(`two personal-data stores are named "${store.name}": a store is declared by one module only`);
       byName.set(store.name, store);
     }
     return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));

@@ -2,10 +2,10 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { ModelsModule } from '@foresight/models';
 import { DomainEventsModule, QUEUES } from '@foresight/platform';
-import { MonitoringRun } from '../monitoring/monitoring-run';
-import { PredictionsModule } from '../predictions.module';
-import { PredictionsProcessor } from './predictions.processor';
-import { UserActivityProcessor } from './user-activity.processor';
+import { PredictionsProcessor } from './jobs/predictions.processor';
+import { UserActivityProcessor } from './jobs/user-activity.processor';
+import { MonitoringRun } from './monitoring/monitoring-run';
+import { PredictionsModule } from './predictions.module';
 
 /** The predictions lib's background work (partitions, monitoring, re-scoring active users), composed into the worker (or the API with WORKER_MODE=inline). */
 @Module({
