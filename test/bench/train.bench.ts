@@ -5,7 +5,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ACTIVE_DAYS, isValidationUser, planTraining, rocAuc } from '@foresight/models';
-import { oracleProbability, type DemoUserTruth } from '../../apps/cli/src/demo/demo-oracle';
+import { oracleProbability, type DemoUserTruth } from '@foresight/demo';
 import { request } from '../support/http';
 import { cliJson, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';

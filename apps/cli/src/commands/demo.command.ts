@@ -1,12 +1,8 @@
 import type { Command } from 'commander';
 import { OrganizationsService } from '@foresight/auth';
+import { DEMO_DEFAULTS, DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS, DemoTruthFile, generateDemoUsers, oracleProbability, seedDemo, type DemoOptions } from '@foresight/demo';
 import { IngestService, validateEvents } from '@foresight/events';
 import type { CliContext } from '../cli-context';
-import { DEMO_DEFAULTS, generateDemoUsers, type DemoOptions } from '../demo/demo-generator';
-import { oracleProbability } from '../demo/demo-oracle';
-import { DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS } from '../demo/demo-population';
-import { seedDemo } from '../demo/demo-seeder';
-import { DemoTruthFile } from '../demo/demo-truth-file';
 import { parseWholeNumber, printResult } from '../output';
 
 interface SeedOptions {
