@@ -1,9 +1,9 @@
 import { validateEvents, type EventInput } from '@foresight/events';
+import { DAY_MS } from '@foresight/platform';
 import { generateDemoUser, generateDemoUsers, type DemoOptions, type DemoUser } from './demo-generator';
 import { oracleProbability } from './demo-oracle';
 import { DEMO_TARGETS, type DemoTarget } from './demo-population';
 
-const DAY_MS = 24 * 3600 * 1000;
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const options = (overrides: Partial<DemoOptions> = {}): DemoOptions => ({ users: 300, days: 30, seed: 42, shift: 0, userPrefix: 'u-', now: NOW, ...overrides });
 const usersOf = (overrides: Partial<DemoOptions> = {}): DemoUser[] => [...generateDemoUsers(options(overrides))];

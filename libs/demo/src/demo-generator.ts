@@ -1,7 +1,7 @@
 import type { EventInput } from '@foresight/events';
 import type { DemoUserTruth } from './demo-oracle';
 import { drawProfile, type DemoProfile } from './demo-population';
-import { createRandom, type Random } from '@foresight/platform';
+import { createRandom, DAY_MS, type Random } from '@foresight/platform';
 import { clamp, exponential, gaussian, hashSeed, logNormal, pick, poisson } from './demo-random';
 
 export interface DemoOptions {
@@ -24,7 +24,6 @@ export interface DemoUser {
   events: EventInput[];
 }
 
-const DAY_MS = 24 * 3600 * 1000;
 /** Sessions start at least this long before `now`, so their events (at most 15 gaps of 5 minutes) never land in the future. */
 const SESSION_START_MARGIN_MS = 2 * 3600 * 1000;
 const MAX_GAP_MS = 5 * 60 * 1000;

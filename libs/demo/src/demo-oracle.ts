@@ -1,6 +1,6 @@
+import { DAY_MS } from '@foresight/platform';
 import type { DemoLatent, DemoPlatform, DemoTarget } from './demo-population';
 
-const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * Everything the generator knows about one user that matters after a cutoff. Plain JSON: it is

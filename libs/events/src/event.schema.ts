@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { DAY_MS } from '@foresight/platform';
 
 export const MAX_EVENTS_PER_BATCH = 1000;
 export const MAX_EVENT_BYTES = 32 * 1024;
 export const MAX_EVENT_NAME_LENGTH = 255;
-const MAX_FUTURE_MS = 24 * 3600 * 1000;
+const MAX_FUTURE_MS = DAY_MS;
 
 /** C0 and C1 control characters (NUL included) and UTF-16 halves without their pair (not Unicode text). */
 const NOT_PRINTABLE = /[\p{Cc}\p{Cs}]/u;

@@ -1,4 +1,5 @@
-import { buildManifest, computeFeatures, DAY_MS, FEATURE_WINDOW_DAYS, featuresAt, type FeatureManifest } from './feature-definitions';
+import { DAY_MS } from '@foresight/platform';
+import { buildManifest, computeFeatures, FEATURE_WINDOW_DAYS, featuresAt, type FeatureManifest } from './feature-definitions';
 import type { FeatureEvent } from './feature-event';
 
 const cutoff = Date.UTC(2026, 10, 21);

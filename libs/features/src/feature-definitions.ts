@@ -1,7 +1,7 @@
 import { sessionCutter } from '@foresight/events';
+import { DAY_MS } from '@foresight/platform';
 import type { FeatureEvent } from './feature-event';
 
-export const DAY_MS = 86_400_000;
 /** The longest look-back of any feature: events older than this before the cutoff change nothing. */
 export const FEATURE_WINDOW_DAYS = 30;
 const COUNT_WINDOWS_DAYS = [1, 7, 30] as const;

@@ -3,7 +3,6 @@ export {
   computeFeatures,
   featuresAt,
   firstIndexAtOrAfter,
-  DAY_MS,
   FEATURE_WINDOW_DAYS,
   type Activity,
   type FeatureManifest,

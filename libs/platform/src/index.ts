@@ -9,6 +9,7 @@ export { AppError, notFound, invalidRequest, type ErrorCode, type ErrorDetail } 
 export { isInfrastructureUnavailable } from './errors/unavailable';
 export { HealthService, type Readiness } from './health/health.service';
 export { newId } from './ids/ids';
+export { DAY_MS } from './time/durations';
 export type { Logger } from './logging/logger';
 export { LOGGER } from './logging/logger.provider';
 export { PinoNestLogger } from './logging/nest-logger';

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
+import { DAY_MS } from '@foresight/platform';
 import { ModelMonitoring, type MonitoringFigures, type MonitoringPoint } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema, queryInstant, ZodPipe } from '../http/zod';
@@ -67,7 +68,7 @@ export class MonitoringController {
     @Param('modelId') modelId: string,
     @Query(new ZodPipe(historyQuery)) query: z.infer<typeof historyQuery>,
   ): Promise<{ modelId: string; points: MonitoringPoint[] }> {
-    const since = query.since ?? new Date(Date.now() - HISTORY_DEFAULT_DAYS * 86_400_000);
+    const since = query.since ?? new Date(Date.now() - HISTORY_DEFAULT_DAYS * DAY_MS);
     return { modelId, points: await this.monitoring.history(principal.organizationId, modelId, since) };
   }
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { OrganizationsService } from '@foresight/auth';
 import { DEMO_DEFAULTS, DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS, DemoTruthFile, generateDemoUsers, oracleProbability, seedDemo, type DemoOptions } from '@foresight/demo';
 import { IngestService, validateEvents } from '@foresight/events';
+import { DAY_MS } from '@foresight/platform';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
 
@@ -16,7 +17,6 @@ interface SeedOptions {
   horizonDays: number;
 }
 
-const DAY_MS = 24 * 3600 * 1000;
 /** Matches the models' default horizon (CONTRACT.md "Models"). */
 const DEFAULT_HORIZON_DAYS = 7;
 /** Users simulated by `demo targets` to estimate the base rates it prints. */

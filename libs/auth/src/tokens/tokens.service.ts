@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { APP_CONFIG, AppError, newId, notFound, type AppConfig } from '@foresight/platform';
+import { APP_CONFIG, AppError, DAY_MS, newId, notFound, type AppConfig } from '@foresight/platform';
 import { ApiToken } from './api-token.entity';
 import type { Principal } from './principal';
 import { type Scope, type TokenEnvironment } from './scopes';
@@ -73,7 +73,7 @@ export class TokensService {
       scopes: [...new Set(input.scopes)],
       secretHash: this.hash(secret),
       hint: secret.slice(-4),
-      expiresAt: input.expiresInDays === undefined ? null : new Date(Date.now() + input.expiresInDays * 86_400_000),
+      expiresAt: input.expiresInDays === undefined ? null : new Date(Date.now() + input.expiresInDays * DAY_MS),
       revokedAt: null,
     });
     await this.tokens.insert(token);

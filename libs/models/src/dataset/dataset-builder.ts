@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { UserEventsService, type StoredUserId } from '@foresight/events';
 import {
   buildManifest,
-  DAY_MS,
   FEATURE_WINDOW_DAYS,
   featuresAt,
   firstIndexAtOrAfter,
   type FeatureEvent,
   type FeatureManifest,
 } from '@foresight/features';
+import { DAY_MS } from '@foresight/platform';
 import type { TrainingSplit } from '../training';
 import { RowBuffer } from './row-buffer';
 import { ACTIVE_DAYS, isValidationUser, planTraining, type TrainingPlan } from './training-plan';

@@ -1,4 +1,4 @@
-import { DAY_MS } from '@foresight/features';
+import { DAY_MS } from '@foresight/platform';
 
 /** Defaults of CONTRACT.md / issue "Models": a 90-day window of weekly cutoffs, the latest held out. */
 export const TRAINING_WINDOW_DAYS = 90;

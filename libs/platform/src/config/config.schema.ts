@@ -1,11 +1,12 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { DAY_MS } from '../time/durations';
 import { cronExpression } from './cron-expression';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const optionalText = z.string().trim().min(1).optional();
 
-const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS } as const;
 type DurationUnit = keyof typeof DURATION_UNITS_MS;
 
 /** `500ms`, `5s`, `5m`, `2h`, `5d` → milliseconds. */

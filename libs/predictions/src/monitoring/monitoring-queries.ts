@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { UserEventsService } from '@foresight/events';
-import { DAY_MS } from '@foresight/features';
+import { DAY_MS } from '@foresight/platform';
 import type { BucketCount, DriftStatus } from './drift';
 
 /** Live accuracy needs this many matured predictions in the last 30 days (CONTRACT.md "Monitoring"). */

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { OrganizationsService } from '@foresight/auth';
-import { MonthlyPartitions } from '@foresight/platform';
+import { DAY_MS, MonthlyPartitions } from '@foresight/platform';
 import { PersonalDataStores } from '../stores/personal-data-stores';
 
-const DAY_MS = 86_400_000;
 
 export interface RetentionOutcome {
   /** Rows removed per store, all organizations together. */
