@@ -24,7 +24,6 @@ export {
   ONNX_LABEL_OUTPUT,
   ONNX_PROBABILITIES_OUTPUT,
   exportOnnx,
-  readOnnxMetadata,
 } from './onnx-export';
 export { predictProbabilities, trainModel } from './train-model';
 export type { TrainedModel, TrainModelInput } from './train-model';

@@ -1,4 +1,5 @@
 import { runInThisContext } from 'vm';
+import { Reader } from 'protobufjs';
 import { GbdtParameters } from './gbdt.trainer';
 import { LogisticParameters } from './logistic.trainer';
 import { ModelParameters } from './model-parameters';
@@ -9,7 +10,6 @@ import {
   ONNX_INPUT,
   ONNX_LABEL_OUTPUT,
   ONNX_PROBABILITIES_OUTPUT,
-  readOnnxMetadata,
 } from './onnx-export';
 import { createRandom } from '@foresight/platform';
 import { makeSyntheticData } from './synthetic-data.fixture';
@@ -122,3 +122,27 @@ describe('exportOnnx', () => {
     expectParity(await runOnnx(exportOnnx(parameters, model.featureNames), features, 2), expected);
   });
 });
+
+/** ModelProto.metadata_props (field 14, StringStringEntryProto key = 1, value = 2), read from the wire format independently of the exporter. */
+function readOnnxMetadata(bytes: Uint8Array): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  const model = Reader.create(bytes);
+  while (model.pos < model.len) {
+    const tag = model.uint32();
+    if (tag >>> 3 !== 14) {
+      model.skipType(tag & 7);
+      continue;
+    }
+    const entry = Reader.create(model.bytes());
+    let key = '';
+    let value = '';
+    while (entry.pos < entry.len) {
+      const field = entry.uint32();
+      if (field >>> 3 === 1) key = entry.string();
+      else if (field >>> 3 === 2) value = entry.string();
+      else entry.skipType(field & 7);
+    }
+    metadata[key] = value;
+  }
+  return metadata;
+}

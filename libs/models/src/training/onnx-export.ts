@@ -205,15 +205,6 @@ export function exportOnnx(
   return type.encode(message).finish();
 }
 
-/** metadata_props of an ONNX model, e.g. to check the feature order before serving it. */
-export function readOnnxMetadata(bytes: Uint8Array): Record<string, string> {
-  const type = onnxModelType();
-  const decoded = type.toObject(type.decode(bytes), { arrays: true }) as {
-    metadata_props: { key?: string; value?: string }[];
-  };
-  return Object.fromEntries(decoded.metadata_props.map(({ key, value }) => [key ?? '', value ?? '']));
-}
-
 /**
  * One TreeEnsembleClassifier with all leaf weights on class 0 and post_transform
  * LOGISTIC; for a binary ensemble ONNX Runtime then outputs [1 - p, p] with
