@@ -54,7 +54,7 @@ describe('event ingestion', () => {
     expect(Number(n)).toBe(5 * shared.length);
   });
 
-  it('stores event names of any printable Unicode and reads a timestamp without a zone as UTC (CONTRACT.md)', async () => {
+  it('stores event names of any printable Unicode and reads a timestamp without a zone as UTC', async () => {
     const named = ['Add to cart!', 'Caméra ouverte', '購入完了', 'x'.repeat(255)].map((name, i) => ({
       event: name,
       userId: 'unicode-names',

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { request, type JsonResponse } from '../support/http';
 import { withApiSuite } from '../support/suite';
 
-/** CONTRACT.md's error body: exactly `error` and `message` (and `details` when given). */
+/** The error body: exactly `error` and `message` (and `details` when given). */
 const contractError = (error: string) => expect.objectContaining({ error, message: expect.any(String) });
 
 const expectRefused = (response: JsonResponse, status: number, error: string) => {
@@ -150,7 +150,7 @@ describe('hostile input at the HTTP edge', () => {
       ]) {
         expectRefused(await call('POST', path, body), 400, 'invalid_request');
       }
-      // A Segment batch is not all-or-nothing (CONTRACT.md): the deep message is skipped and counted.
+      // A Segment batch is not all-or-nothing: the deep message is skipped and counted.
       expect(await call('POST', '/v1/batch', `{"batch":[${deep}]}`)).toMatchObject({ status: 200, body: { accepted: 0, rejected: 1 } });
       const nested = `{"event":"click","userId":"u-nested","properties":${'{"a":'.repeat(10)}1${'}'.repeat(10)}}`;
       expect(await call('POST', '/v1/events', nested)).toMatchObject({ status: 200, body: { accepted: 1 } });

@@ -16,7 +16,7 @@ import type { ValueContext } from '../support/hostile/values';
 /**
  * Issue 15: every operation of the service's own OpenAPI document, driven with hostile strings,
  * numbers, dates, nesting, keys and encodings (fast-check). Every answer must be below 500 and in
- * CONTRACT.md's shape; an answer >= 300 must have stored nothing, a 2xx only what its route writes;
+ * the error shape; an answer >= 300 must have stored nothing, a 2xx only what its route writes;
  * organization B, never addressed with its own token, must end as it began.
  *
  * `npm test` runs FUZZ_RUNS cases per operation with the fixed FUZZ_SEED; `npm run fuzz` runs 20 times
@@ -107,7 +107,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
       knownUsers: [...usersA, ...usersB, 'a-session-0', 'b-session-0', 'a-anon-0'],
       dictionary: [
         ...propertyNames(document),
-        // Segment's message spec (the document links it) and the behavioral signals of SPEC.md.
+        // Segment's message spec (the document links it) and the behavioral signals the API lifts into columns.
         ...['type', 'event', 'userId', 'anonymousId', 'previousId', 'groupId', 'properties', 'context', 'traits', 'integrations', 'timestamp'],
         ...['originalTimestamp', 'sentAt', 'receivedAt', 'messageId', 'name', 'category', 'batch', 'writeKey', 'sessionId', 'screen', 'url', 'depth', 'dwellMs', 'hesitationMs'],
       ],
@@ -178,7 +178,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
         const allowed = allowedWrites(operation.key, operation.method);
         const illegal = allowed === 'any' ? [] : changedTables.filter((t) => !allowed.includes(t));
         if (illegal.length > 0) violations.push(`${status} changed tables the route does not write :: ${JSON.stringify(changed)}`);
-        // CONTRACT.md: JSON everywhere, UTF-8. Bytes that are not are stored as U+FFFD: a different value from the one sent.
+        // JSON everywhere, UTF-8. Bytes that are not are stored as U+FFFD: a different value from the one sent.
         if (built.notUtf8 && operation.body) violations.push(`stored a body that is not UTF-8 (${status}) :: changed ${changedTables.join(',')}`);
       }
     }
@@ -216,7 +216,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
   }
 
   it(
-    'answers every operation within CONTRACT.md and stores nothing it refused',
+    'answers every operation within the API contract and stores nothing it refused',
     async () => {
       const failures: string[] = [];
       for (const operation of operations) {

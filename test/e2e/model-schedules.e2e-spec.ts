@@ -3,7 +3,7 @@ import { request } from '../support/http';
 import { startWorker, type RunningProcess } from '../support/processes';
 import { withApiSuite } from '../support/suite';
 
-/** Issue 15: a schedule fires at most once a minute (CONTRACT.md "Models"). */
+/** A schedule fires at most once a minute. */
 describe('model schedules', () => {
   const t = withApiSuite('model_schedules');
   const admin = () => ({ token: t.org.token.secret });

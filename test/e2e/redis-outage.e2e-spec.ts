@@ -6,7 +6,7 @@ import { TestSuite, type OrganizationWithToken } from '../support/suite';
 import { TcpProxy } from '../support/tcp-proxy';
 import { eventually } from '../support/webhook-receiver';
 
-/** CONTRACT.md: every route works or answers 503 `unavailable` with Retry-After; here within the issue's 2 s. */
+/** Every route works or answers 503 `unavailable` with Retry-After; here within the issue's 2 s. */
 const ANSWER_WITHIN_MS = 2_000;
 
 /** Issue 15: Redis unreachable. The API starts, says why it is not ready, answers quickly, leaves nothing half-done, and recovers by itself. */

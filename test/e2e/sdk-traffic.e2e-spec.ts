@@ -232,7 +232,7 @@ describe('real SDK traffic (Segment and RudderStack)', () => {
       expect((await send(t.api.baseUrl, { method: 'GET', path: `/v1/projects/${created.body.token}/settings`, headers: {}, chunks: [], chunked: false })).status).toBe(200);
       const revoked = created.body.token;
       expect((await request(`${t.api.baseUrl}/v1/tokens/${created.body.id}`, { token: t.org.token.secret, method: 'DELETE' })).status).toBe(200);
-      // CONTRACT.md: a revoked token fails within 1 second (a replica's cache may hold it that long).
+      // A revoked token fails within 1 second (a replica's cache may hold it that long).
       await new Promise((resolve) => setTimeout(resolve, 1100));
       const responses = [
         await send(t.api.baseUrl, { method: 'GET', path: `/v1/projects/${revoked}/settings`, headers: {}, chunks: [], chunked: false }),

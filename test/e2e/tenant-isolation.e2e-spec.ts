@@ -4,7 +4,7 @@ import { startApi, type RunningProcess } from '../support/processes';
 import { TestSuite, type OrganizationWithToken } from '../support/suite';
 
 /**
- * CONTRACT.md "Events": one organization's request never fails, slows or shows up in another
+ * One organization's request never fails, slows or shows up in another
  * organization's request, log line or error, group commits included. One real API process, two
  * organizations: the attacker sends what Postgres or the stack cannot hold, the victim sends ordinary
  * batches at the same moment, so the group-commit writer puts both in the same transactions.

@@ -26,7 +26,7 @@ async function bootstrap(): Promise<void> {
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     // Errors Fastify answers itself, before any route (bad URL encoding, an over-long path
-    // parameter, unparsable HTTP), get the CONTRACT.md body like every other error.
+    // parameter, unparsable HTTP), get the API's error body like every other error.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(error, request, reply, logger),
     clientErrorHandler: answerClientError,
     rewriteUrl: withoutSourceConfigSlash,

@@ -1,4 +1,4 @@
-/** CONTRACT.md "Events": nesting deeper than this is a 400, never a 500. */
+/** Nesting deeper than this is a 400, never a 500. */
 export const MAX_NESTING_DEPTH = 32;
 
 export interface ShapeProblem {

@@ -16,18 +16,18 @@ const identifier = (max: number) =>
     .min(1)
     .max(max, { abort: true })
     .refine((value) => !NOT_PRINTABLE.test(value), 'no control characters or unpaired surrogates');
-/** CONTRACT.md: an event name is 1 to 255 characters of printable Unicode. Model target events follow it too. */
+/** An event name is 1 to 255 characters of printable Unicode. Model target events follow it too. */
 export const eventNameSchema = identifier(MAX_EVENT_NAME_LENGTH);
 const nonNegativeMs = z.number().finite().min(0).max(2_147_483_647);
 
-/** CONTRACT.md "Events": the fields of one event, before behavioral rules. */
+/** The fields of one event, before behavioral rules. */
 export const eventSchema = z
   .object({
     event: eventNameSchema,
     userId: identifier(255).optional(),
     anonymousId: identifier(255).optional(),
     // Its pattern is anchored with no nested repetition: linear, so it needs no length bound first.
-    // CONTRACT.md: a timestamp without a zone is UTC (eventInstant reads it so).
+    // A timestamp without a zone is UTC (eventInstant reads it so).
     timestamp: z.iso.datetime({ offset: true, local: true }).optional(),
     messageId: identifier(128).optional(),
     sessionId: identifier(255).optional(),

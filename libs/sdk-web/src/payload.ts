@@ -1,6 +1,6 @@
 export const LIBRARY = { name: 'foresight-web', version: '0.1.0' };
 
-/** One event as POST /v1/events accepts it (CONTRACT.md "Events"). */
+/** One event as POST /v1/events accepts it. */
 export interface SdkEvent {
   event: string;
   /** Generated once, kept through retries: the server stores a resent event once. */

@@ -7,7 +7,7 @@ import type { DomainEvent, DomainEventType } from '@foresight/platform';
  */
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'abandoned';
 
-/** The body receivers get (CONTRACT.md "Webhooks"): the event without its organization id, the receiver's own. */
+/** The body receivers get: the event without its organization id, the receiver's own. */
 export type WebhookPayload = Omit<DomainEvent, 'organizationId'>;
 
 /** One event for one webhook, with the outcome of its latest attempt. */

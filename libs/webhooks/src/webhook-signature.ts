@@ -11,7 +11,7 @@ export function secretContext(webhookId: string): string {
 }
 
 /**
- * The `Signature` header (CONTRACT.md "Webhooks"): `t=<unix seconds>,v1=<hex HMAC-SHA-256 of "t.body">`
+ * The `Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA-256 of "t.body">`
  * keyed with the whole secret string. The timestamp inside the MAC lets receivers refuse replays.
  */
 export function signatureHeader(secret: string, body: string, unixSeconds: number): string {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DOMAIN_EVENT_TYPES } from '@foresight/platform';
 
-/** CONTRACT.md "Webhooks": POST /v1/webhooks. Where the URL points is checked by AddressPolicy. */
+/** POST /v1/webhooks. Where the URL points is checked by AddressPolicy. */
 export const createWebhookSchema = z.strictObject({
   url: z
     .url({ protocol: /^https?$/, error: 'an http:// or https:// URL' })

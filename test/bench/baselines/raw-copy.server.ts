@@ -8,7 +8,7 @@
 // `events` table with all its indexes and partitions, same columns, user ids as sent (the bench
 // organization does not pseudonymize), properties as ciphertext text sealed by the same Encryptor
 // under the suite's key, a key id, a fresh messageId per row. Each chunk also writes its messageIds
-// to `event_message_ids`: the API must store them to refuse a duplicate (CONTRACT.md), so rows without
+// to `event_message_ids`: the API must store them to refuse a duplicate, so rows without
 // them would be a limit no durable, deduplicating writer can reach. What COPY leaves out, by its nature,
 // is the deduplicating itself and the user_activity revisions: that is the API's overhead over the limit.
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 import type { RawOutcome } from './raw-http';
 
-/** CONTRACT.md "Errors": every code and the status it goes with. */
+/** Every code and the status it goes with. */
 export const ERROR_STATUS: Record<string, number> = {
   invalid_request: 400,
   pii_detected: 400,
@@ -22,7 +22,7 @@ export interface ParsedAnswer {
 }
 
 /**
- * Violations of CONTRACT.md in one answer, whatever was asked: no 5xx, an error body of the contract's
+ * Violations of the API contract in one answer, whatever was asked: no 5xx, an error body of the contract's
  * shape (429 exactly `{error, retry_after}`), JSON that parses for JSON answers.
  */
 export function shapeViolations(outcome: RawOutcome, allowNoAnswer: boolean): { violations: string[]; answer?: ParsedAnswer } {
@@ -66,7 +66,7 @@ export function shapeViolations(outcome: RawOutcome, allowNoAnswer: boolean): { 
   const extra = Object.keys(body).filter((k) => !['error', 'message', 'details'].includes(k));
   const codeKnown = typeof body.error === 'string' && body.error in ERROR_STATUS && body.error !== 'rate_limited';
   if (extra.length > 0 || !codeKnown) {
-    violations.push(`error body not in CONTRACT.md shape (code ${JSON.stringify(body.error)}, extra fields ${extra.join(',') || 'none'}) :: ${text.slice(0, 300)}`);
+    violations.push(`error body not in the contract shape (code ${JSON.stringify(body.error)}, extra fields ${extra.join(',') || 'none'}) :: ${text.slice(0, 300)}`);
   } else if (ERROR_STATUS[body.error as string] !== response.status) {
     violations.push(`error ${String(body.error)} answered with status ${response.status} (contract: ${ERROR_STATUS[body.error as string]})`);
   }
@@ -121,7 +121,7 @@ function depthOf(value: unknown): number {
 }
 
 /**
- * CONTRACT.md "Events" rules a 2xx answer to POST /v1/events (all-or-nothing) cannot have broken:
+ * The events rules a 2xx answer to POST /v1/events (all-or-nothing) cannot have broken:
  * every event it accepted must be one the contract accepts.
  */
 export function acceptedEventViolations(body: unknown, receivedAt: number): string[] {
@@ -155,7 +155,7 @@ export function acceptedEventViolations(body: unknown, receivedAt: number): stri
   return violations;
 }
 
-/** CONTRACT.md "Models": a schedule is a 5-field cron firing at most once a minute; a 6-field (seconds) cron is a 400. */
+/** A schedule is a 5-field cron firing at most once a minute; a 6-field (seconds) cron is a 400. */
 export function acceptedModelViolations(body: unknown): string[] {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
   const schedule = (body as { schedule?: unknown }).schedule;

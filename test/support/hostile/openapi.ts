@@ -62,7 +62,7 @@ export interface Operation {
   body?: JsonSchema;
   /** Needs `Authorization: Bearer` (the document lists a security requirement). */
   authenticated: boolean;
-  /** The Segment-compatible routes, the only ones where Basic auth is allowed (CONTRACT.md). */
+  /** The Segment-compatible routes, the only ones where Basic auth is allowed. */
   segmentCompatible: boolean;
   /** Routes an ingest-only token may use: the document's `events` tag. */
   ingestion: boolean;

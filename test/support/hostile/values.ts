@@ -206,7 +206,7 @@ export interface ValueContext {
   knownIds: string[];
   /** User ids that exist in A and B. */
   knownUsers: string[];
-  /** Property names seen anywhere in the document, plus the Segment and SPEC.md vocabulary. */
+  /** Property names seen anywhere in the document, plus the Segment and behavioral-signal vocabulary. */
   dictionary: string[];
   /** Unique per case, so valid creations do not collide on unique names by accident. */
   nowIso: string;

@@ -20,7 +20,7 @@ const segmentResultSchema = ingestResultSchema.extend({
 });
 
 /**
- * A Segment-compatible route (CONTRACT.md): Basic, Bearer or body writeKey; answered 200 with the counts.
+ * A Segment-compatible route: Basic, Bearer or body writeKey; answered 200 with the counts.
  * Each call type is also served at its first letter (`/v1/t`, `/v1/p`, …): analytics.js (analytics-next)
  * posts to `<apiHost>/<type.charAt(0)>` unless its settings ask for batching (plugins/segmentio/index.js).
  */
@@ -93,7 +93,7 @@ export class EventsController {
     return this.segment(principal, 'group', 'group', body);
   }
 
-  /** Not all-or-nothing (CONTRACT.md): valid messages are stored, invalid ones skipped and counted. */
+  /** Not all-or-nothing: valid messages are stored, invalid ones skipped and counted. */
   private async segment(principal: Principal, route: string, call: SegmentCall | 'batch', body: unknown): Promise<SegmentResult> {
     const { events, rejected } = validateEachEvent(segmentToEvents(call, body));
     const result = { ...(await this.ingest.ingestEvents(principal.organizationId, events)), rejected };

@@ -11,11 +11,11 @@ export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(PUBLIC
 
 /**
  * Segment-compatible routes: Segment and RudderStack clients send their write key as Basic auth
- * (`base64(<token>:)`). Every other route takes Bearer only (CONTRACT.md "Authentication and tokens").
+ * (`base64(<token>:)`). Every other route takes Bearer only.
  */
 export const SegmentCompatible = (): MethodDecorator & ClassDecorator => SetMetadata(SEGMENT_AUTH, true);
 
-/** The token must carry this scope (CONTRACT.md "Authentication and tokens"). */
+/** The token must carry this scope. */
 export const RequireScope = (scope: Scope): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_SCOPE, scope);
 
 declare module 'fastify' {

@@ -9,7 +9,7 @@ import { nulBytePath, nulByteRefusal, scanJson, tooDeep } from './json-body';
 const SEGMENT_CALLS = ['track', 'identify', 'page', 'screen', 'alias', 'group'];
 
 /**
- * The Segment-compatible routes (CONTRACT.md): real SDKs post JSON to them as text/plain
+ * The Segment-compatible routes: real SDKs post JSON to them as text/plain
  * (analytics-kotlin, analytics.js) or application/x-www-form-urlencoded (rudder-sdk-node), so any of
  * the three content types is read as JSON here, and only here. analytics.js posts each call to its
  * initial (`/v1/t`, `/v1/i`, …) when it does not batch.
@@ -36,7 +36,7 @@ export function withoutSourceConfigSlash(request: { url?: string }): string {
   return url === '/sourceConfig/' || url.startsWith('/sourceConfig/?') ? `/sourceConfig${url.slice('/sourceConfig/'.length)}` : url;
 }
 
-/** CONTRACT.md "Limits"; for a compressed body, the decompressed size. */
+/** The body limit; for a compressed body, the decompressed size. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
@@ -80,7 +80,7 @@ const PREFLIGHT_HEADERS = {
  * route about 18% of its throughput (bench:http).
  *
  * The parser bounds the nesting depth in one linear pass before Fastify's own (prototype-poisoning
- * safe) JSON parsing, whose errors keep their CONTRACT.md mapping. On the other routes it also refuses
+ * safe) JSON parsing, whose errors keep their error mapping. On the other routes it also refuses
  * U+0000 in any string, naming the field; the ingestion routes validate each event's fields
  * themselves (libs/events), so a Segment batch keeps skipping its invalid messages only.
  */

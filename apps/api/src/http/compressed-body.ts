@@ -6,7 +6,7 @@ import { AppError, invalidRequest } from '@foresight/platform';
 type EncodedBody = Transform & { receivedEncodedLength: number };
 
 /**
- * The decompressed body of a `Content-Encoding: gzip` or `deflate` request (CONTRACT.md "Events"),
+ * The decompressed body of a `Content-Encoding: gzip` or `deflate` request,
  * decompressed as a stream: past `limit` decompressed bytes it fails with payload_too_large, so a
  * compression bomb never costs more than the limit and one zlib chunk. A truncated or corrupt stream,
  * or an encoding the bytes do not match, fails with invalid_request. Undefined for no encoding.

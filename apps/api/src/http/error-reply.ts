@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { postgresErrorCode, type Logger } from '@foresight/platform';
 import { toErrorResponse } from './error-response';
 
-/** Sends any error as the CONTRACT.md body. Used by the Nest filter and by Fastify's error handlers alike. */
+/** Sends any error as the API's error body. Used by the Nest filter and by Fastify's error handlers alike. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
   const response = toErrorResponse(error);
   if (response.unexpected) {
@@ -21,7 +21,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
 
 /**
  * Node's `clientError`: the HTTP parser refused the bytes (a bad header, Content-Length or request
- * line), so there is no request to reply to, only the socket. Answers in the CONTRACT.md shape
+ * line), so there is no request to reply to, only the socket. Answers in the API's error shape
  * instead of Fastify's default body, then closes the connection, as Node itself does; and, as Node
  * does, writes nothing once a response has started on this socket (a malformed body after its headers).
  */

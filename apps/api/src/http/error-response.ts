@@ -19,7 +19,7 @@ type KnownError = { code: ErrorCode; message: string };
 
 /**
  * Fastify's own request errors (URL, body parsing, limits) and Node's HTTP parser errors (a client
- * error handled before Fastify sees a request) in CONTRACT.md terms. The other FST_ERR_* codes of
+ * error handled before Fastify sees a request) in the API's error terms. The other FST_ERR_* codes of
  * fastify/lib/errors.js are set-up or reply faults of ours, answered as internal_error.
  */
 const FASTIFY_ERRORS: Record<string, KnownError> = {
@@ -71,7 +71,7 @@ export interface ErrorResponse {
   unexpected: boolean;
 }
 
-/** The single translation from any thrown value to the CONTRACT.md error body and status. */
+/** The single translation from any thrown value to the API's error body and status. */
 export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof RateLimitedError) {
     const seconds = String(error.retryAfterSeconds);

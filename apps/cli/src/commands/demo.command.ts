@@ -17,7 +17,7 @@ interface SeedOptions {
   horizonDays: number;
 }
 
-/** Matches the models' default horizon (CONTRACT.md "Models"). */
+/** Matches the models' default horizon. */
 const DEFAULT_HORIZON_DAYS = 7;
 /** Users simulated by `demo targets` to estimate the base rates it prints. */
 const BASE_RATE_SAMPLE_USERS = 5000;

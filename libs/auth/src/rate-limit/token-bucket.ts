@@ -26,7 +26,7 @@ export interface BatchOutcome {
 
 /**
  * A bucket of (burst - rate) refilled at rate/60 per second lets at most `burst` requests
- * through in any minute and `rate` per minute sustained (300 and 600 give CONTRACT.md's 300 + 5/s).
+ * through in any minute and `rate` per minute sustained (300 and 600 give the 300 + 5/s the API promises).
  */
 export function bucketShape(rateLimitPerMinute: number, burstPerMinute: number): BucketShape {
   return { capacity: burstPerMinute - rateLimitPerMinute, refillPerMs: rateLimitPerMinute / 60_000 };

@@ -106,7 +106,7 @@ const TOUCH_USERS_SQL = `
  * Group commit: requests arriving while a write is in flight are coalesced into the next single
  * transaction. A request is answered only after its group committed, so acknowledged events are durable.
  * Requests of different organizations share groups, so a group Postgres refuses is split until the
- * refusal is one request's own (CONTRACT.md: one organization's request never fails another's).
+ * refusal is one request's own (one organization's request never fails another's).
  */
 @Injectable()
 export class EventWriter implements BeforeApplicationShutdown {

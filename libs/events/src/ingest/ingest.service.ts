@@ -75,7 +75,7 @@ export function validateEvents(body: unknown): EventInput[] {
 }
 
 /**
- * The Segment-compatible routes (CONTRACT.md): SDKs drop or endlessly retry a batch answered 400,
+ * The Segment-compatible routes: SDKs drop or endlessly retry a batch answered 400,
  * so each message stands alone; the invalid ones are skipped and counted.
  */
 export function validateEachEvent(items: unknown[]): { events: EventInput[]; rejected: number } {

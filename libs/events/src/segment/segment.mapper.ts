@@ -30,7 +30,7 @@ export function segmentToEvents(call: SegmentCall | 'batch', body: unknown, rece
 }
 
 function segmentMessageToEvent(call: SegmentCall, message: Json, receivedAt: number, sentAt: unknown): Json {
-  // CONTRACT.md: `properties: null` is {}; anything else that is not an object stays invalid.
+  // A `properties: null` is {}; anything else that is not an object stays invalid.
   const properties = message.properties === null ? {} : message.properties;
   const propertiesObject = isObject(properties) ? properties : undefined;
   const common: Json = {
@@ -82,7 +82,7 @@ function instantOf(text: string): number {
 
 /**
  * Segment carries no session field; mobile SDKs and ours put one in context or properties. Mobile
- * SDKs send a number (a start time): it becomes a string (CONTRACT.md).
+ * SDKs send a number (a start time): it becomes a string.
  */
 function sessionIdOf(message: Json): unknown {
   const context = isObject(message.context) ? message.context : {};

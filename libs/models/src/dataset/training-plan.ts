@@ -1,6 +1,6 @@
 import { DAY_MS } from '@foresight/platform';
 
-/** Defaults of CONTRACT.md / issue "Models": a 90-day window of weekly cutoffs, the latest held out. */
+/** The models' defaults: a 90-day window of weekly cutoffs, the latest held out. */
 export const TRAINING_WINDOW_DAYS = 90;
 export const CUTOFF_STEP_DAYS = 7;
 export const VALIDATION_CUTOFFS = 2;

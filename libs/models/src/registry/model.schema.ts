@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { eventNameSchema } from '@foresight/events';
 import { cronExpression } from '@foresight/platform';
 
-/** CONTRACT.md "Models": POST /v1/models. */
+/** POST /v1/models. */
 export const createModelSchema = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9_]{2,63}$/, 'lowercase letters, digits and _, starting with a letter, 3 to 64 characters'),
   targetEvent: eventNameSchema,

@@ -141,7 +141,7 @@ export class ModelsService {
 
   /**
    * untrained | active | failed → retraining, and one training job. While a run is in flight the
-   * same startedAt is returned and nothing new starts (CONTRACT.md "Models").
+   * same startedAt is returned and nothing new starts.
    */
   async retrain(organizationId: string, modelId: string): Promise<RetrainStarted> {
     const model = await this.getModel(organizationId, modelId);

@@ -28,7 +28,7 @@ export interface HttpEdgeSettings {
   readonly trustedProxies: readonly string[];
   /** Base of absolute links, without a trailing slash; undefined: the request's own Host. */
   readonly publicUrl?: string;
-  /** Per client address, for requests without a verified token (CONTRACT.md "Authentication and tokens"). */
+  /** Per client address, for requests without a verified token. */
   readonly unauthenticatedRateLimitPerMinute: number;
   readonly unauthenticatedBurstPerMinute: number;
 }

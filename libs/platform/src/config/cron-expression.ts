@@ -6,7 +6,7 @@ const fieldsOf = (cron: string) => cron.trim().split(/\s+/);
 /**
  * True for a five-field cron expression (minute hour day-of-month month day-of-week) that parses.
  * Five fields cannot fire more than once a minute; a seconds field (six fields), a year field or an
- * alias such as `@every 1s` is refused (CONTRACT.md "Models": a schedule fires at most once a minute).
+ * alias such as `@every 1s` is refused (a schedule fires at most once a minute).
  */
 export function isMinuteCron(cron: string): boolean {
   if (fieldsOf(cron).length !== 5) return false;

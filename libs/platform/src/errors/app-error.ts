@@ -1,4 +1,4 @@
-/** Error codes of CONTRACT.md "Errors". The HTTP status for each is decided in apps/api only. */
+/** The API's error codes. The HTTP status for each is decided in apps/api only. */
 export type ErrorCode =
   | 'invalid_request'
   | 'pii_detected'

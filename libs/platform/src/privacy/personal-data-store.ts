@@ -7,7 +7,7 @@ export interface UserIdColumn {
 }
 
 /**
- * Implemented by each module that keeps personal data (ARCHITECTURE.md "Shape"): privacy drives every
+ * Implemented by each module that keeps personal data: privacy drives every
  * store for export and erasure without knowing any module's tables. Mark the provider with
  * `@PersonalDataStoreProvider()` so privacy discovers it.
  */

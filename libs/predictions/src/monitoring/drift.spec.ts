@@ -19,7 +19,7 @@ const spread = (n: number, from: number, to: number) => Array.from({ length: n }
 describe('drift against the validation baseline', () => {
   const baseline = confidenceHistogram(spread(1000, 0.5, 1));
 
-  it('maps PSI to the CONTRACT.md statuses', () => {
+  it('maps PSI to the drift statuses', () => {
     expect([null, 0, 0.099, 0.1, 0.199, 0.2, 0.299, 0.3, 2].map(driftStatus)).toEqual(['none', 'none', 'none', 'low', 'low', 'moderate', 'moderate', 'high', 'high']);
   });
 

@@ -5,7 +5,7 @@ export type DriftStatus = 'none' | 'low' | 'moderate' | 'high';
 /** Fewer confidences than this in the window say nothing about drift: status `none`, no PSI. */
 export const MIN_DRIFT_SAMPLE = 100;
 
-/** CONTRACT.md "Monitoring": PSI < 0.1 none, < 0.2 low, < 0.3 moderate, else high. */
+/** PSI < 0.1 none, < 0.2 low, < 0.3 moderate, else high. */
 export function driftStatus(psi: number | null): DriftStatus {
   if (psi === null || psi < 0.1) return 'none';
   if (psi < 0.2) return 'low';

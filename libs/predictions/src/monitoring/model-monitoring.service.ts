@@ -3,7 +3,7 @@ import { ModelsService, type ModelVersion } from '@foresight/models';
 import type { DriftStatus } from './drift';
 import { MIN_MATURED_PREDICTIONS, MonitoringQueries, type LiveAccuracy, type Snapshot } from './monitoring-queries';
 
-/** GET /v1/models/monitor/{modelId} (CONTRACT.md "Monitoring"), plus the windows each figure covers. */
+/** GET /v1/models/monitor/{modelId}, plus the windows each figure covers. */
 export interface MonitoringFigures {
   modelId: string;
   accuracy: number | null;

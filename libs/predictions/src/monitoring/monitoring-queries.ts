@@ -4,8 +4,12 @@ import { UserEventsService } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
 import type { BucketCount, DriftStatus } from './drift';
 
-/** Live accuracy needs this many matured predictions in the last 30 days (CONTRACT.md "Monitoring"). */
+/** Live accuracy counts the predictions of this many last days whose horizon has passed... */
+const ACCURACY_WINDOW_DAYS = 30;
+/** ...and needs at least this many of them; otherwise the serving version's validation accuracy stands. */
 export const MIN_MATURED_PREDICTIONS = 50;
+/** Latency and throughput are read over the last this many minutes. */
+const RECENT_MINUTES = 15;
 
 export interface LiveAccuracy {
   matured: number;
@@ -48,27 +52,27 @@ export class MonitoringQueries {
     private readonly userEvents: UserEventsService,
   ) {}
 
-  /** p95 of inference time and predictions per minute over the last 15 minutes, across all API processes. */
+  /** p95 of inference time and predictions per minute over the last RECENT_MINUTES, across all API processes. */
   async latencyAndThroughput(modelId: string, now: Date): Promise<LatencyAndThroughput> {
     const [row] = await this.dataSource.query<Array<{ p95: number | null; n: string }>>(
       `SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY inference_ms) AS p95, count(*) AS n
-         FROM predictions WHERE model_id = $1 AND predicted_at > $2::timestamptz - interval '15 minutes' AND predicted_at <= $2`,
-      [modelId, now.toISOString()],
+         FROM predictions WHERE model_id = $1 AND predicted_at > $2::timestamptz - make_interval(mins => $3) AND predicted_at <= $2`,
+      [modelId, now.toISOString(), RECENT_MINUTES],
     );
-    return { latencyP95Ms: row.p95, perMinute: Number(row.n) / 15 };
+    return { latencyP95Ms: row.p95, perMinute: Number(row.n) / RECENT_MINUTES };
   }
 
   async liveAccuracy(modelId: string, now: Date): Promise<LiveAccuracy> {
     const [row] = await this.dataSource.query<Array<{ matured: string; correct: string }>>(
       `SELECT count(*) AS matured, count(*) FILTER (WHERE predicted_positive = actual_positive) AS correct
-         FROM prediction_outcomes WHERE model_id = $1 AND predicted_at > $2::timestamptz - interval '30 days'`,
-      [modelId, now.toISOString()],
+         FROM prediction_outcomes WHERE model_id = $1 AND predicted_at > $2::timestamptz - make_interval(days => $3)`,
+      [modelId, now.toISOString(), ACCURACY_WINDOW_DAYS],
     );
     return { matured: Number(row.matured), correct: Number(row.correct) };
   }
 
   /**
-   * Records, for each logged prediction whose horizon has passed (within the 30-day accuracy window)
+   * Records, for each logged prediction whose horizon has passed (within the accuracy window)
    * and has no outcome yet, whether the user did the target event within the horizon after it
    * (UserEventsService decides what the user's events are). Idempotent per prediction.
    */
@@ -76,9 +80,9 @@ export class MonitoringQueries {
     const matured = await this.dataSource.query<Array<{ id: string; user_id: string; predicted_at: Date; positive: boolean }>>(
       `SELECT p.id::text, p.user_id, p.predicted_at, p.positive FROM predictions p
         WHERE p.organization_id = $1 AND p.model_id = $2
-          AND p.predicted_at > $4::timestamptz - interval '30 days' AND p.predicted_at <= $4::timestamptz - make_interval(days => $3)
+          AND p.predicted_at > $4::timestamptz - make_interval(days => $5) AND p.predicted_at <= $4::timestamptz - make_interval(days => $3)
           AND NOT EXISTS (SELECT 1 FROM prediction_outcomes o WHERE o.prediction_id = p.id)`,
-      [model.organizationId, model.id, model.horizonDays, now.toISOString()],
+      [model.organizationId, model.id, model.horizonDays, now.toISOString(), ACCURACY_WINDOW_DAYS],
     );
     if (matured.length === 0) return 0;
     const horizonMs = model.horizonDays * DAY_MS;

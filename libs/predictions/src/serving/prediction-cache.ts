@@ -16,7 +16,7 @@ interface CachedPredictions {
 /**
  * The last answer per user, in this process: a repeat request with nothing new is answered from here
  * and not logged again. In memory rather than Redis: a shared cache cost two more round trips per
- * request, and CONTRACT.md allows a repeat on another replica to be answered (and logged) afresh.
+ * request, and a repeat is allowed on another replica to be answered (and logged) afresh.
  * An entry is only used when the user's current activity revision (read from Postgres on every
  * request) matches its fingerprint, so an erased user is a 404 whatever is cached. Keys hold a
  * hash of the user id.

@@ -1,6 +1,6 @@
 import type { StoredUserId } from '@foresight/events';
 
-/** One served prediction (SPEC "Prediction", plus the additive modelId and version). */
+/** One served prediction (the API's prediction, plus the additive modelId and version). */
 export interface Prediction {
   model: string;
   label: string;
