@@ -1,7 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { startRuntime, type Runtime } from '@foresight/platform';
-import { PersonalDataStores } from '@foresight/privacy';
+import { PersonalDataStoresService } from '@foresight/privacy';
 import { ApiModule } from '../../apps/api/src/api.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { freePort } from '../support/ports';
@@ -45,7 +45,7 @@ describe('personal-data store coverage', () => {
     process.env = saved;
     const app = await NestFactory.createApplicationContext(compose(runtime), { logger: false, abortOnError: false });
     try {
-      return new Set(app.get(PersonalDataStores).all().flatMap((store) => store.userIdColumns.map(({ table, column }) => `${table}.${column}`)));
+      return new Set(app.get(PersonalDataStoresService).all().flatMap((store) => store.userIdColumns.map(({ table, column }) => `${table}.${column}`)));
     } finally {
       await app.close();
       await runtime.stop();

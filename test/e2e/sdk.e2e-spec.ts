@@ -1,5 +1,5 @@
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { EventPayloadCipher } from '@foresight/events';
+import { EventPayloadCipherService } from '@foresight/events';
 import { Encryptor } from '@foresight/platform';
 import { launchChromium } from '../support/chromium';
 import { request } from '../support/http';
@@ -51,7 +51,7 @@ describe('web SDK', () => {
    * context are encrypted at rest; the test opens them with the suite's key, as the service does.
    */
   const storedEvents = async (): Promise<StoredEvent[]> => {
-    const cipher = new EventPayloadCipher(new Encryptor([Buffer.from(t.suite.env.ENCRYPTION_KEY, 'hex')]));
+    const cipher = new EventPayloadCipherService(new Encryptor([Buffer.from(t.suite.env.ENCRYPTION_KEY, 'hex')]));
     const rows = await t.suite.sql<Omit<StoredEvent, 'properties' | 'context'> & { message_id: string; encryption_key_id: string | null; properties: string | null; context: string | null }>(
       `SELECT message_id, encryption_key_id, event, session_id, anonymous_id, user_id, screen, scroll_depth, dwell_ms, hesitation_ms, properties, context
          FROM events WHERE organization_id = $1 ORDER BY occurred_at, event`,

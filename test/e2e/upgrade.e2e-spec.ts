@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../libs/platform/src/database/migrations';
-import { MonthlyPartitions } from '../../libs/platform/src/database/monthly-partitions';
+import { MonthlyPartitionsService } from '../../libs/platform/src/database/monthly-partitions.service';
 import { request } from '../support/http';
 import { cliJson, startApi, startWorker, type RunningProcess } from '../support/processes';
 import { TestSuite } from '../support/suite';
@@ -55,7 +55,7 @@ describe('upgrading a database written by an earlier release', () => {
     try {
       await dataSource.runMigrations({ transaction: 'each' });
       // The earlier `migrate` created the monthly partitions too.
-      await new MonthlyPartitions(dataSource).ensureAll();
+      await new MonthlyPartitionsService(dataSource).ensureAll();
       await writeAsEarlierRelease(dataSource, suite.env.TOKEN_PEPPER, events);
     } finally {
       await dataSource.destroy();

@@ -5,7 +5,7 @@ import { EventsModule, EventsProcessorsModule } from '@foresight/events';
 import { ModelsModule, ModelsProcessorsModule } from '@foresight/models';
 import { PredictionsModule, PredictionsProcessorsModule } from '@foresight/predictions';
 import { PrivacyModule, PrivacyProcessorsModule } from '@foresight/privacy';
-import { MetricsServer, PlatformModule, QueueModule, type Runtime } from '@foresight/platform';
+import { MetricsServerService, PlatformModule, QueueModule, type Runtime } from '@foresight/platform';
 import { WebhooksModule, WebhooksProcessorsModule } from '@foresight/webhooks';
 import { EventsController } from './events/events.controller';
 import { SdkSettingsController } from './events/sdk-settings.controller';
@@ -43,7 +43,7 @@ export class ApiModule {
       ],
       controllers: [EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, SdkSettingsController, TokensController, UsersController, WebhooksController],
       providers: [
-        MetricsServer,
+        MetricsServerService,
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
       ],

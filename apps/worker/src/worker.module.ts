@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EventsProcessorsModule } from '@foresight/events';
 import { ModelsProcessorsModule } from '@foresight/models';
-import { MetricsServer, PlatformModule, QueueMetrics, QueueModule, type Runtime } from '@foresight/platform';
+import { MetricsServerService, PlatformModule, QueueMetricsService, QueueModule, type Runtime } from '@foresight/platform';
 import { PredictionsProcessorsModule } from '@foresight/predictions';
 import { PrivacyProcessorsModule } from '@foresight/privacy';
 import { WebhooksProcessorsModule } from '@foresight/webhooks';
@@ -21,7 +21,7 @@ export class WorkerModule {
         PrivacyProcessorsModule,
         WebhooksProcessorsModule,
       ],
-      providers: [MetricsServer, QueueMetrics],
+      providers: [MetricsServerService, QueueMetricsService],
     };
   }
 }

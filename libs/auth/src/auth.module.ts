@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditLog } from './audit/audit-log.service';
+import { AuditLogService } from './audit/audit-log.service';
 import { Organization } from './organizations/organization.entity';
 import { OrganizationsService } from './organizations/organizations.service';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
@@ -9,7 +9,7 @@ import { TokensService } from './tokens/tokens.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Organization, ApiToken])],
-  providers: [OrganizationsService, TokensService, RateLimiterService, AuditLog],
-  exports: [OrganizationsService, TokensService, RateLimiterService, AuditLog],
+  providers: [OrganizationsService, TokensService, RateLimiterService, AuditLogService],
+  exports: [OrganizationsService, TokensService, RateLimiterService, AuditLogService],
 })
 export class AuthModule {}

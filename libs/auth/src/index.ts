@@ -15,4 +15,4 @@ export { SCOPES, ENVIRONMENTS, isScope, isEnvironment, type Scope, type TokenEnv
 export { TokensService, type IssueToken, type IssuedToken } from './tokens/tokens.service';
 export { RateLimitedError } from './rate-limit/rate-limited.error';
 export { tokenView, type TokenView } from './tokens/token-view';
-export { AuditLog, AUDITED_ACTIONS, type AuditedAction, type AuditEntry } from './audit/audit-log.service';
+export { AuditLogService, AUDITED_ACTIONS, type AuditedAction, type AuditEntry } from './audit/audit-log.service';

@@ -2,34 +2,34 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@foresight/auth';
 import { QUEUES, UserActivityModule } from '@foresight/platform';
-import { EventPayloadCipher } from './encryption/event-payload-cipher';
-import { KeyRotation } from './encryption/key-rotation';
-import { EventWriter } from './ingest/event-writer';
+import { EventPayloadCipherService } from './encryption/event-payload-cipher.service';
+import { KeyRotationService } from './encryption/key-rotation.service';
+import { EventWriterService } from './ingest/event-writer.service';
 import { IngestService } from './ingest/ingest.service';
-import { IdentitiesPersonalData, SessionsPersonalData } from './privacy/derived-personal-data';
-import { EventsPersonalData } from './privacy/events-personal-data';
-import { SegmentMetrics } from './segment/segment-metrics';
+import { IdentitiesPersonalDataService, SessionsPersonalDataService } from './privacy/derived-personal-data.service';
+import { EventsPersonalDataService } from './privacy/events-personal-data.service';
+import { SegmentMetricsService } from './segment/segment-metrics.service';
 import { SessionsService } from './sessions/sessions.service';
-import { SuppressionList } from './suppression/suppression-list';
+import { SuppressionListService } from './suppression/suppression-list.service';
 import { UserEventsService } from './users/user-events.service';
 import { UserIdsService } from './users/user-ids.service';
 
 @Module({
   imports: [AuthModule, BullModule.registerQueue({ name: QUEUES.events }), UserActivityModule],
   providers: [
-    EventWriter,
+    EventWriterService,
     IngestService,
     SessionsService,
-    EventPayloadCipher,
-    KeyRotation,
-    SuppressionList,
-    SegmentMetrics,
-    EventsPersonalData,
-    SessionsPersonalData,
-    IdentitiesPersonalData,
+    EventPayloadCipherService,
+    KeyRotationService,
+    SuppressionListService,
+    SegmentMetricsService,
+    EventsPersonalDataService,
+    SessionsPersonalDataService,
+    IdentitiesPersonalDataService,
     UserIdsService,
     UserEventsService,
   ],
-  exports: [IngestService, SegmentMetrics, SessionsService, KeyRotation, SuppressionList, UserIdsService, UserEventsService, EventPayloadCipher],
+  exports: [IngestService, SegmentMetricsService, SessionsService, KeyRotationService, SuppressionListService, UserIdsService, UserEventsService, EventPayloadCipherService],
 })
 export class EventsModule {}

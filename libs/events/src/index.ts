@@ -2,7 +2,7 @@ export { EventsModule } from './events.module';
 export { eventNameSchema, eventSchema, MAX_EVENTS_PER_BATCH, type EventInput } from './event.schema';
 export { MAX_NESTING_DEPTH } from './event-limits';
 export { IngestService, validateEachEvent, validateEvents, type IngestResult } from './ingest/ingest.service';
-export { SegmentMetrics } from './segment/segment-metrics';
+export { SegmentMetricsService } from './segment/segment-metrics.service';
 export { segmentLibrary, segmentToEvents, type SegmentCall } from './segment/segment.mapper';
 export { EventsProcessorsModule } from './events-processors.module';
 export { SessionsService, type Session } from './sessions/sessions.service';
@@ -11,6 +11,6 @@ export { storedUserIdFromStorage, type CallerUser, type StoredUserId } from './u
 export { UserIdsService } from './users/user-ids.service';
 export { UserEventsService } from './users/user-events.service';
 export type { UserEvent, UserEventWindow, UserSpan } from './users/user-event';
-export { KeyRotation } from './encryption/key-rotation';
-export { SuppressionList } from './suppression/suppression-list';
-export { EventPayloadCipher, type SealedField } from './encryption/event-payload-cipher';
+export { KeyRotationService } from './encryption/key-rotation.service';
+export { SuppressionListService } from './suppression/suppression-list.service';
+export { EventPayloadCipherService, type SealedField } from './encryption/event-payload-cipher.service';

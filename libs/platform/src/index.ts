@@ -13,7 +13,7 @@ export { DAY_MS } from './time/durations';
 export type { Logger } from './logging/logger';
 export { LOGGER } from './logging/logger.provider';
 export { PinoNestLogger } from './logging/nest-logger';
-export { MetricsServer } from './metrics/metrics.module';
+export { MetricsServerService } from './metrics/metrics.module';
 export { PlatformModule } from './platform.module';
 export {
   QUEUES,
@@ -28,21 +28,21 @@ export {
   type JobPayloads,
 } from './queue/queue-contract';
 export { QueueModule } from './queue/queue.module';
-export { REDIS, RedisKeys } from './redis/redis.module';
-export { RedisAvailability } from './redis/redis-availability';
+export { REDIS, RedisKeysService } from './redis/redis.module';
+export { RedisAvailabilityService } from './redis/redis-availability.service';
 export { inBackground } from './queue/in-background';
 export { closeOnSignals } from './lifecycle/shutdown';
 export { startRuntime, type Runtime } from './runtime';
 export { SERVICE_VERSION } from './version';
 export { createRandom, type Random } from './random/seeded-random';
-export { DomainEvents, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventType } from './domain-events/domain-events';
+export { DomainEventsService, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventType } from './domain-events/domain-events.service';
 export { DomainEventsModule } from './domain-events/domain-events.module';
-export { MonthlyPartitions, PARTITION_MONTHS_AHEAD } from './database/monthly-partitions';
+export { MonthlyPartitionsService, PARTITION_MONTHS_AHEAD } from './database/monthly-partitions.service';
 export { PERSONAL_DATA_STORE, PersonalDataStoreProvider, type PersonalDataStore } from './privacy/personal-data-store';
-export { RawQueries } from './database/raw-queries';
+export { RawQueriesService } from './database/raw-queries.service';
 export { retriedOnConflict } from './database/conflict-retry';
 export { isBigintText, isExactUtcInstant, isStorableInstant, isRowRefusal, postgresErrorCode } from './database/postgres-values';
-export { QueueMetrics } from './queue/queue-metrics';
-export { UserActivityFeed } from './user-activity/user-activity-feed';
+export { QueueMetricsService } from './queue/queue-metrics.service';
+export { UserActivityFeedService } from './user-activity/user-activity-feed.service';
 export { UserActivityModule } from './user-activity/user-activity.module';
 export { deleteInBatches } from './database/batched-delete';

@@ -2,8 +2,8 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConfigModule } from './config/config.module';
 import { Encryptor } from './crypto/encryption';
-import { MonthlyPartitions } from './database/monthly-partitions';
-import { RawQueries } from './database/raw-queries';
+import { MonthlyPartitionsService } from './database/monthly-partitions.service';
+import { RawQueriesService } from './database/raw-queries.service';
 import { HealthService } from './health/health.service';
 import { LOGGER } from './logging/logger.provider';
 import { MetricsModule } from './metrics/metrics.module';
@@ -30,10 +30,10 @@ export class PlatformModule {
           useValue: new Encryptor([runtime.config.encryptionKey, ...runtime.config.previousEncryptionKeys].map((key) => Buffer.from(key.reveal(), 'hex'))),
         },
         HealthService,
-        MonthlyPartitions,
-        RawQueries,
+        MonthlyPartitionsService,
+        RawQueriesService,
       ],
-      exports: [LOGGER, Encryptor, HealthService, MonthlyPartitions, RawQueries, MetricsModule],
+      exports: [LOGGER, Encryptor, HealthService, MonthlyPartitionsService, RawQueriesService, MetricsModule],
     };
   }
 }

@@ -4,12 +4,12 @@ import { ModelsModule } from '@foresight/models';
 import { DomainEventsModule, QUEUES } from '@foresight/platform';
 import { PredictionsProcessor } from './jobs/predictions.processor';
 import { UserActivityProcessor } from './jobs/user-activity.processor';
-import { MonitoringRun } from './monitoring/monitoring-run';
+import { MonitoringRunService } from './monitoring/monitoring-run.service';
 import { PredictionsModule } from './predictions.module';
 
 /** The predictions lib's background work (partitions, monitoring, re-scoring active users), composed into the worker (or the API with WORKER_MODE=inline). */
 @Module({
   imports: [BullModule.registerQueue({ name: QUEUES.predictions }, { name: QUEUES.userActivity }), ModelsModule, DomainEventsModule, PredictionsModule],
-  providers: [MonitoringRun, PredictionsProcessor, UserActivityProcessor],
+  providers: [MonitoringRunService, PredictionsProcessor, UserActivityProcessor],
 })
 export class PredictionsProcessorsModule {}

@@ -1,20 +1,20 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '@foresight/events';
 import { ModelsModule } from '@foresight/models';
-import { PredictionExport } from './export/prediction-export';
-import { PredictionLog } from './log/prediction-log';
-import { ModelMonitoring } from './monitoring/model-monitoring.service';
-import { MonitoringQueries } from './monitoring/monitoring-queries';
-import { PredictionsPersonalData } from './privacy/predictions-personal-data';
-import { PredictionCache } from './serving/prediction-cache';
-import { PredictionMetrics } from './serving/prediction-metrics';
+import { PredictionExportService } from './export/prediction-export.service';
+import { PredictionLogService } from './log/prediction-log.service';
+import { ModelMonitoringService } from './monitoring/model-monitoring.service';
+import { MonitoringQueriesService } from './monitoring/monitoring-queries.service';
+import { PredictionsPersonalDataService } from './privacy/predictions-personal-data.service';
+import { PredictionCacheService } from './serving/prediction-cache.service';
+import { PredictionMetricsService } from './serving/prediction-metrics.service';
 import { PredictionService } from './serving/prediction.service';
-import { ServingModels } from './serving/serving-models';
+import { ServingModelsService } from './serving/serving-models.service';
 
 /** Serving (ONNX Runtime sessions per serving version), the prediction log, its export and monitoring figures: the API side. */
 @Module({
   imports: [EventsModule, ModelsModule],
-  providers: [PredictionService, ServingModels, PredictionCache, PredictionLog, PredictionExport, PredictionsPersonalData, PredictionMetrics, MonitoringQueries, ModelMonitoring],
-  exports: [PredictionService, PredictionExport, ModelMonitoring, MonitoringQueries],
+  providers: [PredictionService, ServingModelsService, PredictionCacheService, PredictionLogService, PredictionExportService, PredictionsPersonalDataService, PredictionMetricsService, MonitoringQueriesService, ModelMonitoringService],
+  exports: [PredictionService, PredictionExportService, ModelMonitoringService, MonitoringQueriesService],
 })
 export class PredictionsModule {}

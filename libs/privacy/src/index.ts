@@ -1,5 +1,5 @@
 export { PrivacyModule } from './privacy.module';
 export { PrivacyProcessorsModule } from './privacy-processors.module';
 export { PrivacyService, type UserExport, type ErasureRequest } from './privacy.service';
-export { ErasureRecords, type ErasureRecord, type ErasureStatus, type ErasedCounts } from './erasure/erasure-records';
-export { PersonalDataStores } from './stores/personal-data-stores';
+export { ErasureRecordsService, type ErasureRecord, type ErasureStatus, type ErasedCounts } from './erasure/erasure-records.service';
+export { PersonalDataStoresService } from './stores/personal-data-stores.service';

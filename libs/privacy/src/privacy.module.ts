@@ -4,10 +4,10 @@ import { DiscoveryModule } from '@nestjs/core';
 import { AuthModule } from '@foresight/auth';
 import { EventsModule } from '@foresight/events';
 import { QUEUES, UserActivityModule } from '@foresight/platform';
-import { ErasureRecords } from './erasure/erasure-records';
+import { ErasureRecordsService } from './erasure/erasure-records.service';
 import { PrivacyService } from './privacy.service';
-import { PersonalDataStores } from './stores/personal-data-stores';
-import { QueuedJobsPersonalData } from './stores/queued-jobs-personal-data';
+import { PersonalDataStoresService } from './stores/personal-data-stores.service';
+import { QueuedJobsPersonalDataService } from './stores/queued-jobs-personal-data.service';
 
 /**
  * Export and erasure over every personal-data store the process composes (discovered, not imported),
@@ -15,7 +15,7 @@ import { QueuedJobsPersonalData } from './stores/queued-jobs-personal-data';
  */
 @Module({
   imports: [DiscoveryModule, AuthModule, EventsModule, UserActivityModule, BullModule.registerQueue({ name: QUEUES.privacy }, { name: QUEUES.domainEvents }, { name: QUEUES.userActivity })],
-  providers: [PersonalDataStores, PrivacyService, ErasureRecords, QueuedJobsPersonalData],
-  exports: [PrivacyService, ErasureRecords, PersonalDataStores],
+  providers: [PersonalDataStoresService, PrivacyService, ErasureRecordsService, QueuedJobsPersonalDataService],
+  exports: [PrivacyService, ErasureRecordsService, PersonalDataStoresService],
 })
 export class PrivacyModule {}

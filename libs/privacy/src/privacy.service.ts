@@ -1,10 +1,10 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { SuppressionList, UserIdsService, type StoredUserId } from '@foresight/events';
-import { contractJob, Encryptor, JOBS, notFound, QUEUES, RedisAvailability, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
-import { ErasureRecords, type ErasedCounts } from './erasure/erasure-records';
-import { PersonalDataStores } from './stores/personal-data-stores';
+import { SuppressionListService, UserIdsService, type StoredUserId } from '@foresight/events';
+import { contractJob, Encryptor, JOBS, notFound, QUEUES, RedisAvailabilityService, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
+import { ErasureRecordsService, type ErasedCounts } from './erasure/erasure-records.service';
+import { PersonalDataStoresService } from './stores/personal-data-stores.service';
 
 type SweepErasure = JobPayloads[typeof JOBS.privacy.sweepErasure];
 
@@ -26,13 +26,13 @@ export interface ErasureRequest {
 @Injectable()
 export class PrivacyService {
   constructor(
-    private readonly stores: PersonalDataStores,
+    private readonly stores: PersonalDataStoresService,
     private readonly userIds: UserIdsService,
-    private readonly records: ErasureRecords,
-    private readonly suppression: SuppressionList,
+    private readonly records: ErasureRecordsService,
+    private readonly suppression: SuppressionListService,
     private readonly encryptor: Encryptor,
     @InjectQueue(QUEUES.privacy) private readonly sweeps: Queue<SweepErasure>,
-    private readonly redis: RedisAvailability,
+    private readonly redis: RedisAvailabilityService,
   ) {}
 
   async export(organizationId: string, userId: StoredUserId): Promise<UserExport> {

@@ -3,8 +3,8 @@ import { Module, type Provider } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, QUEUES, UserActivityModule, type AppConfig } from '@foresight/platform';
 import { AddressPolicy } from './address-policy';
-import { DeliveryJobs } from './delivery/delivery-jobs';
-import { WebhookDeliveriesPersonalData } from './privacy/webhook-deliveries-personal-data';
+import { DeliveryJobsService } from './delivery/delivery-jobs.service';
+import { WebhookDeliveriesPersonalDataService } from './privacy/webhook-deliveries-personal-data.service';
 import { Webhook } from './webhook.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhooksService } from './webhooks.service';
@@ -19,7 +19,7 @@ const addressPolicyProvider: Provider = {
 /** Subscriptions, the delivery log and its personal data, for the API and the worker's deliveries. */
 @Module({
   imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery]), BullModule.registerQueue({ name: QUEUES.webhooks }), UserActivityModule],
-  providers: [WebhooksService, DeliveryJobs, addressPolicyProvider, WebhookDeliveriesPersonalData],
-  exports: [WebhooksService, DeliveryJobs, AddressPolicy, TypeOrmModule],
+  providers: [WebhooksService, DeliveryJobsService, addressPolicyProvider, WebhookDeliveriesPersonalDataService],
+  exports: [WebhooksService, DeliveryJobsService, AddressPolicy, TypeOrmModule],
 })
 export class WebhooksModule {}

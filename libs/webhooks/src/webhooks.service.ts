@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository, type EntityManager } from 'typeorm';
-import { AppError, Encryptor, invalidRequest, newId, notFound, RedisAvailability, UserActivityFeed } from '@foresight/platform';
+import { AppError, Encryptor, invalidRequest, newId, notFound, RedisAvailabilityService, UserActivityFeedService } from '@foresight/platform';
 import { AddressPolicy, ipLiteral } from './address-policy';
-import { DeliveryJobs } from './delivery/delivery-jobs';
+import { DeliveryJobsService } from './delivery/delivery-jobs.service';
 import { Webhook } from './webhook.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import type { CreateWebhook, ListDeliveries } from './webhook.schema';
@@ -23,9 +23,9 @@ export class WebhooksService {
     @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
     private readonly encryptor: Encryptor,
     private readonly policy: AddressPolicy,
-    private readonly jobs: DeliveryJobs,
-    private readonly activity: UserActivityFeed,
-    private readonly redis: RedisAvailability,
+    private readonly jobs: DeliveryJobsService,
+    private readonly activity: UserActivityFeedService,
+    private readonly redis: RedisAvailabilityService,
   ) {}
 
   async create(organizationId: string, input: CreateWebhook): Promise<CreatedWebhook> {

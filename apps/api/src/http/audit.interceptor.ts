@@ -2,7 +2,7 @@ import { applyDecorators, Injectable, SetMetadata, UseInterceptors, type CallHan
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { mergeMap, type Observable } from 'rxjs';
-import { AuditLog, type AuditedAction } from '@foresight/auth';
+import { AuditLogService, type AuditedAction } from '@foresight/auth';
 import { UserIdsService } from '@foresight/events';
 
 const AUDITED = 'foresight:audited';
@@ -27,7 +27,7 @@ export const Audited = (action: AuditedAction, target: AuditTarget): MethodDecor
 export class AuditInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
-    private readonly audit: AuditLog,
+    private readonly audit: AuditLogService,
     private readonly userIds: UserIdsService,
   ) {}
 

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig } from '@foresight/platform';
-import { decodeCursor, encodeCursor, PredictionExport, type ExportFilter, type SerializedBatch } from '@foresight/predictions';
+import { decodeCursor, encodeCursor, PredictionExportService, type ExportFilter, type SerializedBatch } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema, queryDay, queryInteger, ZodPipe } from '../http/zod';
 
@@ -42,7 +42,7 @@ const exportedPredictionSchema = z.object({
 @Controller('export')
 export class ExportController {
   constructor(
-    private readonly exports: PredictionExport,
+    private readonly exports: PredictionExportService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

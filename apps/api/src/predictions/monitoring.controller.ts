@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { DAY_MS } from '@foresight/platform';
-import { ModelMonitoring, type MonitoringFigures, type MonitoringPoint } from '@foresight/predictions';
+import { ModelMonitoringService, type MonitoringFigures, type MonitoringPoint } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema, queryInstant, ZodPipe } from '../http/zod';
 
@@ -50,7 +50,7 @@ const historySchema = z.object({
 @RequireScope('read')
 @Controller('models/monitor')
 export class MonitoringController {
-  constructor(private readonly monitoring: ModelMonitoring) {}
+  constructor(private readonly monitoring: ModelMonitoringService) {}
 
   @Get(':modelId')
   @ApiOperation({ summary: "A model's live accuracy, inference latency, throughput and drift" })

@@ -5,7 +5,7 @@ import type { Principal } from '@foresight/auth';
 import { UserIdsService, type CallerUser } from '@foresight/events';
 import { PredictionService } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
-import { QueryUser } from '../http/query-user';
+import { QueryUser } from '../http/caller-user.pipe';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
 const identifier = z.string().min(1).max(255);

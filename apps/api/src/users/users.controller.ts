@@ -6,7 +6,7 @@ import { SessionsService, type CallerUser, type Session } from '@foresight/event
 import { PrivacyService, type UserExport } from '@foresight/privacy';
 import { Audited } from '../http/audit.interceptor';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
-import { QueryUser } from '../http/query-user';
+import { QueryUser } from '../http/caller-user.pipe';
 import { openApiSchema, queryInstant, ZodPipe } from '../http/zod';
 
 const userId = z.string().min(1).max(255);

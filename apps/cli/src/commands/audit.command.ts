@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AuditLog, type AuditEntry } from '@foresight/auth';
+import { AuditLogService, type AuditEntry } from '@foresight/auth';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
 
@@ -13,7 +13,7 @@ export function registerAuditCommands(program: Command, context: CliContext): vo
     .option('--limit <n>', 'most entries to show', parseWholeNumber('--limit'), 100)
     .action((options: { org: string; limit: number }) =>
       context.run(async (app, { json }) => {
-        const entries = await app.get(AuditLog).list(options.org, options.limit);
+        const entries = await app.get(AuditLogService).list(options.org, options.limit);
         printResult(json, { entries }, entries.length === 0 ? ['no audited actions'] : entries.map(entryLine));
       }),
     );

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { KeyRotation } from '@foresight/events';
+import { KeyRotationService } from '@foresight/events';
 import type { CliContext } from '../cli-context';
 import { printResult } from '../output';
 
@@ -14,7 +14,7 @@ export function registerKeyCommands(program: Command, context: CliContext): void
     )
     .action(() =>
       context.run(async (app, { json }) => {
-        const started = await app.get(KeyRotation).start();
+        const started = await app.get(KeyRotationService).start();
         printResult(json, started, [`re-encryption job ${started.jobId} queued`, `current key ${started.currentKeyId}`]);
       }),
     );

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { DataSource } from 'typeorm';
-import { MonthlyPartitions } from '@foresight/platform';
+import { MonthlyPartitionsService } from '@foresight/platform';
 import type { CliContext } from '../cli-context';
 import { printResult } from '../output';
 
@@ -17,7 +17,7 @@ export function registerMigrateCommand(program: Command, context: CliContext): v
         const migrate = async () => {
           const applied = await dataSource.runMigrations({ transaction: 'each' });
           // Before the first event arrives: rows never have to move out of a default partition under readers.
-          return { applied: applied.map((m) => m.name), partitions: await app.get(MonthlyPartitions).ensureAll() };
+          return { applied: applied.map((m) => m.name), partitions: await app.get(MonthlyPartitionsService).ensureAll() };
         };
         const result = runtime.config.embedded ? await migrate() : await withAdvisoryLock(dataSource, migrate);
         const lines = [...result.applied.map((n) => `applied ${n}`), ...result.partitions.map((p) => `created partition ${p}`)];

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UserIdsService } from '@foresight/events';
-import { ErasureRecords, PrivacyService, type ErasureRecord } from '@foresight/privacy';
+import { ErasureRecordsService, PrivacyService, type ErasureRecord } from '@foresight/privacy';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
 
@@ -23,7 +23,7 @@ export function registerPrivacyCommands(program: Command, context: CliContext): 
       context.run(async (app, { json }) => {
         const userIds = app.get(UserIdsService);
         const userHash = options.user === undefined ? undefined : userIds.userHash(options.org, (await userIds.resolve(options.org, options.user)).stored);
-        const erasures = await app.get(ErasureRecords).list(options.org, { userHash, limit: options.limit });
+        const erasures = await app.get(ErasureRecordsService).list(options.org, { userHash, limit: options.limit });
         printResult(json, { erasures }, erasures.length === 0 ? ['no erasure requests'] : erasures.map(erasureLine));
       }),
     );

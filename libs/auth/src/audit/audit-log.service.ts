@@ -27,7 +27,7 @@ interface AuditRow {
 
 /** Append-only record of admin actions. */
 @Injectable()
-export class AuditLog {
+export class AuditLogService {
   constructor(private readonly dataSource: DataSource) {}
 
   async record(entry: Omit<AuditEntry, 'id' | 'createdAt'>): Promise<void> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { APP_CONFIG, LOGGER, REDIS, RedisKeys, type AppConfig, type Logger } from '@foresight/platform';
+import { APP_CONFIG, LOGGER, REDIS, RedisKeysService, type AppConfig, type Logger } from '@foresight/platform';
 import type { Principal } from '../tokens/principal';
 import { clientAddressBucket } from './client-address';
 import {
@@ -72,7 +72,7 @@ export class RateLimiterService {
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
-    private readonly keys: RedisKeys,
+    private readonly keys: RedisKeysService,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventPayloadCipher } from '../encryption/event-payload-cipher';
+import type { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
 import type { StoredUserId } from '../users/stored-user-id';
 import { eventInstant, type EventInput } from '../event.schema';
 
@@ -17,7 +17,7 @@ export interface EventRow {
   scrollDepth: number | null;
   dwellMs: number | null;
   hesitationMs: number | null;
-  /** Ciphertext (EventPayloadCipher), never the caller's JSON. */
+  /** Ciphertext (EventPayloadCipherService), never the caller's JSON. */
   properties: string | null;
   context: string | null;
   encryptionKeyId: string | null;
@@ -27,7 +27,7 @@ export interface EventRow {
 export interface RowProtection {
   /** The organization's stored form of a user or anonymous id (UserIdsService.pseudonymizer). */
   pseudonymize: (rawId: string) => StoredUserId;
-  cipher: EventPayloadCipher;
+  cipher: EventPayloadCipherService;
 }
 
 /**

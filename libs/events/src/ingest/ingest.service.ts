@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, invalidRequest, UserActivityFeed, type ErrorDetail } from '@foresight/platform';
-import { EventPayloadCipher } from '../encryption/event-payload-cipher';
+import { AppError, invalidRequest, UserActivityFeedService, type ErrorDetail } from '@foresight/platform';
+import { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
 import { shapeProblems } from '../event-limits';
 import { eventSchema, MAX_EVENT_BYTES, MAX_EVENT_NAME_LENGTH, MAX_EVENTS_PER_BATCH, type EventInput } from '../event.schema';
 import { looksLikePersonalData, personalDataKeys } from '../pii';
-import { SuppressionList } from '../suppression/suppression-list';
+import { SuppressionListService } from '../suppression/suppression-list.service';
 import { UserEventsService } from '../users/user-events.service';
 import { UserIdsService } from '../users/user-ids.service';
 import { toEventRow } from './event-row';
@@ -26,9 +26,9 @@ export class IngestService {
   constructor(
     private readonly userEvents: UserEventsService,
     private readonly userIds: UserIdsService,
-    private readonly cipher: EventPayloadCipher,
-    private readonly suppression: SuppressionList,
-    private readonly activity: UserActivityFeed,
+    private readonly cipher: EventPayloadCipherService,
+    private readonly suppression: SuppressionListService,
+    private readonly activity: UserActivityFeedService,
   ) {}
 
   /** `body` is one event or an array of them, exactly as received. */

@@ -1,8 +1,8 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { dispatchJob, inBackground, JOB_SCHEDULES, JOBS, LOGGER, MonthlyPartitions, PARTITION_MONTHS_AHEAD, QUEUES, type JobHandlers, type Logger } from '@foresight/platform';
-import { EventReencryption } from '../encryption/event-reencryption';
+import { dispatchJob, inBackground, JOB_SCHEDULES, JOBS, LOGGER, MonthlyPartitionsService, PARTITION_MONTHS_AHEAD, QUEUES, type JobHandlers, type Logger } from '@foresight/platform';
+import { EventReencryptionService } from '../encryption/event-reencryption.service';
 
 /** Translates the events queue's jobs to service calls, and schedules them. */
 @Processor(QUEUES.events)
@@ -21,8 +21,8 @@ export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicat
   };
 
   constructor(
-    private readonly partitions: MonthlyPartitions,
-    private readonly reencryption: EventReencryption,
+    private readonly partitions: MonthlyPartitionsService,
+    private readonly reencryption: EventReencryptionService,
     @InjectQueue(QUEUES.events) private readonly queue: Queue,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type QueryRunner } from 'typeorm';
-import { deleteInBatches, RawQueries } from '@foresight/platform';
-import { EventWriter, type WriteResult } from '../ingest/event-writer';
+import { deleteInBatches, RawQueriesService } from '@foresight/platform';
+import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
 import type { EventRow } from '../ingest/event-row';
 import { storedUserIdFromStorage, type StoredUserId } from './stored-user-id';
 import type { UserEvent, UserEventWindow, UserSpan } from './user-event';
@@ -61,8 +61,8 @@ export interface StoredUserEventRow {
 export class UserEventsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly queries: RawQueries,
-    private readonly writer: EventWriter,
+    private readonly queries: RawQueriesService,
+    private readonly writer: EventWriterService,
   ) {}
 
   /** Stores events (group commit); the result names every user whose history changed, linked anonymous events and re-links included. */

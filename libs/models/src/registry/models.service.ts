@@ -12,7 +12,7 @@ import {
   notFound,
   postgresErrorCode,
   QUEUES,
-  RedisAvailability,
+  RedisAvailabilityService,
   SCHEDULE_TIME_ZONE,
   type JobPayloads,
 } from '@foresight/platform';
@@ -67,7 +67,7 @@ export class ModelsService {
     @InjectRepository(Model) private readonly models: Repository<Model>,
     @InjectRepository(ModelVersion) private readonly versions: Repository<ModelVersion>,
     @InjectQueue(QUEUES.training) private readonly trainingQueue: TrainingQueue,
-    private readonly redis: RedisAvailability,
+    private readonly redis: RedisAvailabilityService,
   ) {}
 
   async create(organizationId: string, input: CreateModel): Promise<ModelWithVersion> {

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Counter, Registry } from 'prom-client';
 import { DataSource, Repository } from 'typeorm';
-import { DomainEvents, LOGGER, newId, type Logger } from '@foresight/platform';
-import { DatasetBuilder } from '../dataset/dataset-builder';
+import { DomainEventsService, LOGGER, newId, type Logger } from '@foresight/platform';
+import { DatasetBuilderService } from '../dataset/dataset-builder.service';
 import { Model } from '../registry/model.entity';
 import { ModelVersion, type VersionState } from '../registry/model-version.entity';
 import { rowCount } from '../training';
@@ -27,10 +27,10 @@ export class TrainingRunService {
   private readonly runs: Counter<'algorithm' | 'result'>;
 
   constructor(
-    private readonly datasets: DatasetBuilder,
+    private readonly datasets: DatasetBuilderService,
     private readonly dataSource: DataSource,
     @InjectRepository(Model) private readonly models: Repository<Model>,
-    private readonly domainEvents: DomainEvents,
+    private readonly domainEvents: DomainEventsService,
     @Inject(LOGGER) private readonly logger: Logger,
     registry: Registry,
   ) {

@@ -8,7 +8,7 @@ import type { Logger } from '../logging/logger';
 
 /** Serves Prometheus text on METRICS_PORT, a port kept off the public API. Long-running processes (api, worker) provide it. */
 @Injectable()
-export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class MetricsServerService implements OnApplicationBootstrap, OnApplicationShutdown {
   private server?: Server;
 
   constructor(

@@ -1,5 +1,5 @@
 import type { DefaultJobOptions, Job, JobsOptions, RepeatOptions } from 'bullmq';
-import type { DomainEvent } from '../domain-events/domain-events';
+import type { DomainEvent } from '../domain-events/domain-events.service';
 // Installs BullMQ classes that report connection errors once; every queue registration imports this contract.
 import './logged-bullmq';
 

@@ -4,7 +4,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
 import { reconnectDelay } from '../redis/reconnect';
 import { DEFAULT_JOB_OPTIONS } from './queue-contract';
-import { RedisPolicyCheck } from './redis-policy.check';
+import { RedisPolicyCheckService } from './redis-policy-check.service';
 
 /** BullMQ's shared connection settings. Queues themselves are registered by the lib that owns them. */
 @Module({
@@ -13,7 +13,7 @@ import { RedisPolicyCheck } from './redis-policy.check';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
         // BullMQ needs its own connection options: no key prefix, unlimited retries per request (workers
-        // keep their commands through an outage; request-path producers are bounded by RedisAvailability).
+        // keep their commands through an outage; request-path producers are bounded by RedisAvailabilityService).
         // Reconnect as quickly as the request client does, so queues recover with it.
         connection: { url: config.redisUrl.reveal(), maxRetriesPerRequest: null, retryStrategy: reconnectDelay },
         prefix: `${config.redisPrefix}bull`,
@@ -21,7 +21,7 @@ import { RedisPolicyCheck } from './redis-policy.check';
       }),
     }),
   ],
-  providers: [RedisPolicyCheck],
+  providers: [RedisPolicyCheckService],
   exports: [BullModule],
 })
 export class QueueModule {}

@@ -5,14 +5,14 @@ import type { AppConfig } from '../config/config';
 import { LOGGER } from '../logging/logger.provider';
 import type { Logger } from '../logging/logger';
 import { reconnectDelay } from './reconnect';
-import { RedisAvailability } from './redis-availability';
+import { RedisAvailabilityService } from './redis-availability.service';
 import { redisOutageLog, redisTarget } from './redis-outage-log';
 import { REDIS } from './redis.tokens';
 
 export { REDIS };
 
 @Injectable()
-export class RedisKeys {
+export class RedisKeysService {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   /** Every key this deployment writes starts with REDIS_PREFIX, so deployments and test suites never collide. */
@@ -22,7 +22,7 @@ export class RedisKeys {
 }
 
 @Injectable()
-class RedisCloser implements OnApplicationShutdown {
+class RedisCloserService implements OnApplicationShutdown {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -57,10 +57,10 @@ class RedisCloser implements OnApplicationShutdown {
         return redis;
       },
     },
-    RedisKeys,
-    RedisAvailability,
-    RedisCloser,
+    RedisKeysService,
+    RedisAvailabilityService,
+    RedisCloserService,
   ],
-  exports: [REDIS, RedisKeys, RedisAvailability],
+  exports: [REDIS, RedisKeysService, RedisAvailabilityService],
 })
 export class RedisModule {}

@@ -8,7 +8,7 @@ import {
   JOB_SCHEDULES,
   JOBS,
   LOGGER,
-  MonthlyPartitions,
+  MonthlyPartitionsService,
   PARTITION_MONTHS_AHEAD,
   QUEUES,
   SCHEDULE_TIME_ZONE,
@@ -16,7 +16,7 @@ import {
   type JobHandlers,
   type Logger,
 } from '@foresight/platform';
-import { MonitoringRun } from '../monitoring/monitoring-run';
+import { MonitoringRunService } from '../monitoring/monitoring-run.service';
 
 /** Translates the predictions queue's jobs to service calls, and schedules them. */
 @Processor(QUEUES.predictions)
@@ -31,8 +31,8 @@ export class PredictionsProcessor extends WorkerHost implements OnApplicationBoo
   };
 
   constructor(
-    private readonly partitions: MonthlyPartitions,
-    private readonly monitoring: MonitoringRun,
+    private readonly partitions: MonthlyPartitionsService,
+    private readonly monitoring: MonitoringRunService,
     @InjectQueue(QUEUES.predictions) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,

@@ -1,7 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
 import { storedUserIdFromStorage } from '@foresight/events';
-import { dispatchJob, DomainEvents, JOBS, QUEUES, type JobHandlers, type JobPayloads } from '@foresight/platform';
+import { dispatchJob, DomainEventsService, JOBS, QUEUES, type JobHandlers, type JobPayloads } from '@foresight/platform';
 import { PredictionService } from '../serving/prediction.service';
 
 type Rescore = JobPayloads[typeof JOBS.userActivity.rescore];
@@ -15,7 +15,7 @@ export class UserActivityProcessor extends WorkerHost {
 
   constructor(
     private readonly predictions: PredictionService,
-    private readonly domainEvents: DomainEvents,
+    private readonly domainEvents: DomainEventsService,
   ) {
     super();
   }

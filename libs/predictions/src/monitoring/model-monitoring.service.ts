@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ModelsService, type ModelVersion } from '@foresight/models';
 import type { DriftStatus } from './drift';
-import { MIN_MATURED_PREDICTIONS, MonitoringQueries, type LiveAccuracy, type Snapshot } from './monitoring-queries';
+import { MIN_MATURED_PREDICTIONS, MonitoringQueriesService, type LiveAccuracy, type Snapshot } from './monitoring-queries.service';
 
 /** GET /v1/models/monitor/{modelId}, plus the windows each figure covers. */
 export interface MonitoringFigures {
@@ -39,10 +39,10 @@ export function currentAccuracy(live: LiveAccuracy, serving: Pick<ModelVersion, 
 
 /** The read side of monitoring, for the API: live figures from the log, drift from the latest snapshot. */
 @Injectable()
-export class ModelMonitoring {
+export class ModelMonitoringService {
   constructor(
     private readonly models: ModelsService,
-    private readonly queries: MonitoringQueries,
+    private readonly queries: MonitoringQueriesService,
   ) {}
 
   async current(organizationId: string, modelId: string, now = new Date()): Promise<MonitoringFigures> {

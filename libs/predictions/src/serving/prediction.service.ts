@@ -5,11 +5,11 @@ import { UserEventsService, type StoredUserId, type UserEventWindow } from '@for
 import { computeFeatures, FEATURE_WINDOW_DAYS } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { DAY_MS, notFound } from '@foresight/platform';
-import { PredictionLog, type LoggedPrediction } from '../log/prediction-log';
+import { PredictionLogService, type LoggedPrediction } from '../log/prediction-log.service';
 import type { LabelChange, Prediction, PredictionSubject, UserPredictions } from './prediction';
-import { PredictionCache } from './prediction-cache';
-import { PredictionMetrics } from './prediction-metrics';
-import { ServingModels, type ServingModel } from './serving-models';
+import { PredictionCacheService } from './prediction-cache.service';
+import { PredictionMetricsService } from './prediction-metrics.service';
+import { ServingModelsService, type ServingModel } from './serving-models.service';
 
 /**
  * GET /v1/predict: the user's features now (the same definitions training used), one ONNX Runtime
@@ -19,11 +19,11 @@ import { ServingModels, type ServingModel } from './serving-models';
 @Injectable()
 export class PredictionService {
   constructor(
-    private readonly servingModels: ServingModels,
+    private readonly servingModels: ServingModelsService,
     private readonly userEvents: UserEventsService,
-    private readonly cache: PredictionCache,
-    private readonly log: PredictionLog,
-    private readonly metrics: PredictionMetrics,
+    private readonly cache: PredictionCacheService,
+    private readonly log: PredictionLogService,
+    private readonly metrics: PredictionMetricsService,
   ) {}
 
   async predict(organizationId: string, subject: PredictionSubject, now = Date.now()): Promise<UserPredictions> {

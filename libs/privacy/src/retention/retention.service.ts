@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OrganizationsService } from '@foresight/auth';
-import { DAY_MS, MonthlyPartitions } from '@foresight/platform';
-import { PersonalDataStores } from '../stores/personal-data-stores';
+import { DAY_MS, MonthlyPartitionsService } from '@foresight/platform';
+import { PersonalDataStoresService } from '../stores/personal-data-stores.service';
 
 
 export interface RetentionOutcome {
@@ -18,8 +18,8 @@ export interface RetentionOutcome {
 export class RetentionService {
   constructor(
     private readonly organizations: OrganizationsService,
-    private readonly stores: PersonalDataStores,
-    private readonly partitions: MonthlyPartitions,
+    private readonly stores: PersonalDataStoresService,
+    private readonly partitions: MonthlyPartitionsService,
   ) {}
 
   async run(now = new Date()): Promise<RetentionOutcome> {

@@ -5,7 +5,7 @@ import { APP_CONFIG, Encryptor, LOGGER, SERVICE_VERSION, type AppConfig, type Lo
 import { Webhook } from '../webhook.entity';
 import { WebhookDelivery, type DeliveryStatus } from '../webhook-delivery.entity';
 import { secretContext, signatureHeader } from '../webhook-signature';
-import { WebhookSender, type AttemptResult } from './webhook-sender';
+import { WebhookSenderService, type AttemptResult } from './webhook-sender.service';
 
 /** `retry`: the attempt failed and the queue should run the next one of the schedule. */
 export type AttemptOutcome = 'done' | 'retry';
@@ -19,7 +19,7 @@ export class DeliveryService {
     @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
     @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
     private readonly encryptor: Encryptor,
-    private readonly sender: WebhookSender,
+    private readonly sender: WebhookSenderService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {

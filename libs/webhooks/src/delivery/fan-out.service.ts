@@ -4,7 +4,7 @@ import { In, Repository } from 'typeorm';
 import { newId, type DomainEvent } from '@foresight/platform';
 import { Webhook } from '../webhook.entity';
 import { WebhookDelivery, type WebhookPayload } from '../webhook-delivery.entity';
-import { DeliveryJobs } from './delivery-jobs';
+import { DeliveryJobsService } from './delivery-jobs.service';
 
 /** A domain event becomes one delivery (a row and a job) per enabled subscription of its organization. */
 @Injectable()
@@ -12,7 +12,7 @@ export class FanOutService {
   constructor(
     @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
     @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
-    private readonly jobs: DeliveryJobs,
+    private readonly jobs: DeliveryJobsService,
   ) {}
 
   /** Safe to run again for the same event (a retried announce job): rows and jobs are keyed, nothing is sent twice. */

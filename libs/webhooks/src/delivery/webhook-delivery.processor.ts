@@ -2,7 +2,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { DelayedError, type BackoffStrategy, type Job, type MinimalJob } from 'bullmq';
 import { dispatchJob, JOBS, QUEUES, WEBHOOK_DELIVERY_BACKOFF, type JobHandlers, type JobPayloads } from '@foresight/platform';
 import { DeliveryService } from './delivery.service';
-import { EndpointSlots } from './endpoint-slots';
+import { EndpointSlotsService } from './endpoint-slots.service';
 
 type DeliverPayload = JobPayloads[typeof JOBS.webhooks.deliver];
 
@@ -13,7 +13,7 @@ const BUSY_ENDPOINT_DELAY_MS = 1_000;
 
 /**
  * Worker options are fixed when the decorator runs, before config exists, so the schedule travels in
- * each job (DeliveryJobs puts the configured one there). After the n-th failed attempt, wait retryDelaysMs[n-1].
+ * each job (DeliveryJobsService puts the configured one there). After the n-th failed attempt, wait retryDelaysMs[n-1].
  */
 export const scheduledBackoff: BackoffStrategy = (attemptsMade, type, _error, job?: MinimalJob<DeliverPayload>) => {
   const delay = type === WEBHOOK_DELIVERY_BACKOFF ? job?.data.retryDelaysMs[attemptsMade - 1] : undefined;
@@ -29,7 +29,7 @@ export class WebhookDeliveryProcessor extends WorkerHost {
 
   constructor(
     private readonly deliveries: DeliveryService,
-    private readonly slots: EndpointSlots,
+    private readonly slots: EndpointSlotsService,
   ) {
     super();
   }

@@ -1,0 +1,349 @@
+import { finished } from 'node:stream/promises';
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+import { APP_CONFIG, isRowRefusal, postgresErrorCode, retriedOnConflict, type AppConfig } from '@foresight/platform';
+import { storedUserIdFromStorage, type StoredUserId } from '../users/stored-user-id';
+import type { EventRow } from './event-row';
+
+export interface WriteResult {
+  accepted: number;
+  duplicates: number;
+  /**
+   * Users of the request's organization whose history changed in its group commit: the stored events'
+   * users, the users their anonymous ids are linked to, and both sides of a re-link.
+   */
+  changedUsers: StoredUserId[];
+}
+
+interface PendingWrite {
+  rows: EventRow[];
+  resolve: (result: WriteResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Upper bound on rows in one statement; a larger backlog is written in several groups. */
+const MAX_ROWS_PER_GROUP = 5000;
+/** Groups written at once; each holds one pooled connection for its transaction. */
+const MAX_CONCURRENT_GROUPS = 2;
+
+/**
+ * Links anonymous ids to users; returns the users whose set of linked anonymous ids changed (the
+ * newly linked user and, for a re-link, the previous one), whose histories therefore changed.
+ * Runs before the events are inserted, so an anonymous event linked by the same group counts for its user.
+ */
+const LINK_IDENTITIES_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS t(organization_id, anonymous_id, user_id)
+  ), previous AS (
+    SELECT i.organization_id, i.anonymous_id, i.user_id FROM identities i JOIN input USING (organization_id, anonymous_id)
+  ), linked AS (
+    INSERT INTO identities (organization_id, anonymous_id, user_id)
+    SELECT * FROM input
+    ON CONFLICT (organization_id, anonymous_id) DO UPDATE SET user_id = EXCLUDED.user_id, linked_at = now()
+    WHERE identities.user_id IS DISTINCT FROM EXCLUDED.user_id
+    RETURNING organization_id, anonymous_id, user_id
+  )
+  SELECT organization_id, user_id FROM linked
+  UNION
+  SELECT p.organization_id, p.user_id FROM linked l JOIN previous p USING (organization_id, anonymous_id)`;
+
+const EVENT_COLUMNS = `organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
+  screen, scroll_depth, dwell_ms, hesitation_ms, properties, context, encryption_key_id`;
+
+/**
+ * Claims the group's messageIds, in key order (the rows come sorted), so concurrent groups sending
+ * the same ones lock them in the same order. Tried first as one COPY (no duplicate is the usual
+ * case, and the bulk path costs about a third less); a duplicate refuses the whole COPY, which is
+ * then undone (a savepoint) and replaced by CLAIM_MESSAGE_IDS_SQL. Either way the primary key
+ * decides: a messageId another transaction is storing at the same moment waits for it, then counts
+ * as a duplicate if it committed.
+ */
+const COPY_MESSAGE_IDS_SQL = `COPY event_message_ids (organization_id, message_id) FROM STDIN`;
+
+/** Returns the messageIds actually claimed: only their events are stored, and each request learns its own counts from them. */
+const CLAIM_MESSAGE_IDS_SQL = `
+  INSERT INTO event_message_ids (organization_id, message_id)
+  SELECT * FROM unnest($1::text[], $2::text[])
+  ON CONFLICT DO NOTHING
+  RETURNING organization_id, message_id`;
+
+/**
+ * The claimed events, in COPY text format (copyRow): Postgres's bulk path writes a heap page at a
+ * time instead of a row at a time, which makes it the cheapest way in (2,000 bench rows: about 15 ms
+ * against 26 ms for INSERT … SELECT FROM unnest, client encoding included).
+ */
+const COPY_EVENTS_SQL = `COPY events (${EVENT_COLUMNS}) FROM STDIN`;
+
+/** The same rows for embedded PGlite, whose socket does not speak COPY FROM STDIN. */
+const INSERT_EVENTS_SQL = `
+  INSERT INTO events (${EVENT_COLUMNS})
+  SELECT * FROM unnest(
+    $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
+    $9::text[], $10::real[], $11::integer[], $12::integer[], $13::text[], $14::text[], $15::text[])`;
+
+/**
+ * Moves the user_activity revision of every user whose history changed (serving's cache relies on
+ * it): the stored events' users ($1, $2, with the re-linked users) and the users the stored
+ * anonymous-only events' ids are linked to ($3, $4; linked by this transaction already, so they
+ * count). Sorted, so concurrent groups lock those rows in the same order and cannot deadlock on them.
+ */
+const TOUCH_USERS_SQL = `
+  INSERT INTO user_activity (organization_id, user_id)
+  SELECT DISTINCT organization_id, user_id FROM (
+    SELECT * FROM unnest($1::text[], $2::text[]) AS u(organization_id, user_id)
+    UNION ALL
+    SELECT i.organization_id, i.user_id
+      FROM unnest($3::text[], $4::text[]) AS a(organization_id, anonymous_id)
+      JOIN identities i USING (organization_id, anonymous_id)
+  ) changed ORDER BY 1, 2
+  ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1
+  RETURNING organization_id, user_id`;
+
+/**
+ * Group commit: requests arriving while a write is in flight are coalesced into the next single
+ * transaction. A request is answered only after its group committed, so acknowledged events are durable.
+ * Requests of different organizations share groups, so a group Postgres refuses is split until the
+ * refusal is one request's own (one organization's request never fails another's).
+ */
+@Injectable()
+export class EventWriterService implements BeforeApplicationShutdown {
+  private readonly queue: PendingWrite[] = [];
+  private running = 0;
+  private idle: Array<() => void> = [];
+
+  private readonly embedded: boolean;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.embedded = config.embedded;
+  }
+
+  write(rows: EventRow[]): Promise<WriteResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ rows, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Acknowledged or not, nothing queued is dropped on shutdown: wait for every group to commit. */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.running === 0 && this.queue.length === 0) return;
+    await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  private pump(): void {
+    while (this.running < MAX_CONCURRENT_GROUPS && this.queue.length > 0) {
+      this.running++;
+      void this.writeGroup(this.takeGroup()).finally(() => {
+        this.running--;
+        this.pump();
+        if (this.running === 0 && this.queue.length === 0) this.idle.splice(0).forEach((resolve) => resolve());
+      });
+    }
+  }
+
+  private takeGroup(): PendingWrite[] {
+    const group: PendingWrite[] = [];
+    let rows = 0;
+    while (this.queue.length > 0 && (group.length === 0 || rows + this.queue[0].rows.length <= MAX_ROWS_PER_GROUP)) {
+      const next = this.queue.shift() as PendingWrite;
+      rows += next.rows.length;
+      group.push(next);
+    }
+    return group;
+  }
+
+  private async writeGroup(group: PendingWrite[]): Promise<void> {
+    let stored: Set<EventRow>;
+    let changed: UserRef[];
+    try {
+      ({ stored, changed } = await this.commit(group));
+    } catch (error) {
+      // One request's rows refused (data Postgres cannot hold, a constraint): nothing of the group
+      // was committed. Each half is written again on its own, so the refusal narrows down to the
+      // request that caused it, and only that request fails; the others are stored once, as usual.
+      if (group.length > 1 && isRowRefusal(error)) {
+        const half = Math.ceil(group.length / 2);
+        await this.writeGroup(group.slice(0, half));
+        await this.writeGroup(group.slice(half));
+        return;
+      }
+      for (const pending of group) pending.reject(error);
+      return;
+    }
+    for (const pending of group) {
+      let accepted = 0;
+      const organizations = new Set<string>();
+      for (const row of pending.rows) {
+        if (stored.has(row)) accepted++;
+        organizations.add(row.organizationId);
+      }
+      const changedUsers = changed.filter((user) => organizations.has(user.organization_id)).map((user) => storedUserIdFromStorage(user.user_id));
+      pending.resolve({ accepted, duplicates: pending.rows.length - accepted, changedUsers });
+    }
+  }
+
+  /**
+   * One transaction for the group; returns the rows it stored and the users whose history changed.
+   * Only the first occurrence of a messageId in the group can be among the rows, so a repeat, in
+   * the same request or another, counts as a duplicate.
+   */
+  private commit(group: PendingWrite[]): Promise<{ stored: Set<EventRow>; changed: UserRef[] }> {
+    // The first occurrence of a messageId in the group is the one that may be stored. Sorted by
+    // key: concurrent groups sending the same messageIds then claim them in the same order (and a
+    // deadlock with another writer, erasure say, is retried).
+    const firsts = new Map<string, EventRow>();
+    for (const { rows } of group) {
+      for (const row of rows) {
+        const key = keyOf(row);
+        if (!firsts.has(key)) firsts.set(key, row);
+      }
+    }
+    const rows = [...firsts.entries()].sort(byKey).map(([, row]) => row);
+    return retriedOnConflict(() =>
+      this.dataSource.transaction(async (manager) => {
+        const relinked = await linkIdentities(manager, rows);
+        const stored = await claimMessageIds(manager, rows, !this.embedded);
+        await (this.embedded ? insertEvents(manager, stored) : copyEvents(manager, stored));
+        const changed = await touchUsers(manager, stored, relinked);
+        return { stored: new Set(stored), changed };
+      }),
+    );
+  }
+}
+
+function byKey([a]: [string, unknown], [b]: [string, unknown]): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function keyOf(row: EventRow): string {
+  return `${row.organizationId} ${row.messageId}`;
+}
+
+interface UserRef {
+  organization_id: string;
+  user_id: string;
+}
+
+/** The rows whose messageId this transaction claimed (all of them unless some were sent before). */
+async function claimMessageIds(manager: EntityManager, rows: EventRow[], bulk: boolean): Promise<EventRow[]> {
+  if (bulk) {
+    await manager.query('SAVEPOINT claim_message_ids');
+    try {
+      await copyInto(manager, COPY_MESSAGE_IDS_SQL, rows.map((row) => `${copyText(row.organizationId)}\t${copyText(row.messageId)}\n`).join(''));
+      await manager.query('RELEASE SAVEPOINT claim_message_ids');
+      return rows;
+    } catch (error) {
+      if (!isDuplicateMessageId(error)) throw error;
+      await manager.query('ROLLBACK TO SAVEPOINT claim_message_ids');
+    }
+  }
+  const claimed: Array<{ organization_id: string; message_id: string }> = await manager.query(CLAIM_MESSAGE_IDS_SQL, [
+    rows.map((row) => row.organizationId),
+    rows.map((row) => row.messageId),
+  ]);
+  if (claimed.length === rows.length) return rows;
+  const keys = new Set(claimed.map((c) => `${c.organization_id} ${c.message_id}`));
+  return rows.filter((row) => keys.has(keyOf(row)));
+}
+
+function isDuplicateMessageId(error: unknown): boolean {
+  return postgresErrorCode(error) === '23505' && (error as { constraint?: unknown }).constraint === 'event_message_ids_pkey';
+}
+
+async function copyEvents(manager: EntityManager, rows: EventRow[]): Promise<void> {
+  if (rows.length > 0) await copyInto(manager, COPY_EVENTS_SQL, rows.map(copyRow).join(''));
+}
+
+/**
+ * `text` is whole rows in COPY's text format, sent on the transaction's own connection. A failure is
+ * logged as TypeORM logs its own failed statements (PinoTypeOrmLogger: the error, never the rows).
+ */
+async function copyInto(manager: EntityManager, sql: string, text: string): Promise<void> {
+  const client: PoolClient = await (manager.queryRunner as PostgresQueryRunner).connect();
+  const copy = client.query(copyFrom(sql));
+  copy.end(text);
+  try {
+    await finished(copy);
+  } catch (error) {
+    manager.connection.logger.logQueryError(error as Error, sql, [], manager.queryRunner);
+    throw error;
+  }
+}
+
+/** A row in COPY's text format: tab-separated, `\N` for NULL, a newline after it. */
+function copyRow(row: EventRow): string {
+  return (
+    `${copyText(row.organizationId)}\t${copyText(row.messageId)}\t${copyText(row.event)}\t${copyText(row.userId)}\t` +
+    `${copyText(row.anonymousId)}\t${copyText(row.sessionId)}\t${row.occurredAt}\t${row.receivedAt}\t${copyText(row.screen)}\t` +
+    `${copyNumber(row.scrollDepth)}\t${copyNumber(row.dwellMs)}\t${copyNumber(row.hesitationMs)}\t` +
+    `${copyText(row.properties)}\t${copyText(row.context)}\t${copyText(row.encryptionKeyId)}\n`
+  );
+}
+
+/** Backslash, tab, newline and carriage return are the characters COPY's text format reads specially. */
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+function copyText(value: string | null): string {
+  if (value === null) return '\\N';
+  return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : value;
+}
+
+function copyNumber(value: number | null): string {
+  return value === null ? '\\N' : String(value);
+}
+
+async function insertEvents(manager: EntityManager, rows: EventRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const column = <K extends keyof EventRow>(key: K) => rows.map((row) => row[key]);
+  await manager.query(INSERT_EVENTS_SQL, [
+    column('organizationId'),
+    column('messageId'),
+    column('event'),
+    column('userId'),
+    column('anonymousId'),
+    column('sessionId'),
+    column('occurredAt'),
+    column('receivedAt'),
+    column('screen'),
+    column('scrollDepth'),
+    column('dwellMs'),
+    column('hesitationMs'),
+    column('properties'),
+    column('context'),
+    column('encryptionKeyId'),
+  ]);
+}
+
+async function touchUsers(manager: EntityManager, stored: EventRow[], relinked: UserRef[]): Promise<UserRef[]> {
+  const users = new Map<string, UserRef>();
+  const anonymous = new Map<string, EventRow>();
+  for (const user of relinked) users.set(`${user.organization_id} ${user.user_id}`, user);
+  for (const row of stored) {
+    if (row.userId !== null) users.set(`${row.organizationId} ${row.userId}`, { organization_id: row.organizationId, user_id: row.userId });
+    else anonymous.set(`${row.organizationId} ${row.anonymousId}`, row);
+  }
+  if (users.size === 0 && anonymous.size === 0) return [];
+  return manager.query(TOUCH_USERS_SQL, [
+    [...users.values()].map((user) => user.organization_id),
+    [...users.values()].map((user) => user.user_id),
+    [...anonymous.values()].map((row) => row.organizationId),
+    [...anonymous.values()].map((row) => row.anonymousId),
+  ]);
+}
+
+async function linkIdentities(manager: EntityManager, rows: EventRow[]): Promise<UserRef[]> {
+  // One link per anonymousId per statement (Postgres refuses to update a row twice); the latest wins.
+  // Sorted by key, so concurrent groups lock the identity rows in the same order.
+  const links = new Map<string, EventRow>();
+  for (const row of rows) if (row.userId && row.anonymousId) links.set(`${row.organizationId} ${row.anonymousId}`, row);
+  if (links.size === 0) return [];
+  const list = [...links.entries()].sort(byKey).map(([, row]) => row);
+  return manager.query(LINK_IDENTITIES_SQL, [list.map((r) => r.organizationId), list.map((r) => r.anonymousId), list.map((r) => r.userId)]);
+}

@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
+import { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
+import { UserEventsService } from '../users/user-events.service';
+
+/**
+ * Events, identity links and the user's activity row (one store: erasing events needs the links, so
+ * all go in one statement). Sessions are derived from events and vanish with them.
+ */
+@Injectable()
+@PersonalDataStoreProvider()
+export class EventsPersonalDataService implements PersonalDataStore {
+  readonly name = 'events';
+  readonly userIdColumns = [
+    { table: 'events', column: 'user_id' },
+    { table: 'events', column: 'anonymous_id' },
+    { table: 'identities', column: 'user_id' },
+    { table: 'identities', column: 'anonymous_id' },
+    { table: 'user_activity', column: 'user_id' },
+  ];
+
+  constructor(
+    private readonly userEvents: UserEventsService,
+    private readonly cipher: EventPayloadCipherService,
+  ) {}
+
+  /** Properties and context decrypted: the export is the one place they leave the database readable. */
+  async export(organizationId: string, userId: string): Promise<unknown[]> {
+    const rows = await this.userEvents.erasableEvents(organizationId, userId);
+    return rows.map((row) => ({
+      messageId: row.message_id,
+      event: row.event,
+      userId: row.user_id,
+      anonymousId: row.anonymous_id,
+      sessionId: row.session_id,
+      timestamp: row.occurred_at.toISOString(),
+      receivedAt: row.received_at.toISOString(),
+      properties: this.cipher.open(organizationId, row.message_id, 'properties', row.properties, row.encryption_key_id),
+      context: this.cipher.open(organizationId, row.message_id, 'context', row.context, row.encryption_key_id),
+    }));
+  }
+
+  erase(organizationId: string, userId: string): Promise<number> {
+    return this.userEvents.erase(organizationId, userId);
+  }
+
+  /** Events older than `before`, then the activity rows of users left with no event. */
+  expire(organizationId: string, before: Date): Promise<number> {
+    return this.userEvents.expire(organizationId, before);
+  }
+
+  remaining(organizationId: string, userId: string): Promise<number> {
+    return this.userEvents.remaining(organizationId, userId);
+  }
+}

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { UserEventsService } from '../users/user-events.service';
+import type { StoredUserId } from '../users/stored-user-id';
+import { UserIdsService } from '../users/user-ids.service';
+
+/** How long a process trusts its copy of an organization's list; other replicas see a change within this. */
+const LIST_TTL_MS = 5_000;
+
+interface CachedList {
+  hashes: ReadonlySet<string>;
+  readAt: number;
+}
+
+/**
+ * Users whose future events are dropped at ingestion (erased with `suppress=true`), named by keyed
+ * hashes (UserIdsService.userHash) so the list itself holds no user id. Ingestion reads a per-process
+ * copy refreshed every few seconds: an organization with an empty list pays one Map look-up per request.
+ */
+@Injectable()
+export class SuppressionListService {
+  private readonly lists = new Map<string, CachedList>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly userIds: UserIdsService,
+    private readonly userEvents: UserEventsService,
+  ) {}
+
+  /**
+   * Suppresses the user's id and the anonymous ids linked to it now (call before erasing the links),
+   * so the user's anonymous visits are dropped too.
+   */
+  async suppress(organizationId: string, storedUserId: StoredUserId): Promise<void> {
+    const links = await this.userEvents.linkedAnonymousIds(organizationId, storedUserId);
+    const ids = [storedUserId, ...links.map((link) => link.anonymousId)];
+    await this.dataSource.query(
+      `INSERT INTO suppressed_users (organization_id, id_hash, user_hash) SELECT $1, id_hash, $3 FROM unnest($2::text[]) AS id_hash ON CONFLICT DO NOTHING`,
+      [organizationId, ids.map((id) => this.userIds.userHash(organizationId, id)), this.userIds.userHash(organizationId, storedUserId)],
+    );
+    this.lists.delete(organizationId);
+  }
+
+  /** Lifts the suppression of the user and of its anonymous ids; false when the user was not suppressed. */
+  async unsuppress(organizationId: string, storedUserId: StoredUserId): Promise<boolean> {
+    const [, removed] = await this.dataSource.query(`DELETE FROM suppressed_users WHERE organization_id = $1 AND user_hash = $2`, [
+      organizationId,
+      this.userIds.userHash(organizationId, storedUserId),
+    ]);
+    this.lists.delete(organizationId);
+    return Number(removed) > 0;
+  }
+
+  /** A test for stored ids of one request, or undefined when the organization suppresses nobody. */
+  async matcher(organizationId: string): Promise<((storedId: StoredUserId | null) => boolean) | undefined> {
+    const { hashes } = await this.list(organizationId);
+    if (hashes.size === 0) return undefined;
+    return (storedId) => storedId !== null && hashes.has(this.userIds.userHash(organizationId, storedId));
+  }
+
+  private async list(organizationId: string): Promise<CachedList> {
+    const cached = this.lists.get(organizationId);
+    if (cached && Date.now() - cached.readAt < LIST_TTL_MS) return cached;
+    const rows: Array<{ id_hash: string }> = await this.dataSource.query(`SELECT id_hash FROM suppressed_users WHERE organization_id = $1`, [organizationId]);
+    const fresh = { hashes: new Set(rows.map((row) => row.id_hash)), readAt: Date.now() };
+    this.lists.set(organizationId, fresh);
+    return fresh;
+  }
+}

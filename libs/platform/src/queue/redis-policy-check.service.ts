@@ -1,0 +1,34 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { LOGGER } from '../logging/logger.provider';
+import type { Logger } from '../logging/logger';
+import { REDIS } from '../redis/redis.module';
+
+/** Redis evicting keys would silently drop queued jobs: say so loudly at start-up. */
+@Injectable()
+export class RedisPolicyCheckService implements OnApplicationBootstrap {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    // While Redis is unreachable the outage is logged already; the policy is read once it answers.
+    if (this.redis.status === 'ready') await this.check();
+    else this.redis.once('ready', () => void this.check());
+  }
+
+  private async check(): Promise<void> {
+    try {
+      const [, policy] = (await this.redis.config('GET', 'maxmemory-policy')) as [string, string];
+      if (policy !== 'noeviction') {
+        this.logger.warn(
+          { policy },
+          `REDIS MISCONFIGURED: maxmemory-policy is "${policy}"; queued jobs can be evicted and lost. Set maxmemory-policy noeviction (and enable AOF).`,
+        );
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'could not read Redis maxmemory-policy (CONFIG may be disabled); make sure it is noeviction');
+    }
+  }
+}

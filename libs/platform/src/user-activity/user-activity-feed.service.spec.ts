@@ -1,0 +1,34 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { loadConfig } from '../config/config';
+import type { Logger } from '../logging/logger';
+import type { RedisAvailabilityService } from '../redis/redis-availability.service';
+import type { RedisKeysService } from '../redis/redis.module';
+import { UserActivityFeedService } from './user-activity-feed.service';
+
+const feed = (pepper: string) =>
+  new UserActivityFeedService({} as Redis, {} as RedisKeysService, {} as Queue, {} as Logger, {} as RedisAvailabilityService, loadConfig({
+    DATABASE_URL: 'postgres://u:p@db:5432/foresight',
+    TOKEN_PEPPER: pepper,
+    ENCRYPTION_KEY: 'a'.repeat(64),
+  }));
+
+describe('re-scoring job ids', () => {
+  const one = feed('p'.repeat(32));
+
+  it('are per user and stable (they debounce), but name the user only by a keyed hash', () => {
+    const id = one.rescoreJobId('org_1', 'erase-me-28256');
+    expect(id).toBe(one.rescoreJobId('org_1', 'erase-me-28256'));
+    expect(id).toMatch(/^org_1\/[A-Za-z0-9_-]{43}$/);
+    expect(id).not.toContain(Buffer.from('erase-me-28256').toString('base64url'));
+    expect(id).not.toContain('erase-me');
+    expect(id).not.toContain(':'); // BullMQ refuses custom ids with its key separator
+  });
+
+  it('differ between users, organizations and deployments', () => {
+    const id = one.rescoreJobId('org_1', 'u1');
+    expect(one.rescoreJobId('org_1', 'u2')).not.toBe(id);
+    expect(one.rescoreJobId('org_2', 'u1').split('/')[1]).not.toBe(id.split('/')[1]);
+    expect(feed('q'.repeat(32)).rescoreJobId('org_1', 'u1')).not.toBe(id);
+  });
+});

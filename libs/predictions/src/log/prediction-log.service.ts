@@ -1,0 +1,128 @@
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { isRowRefusal, LOGGER, type Logger } from '@foresight/platform';
+
+export interface LoggedPrediction {
+  organizationId: string;
+  userId: string;
+  modelId: string;
+  modelName: string;
+  versionId: string;
+  version: number;
+  label: string;
+  positive: boolean;
+  confidence: number;
+  inferenceMs: number;
+  predictedAt: Date;
+}
+
+const FLUSH_INTERVAL_MS = 200;
+const FLUSH_ROWS = 1_000;
+/** Beyond this (Postgres down for a long time), the oldest buffered rows are dropped and counted in the log. */
+const MAX_BUFFERED_ROWS = 100_000;
+
+const INSERT_SQL = `
+  INSERT INTO predictions (organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::bool[], $9::float8[], $10::real[], $11::timestamptz[])`;
+
+/**
+ * The prediction log: served predictions are buffered and written in batches (one multi-row insert
+ * per flush), off the request path. Buffered rows are flushed on graceful shutdown.
+ */
+@Injectable()
+export class PredictionLogService implements BeforeApplicationShutdown {
+  private buffer: LoggedPrediction[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  record(rows: LoggedPrediction[]): void {
+    this.buffer.push(...rows);
+    if (this.buffer.length > MAX_BUFFERED_ROWS) {
+      const dropped = this.buffer.length - MAX_BUFFERED_ROWS;
+      this.buffer.splice(0, dropped);
+      this.logger.error({ dropped }, 'prediction log buffer full: oldest rows dropped');
+    }
+    if (this.buffer.length >= FLUSH_ROWS) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+  }
+
+  /** Writes everything buffered so far; flushes run one at a time, in order. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.writeBuffered());
+    return this.flushing;
+  }
+
+  /** The label of the user's latest logged prediction per model id (buffered rows included once flushed). */
+  async latestLabels(organizationId: string, userId: string): Promise<Map<string, string>> {
+    await this.flush();
+    const rows = await this.dataSource.query<Array<{ model_id: string; label: string }>>(
+      `SELECT DISTINCT ON (model_id) model_id, label FROM predictions
+        WHERE organization_id = $1 AND user_id = $2 ORDER BY model_id, predicted_at DESC, id DESC`,
+      [organizationId, userId],
+    );
+    return new Map(rows.map((r) => [r.model_id, r.label]));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
+  private async writeBuffered(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.splice(0, FLUSH_ROWS);
+      const unwritten = await this.write(batch);
+      if (unwritten) {
+        // Keep the rows and try again later; the request that served them has long been answered.
+        this.buffer.unshift(...unwritten.rows);
+        this.logger.warn({ err: unwritten.error, rows: this.buffer.length }, 'prediction log write failed; will retry');
+        this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS * 10);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Writes a batch, or returns what is left to write again later (Postgres unreachable, say). A
+   * batch holds many organizations' rows: one Postgres refuses for its content is narrowed down by
+   * halves and dropped alone, so it never holds back the others, nor retries forever.
+   */
+  private async write(batch: LoggedPrediction[]): Promise<{ rows: LoggedPrediction[]; error: unknown } | undefined> {
+    try {
+      await this.dataSource.query(INSERT_SQL, columns(batch));
+      return undefined;
+    } catch (error) {
+      if (!isRowRefusal(error)) return { rows: batch, error };
+      if (batch.length === 1) {
+        this.logger.error({ err: error, modelId: batch[0].modelId }, 'prediction log row refused by Postgres; dropped');
+        return undefined;
+      }
+      const half = Math.ceil(batch.length / 2);
+      const first = await this.write(batch.slice(0, half));
+      if (first) return { rows: [...first.rows, ...batch.slice(half)], error: first.error };
+      return this.write(batch.slice(half));
+    }
+  }
+}
+
+function columns(rows: LoggedPrediction[]): unknown[][] {
+  return [
+    rows.map((r) => r.organizationId),
+    rows.map((r) => r.userId),
+    rows.map((r) => r.modelId),
+    rows.map((r) => r.modelName),
+    rows.map((r) => r.versionId),
+    rows.map((r) => r.version),
+    rows.map((r) => r.label),
+    rows.map((r) => r.positive),
+    rows.map((r) => r.confidence),
+    rows.map((r) => r.inferenceMs),
+    rows.map((r) => r.predictedAt.toISOString()),
+  ];
+}

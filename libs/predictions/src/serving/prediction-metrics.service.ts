@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { Counter, Histogram, Registry } from 'prom-client';
+
+/** Prometheus figures of serving, labelled by model id (names repeat across organizations; user ids never appear). */
+@Injectable()
+export class PredictionMetricsService {
+  private readonly served: Counter<'model_id' | 'source'>;
+  private readonly inference: Histogram<'model_id'>;
+
+  constructor(registry: Registry) {
+    this.served = new Counter({
+      name: 'foresight_predictions_total',
+      help: 'Predictions served, fresh (inferred and logged) or from the cache',
+      labelNames: ['model_id', 'source'] as const,
+      registers: [registry],
+    });
+    this.inference = new Histogram({
+      name: 'foresight_inference_duration_seconds',
+      help: 'ONNX Runtime session.run time per prediction',
+      labelNames: ['model_id'] as const,
+      buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025],
+      registers: [registry],
+    });
+  }
+
+  inferred(modelId: string, milliseconds: number): void {
+    this.served.inc({ model_id: modelId, source: 'inferred' });
+    this.inference.observe({ model_id: modelId }, milliseconds / 1000);
+  }
+
+  cached(modelId: string): void {
+    this.served.inc({ model_id: modelId, source: 'cache' });
+  }
+}

@@ -1,0 +1,115 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Job, JobType, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import {
+  JOBS,
+  PersonalDataStoreProvider,
+  QUEUES,
+  REDIS,
+  RedisAvailabilityService,
+  UserActivityFeedService,
+  type DomainEvent,
+  type JobPayloads,
+  type PersonalDataStore,
+} from '@foresight/platform';
+
+/** Every state a job can sit in Redis with its payload; completed and failed jobs keep theirs for a while too. */
+const JOB_STATES: JobType[] = ['active', 'waiting', 'waiting-children', 'prioritized', 'delayed', 'completed', 'failed'];
+
+type Rescore = JobPayloads[typeof JOBS.userActivity.rescore];
+
+/** Stream entries read per XRANGE call while sweeping a queue's event stream. */
+const STREAM_PAGE = 1000;
+
+/** A queue whose job payloads can name a user, and how to tell. */
+interface UserBearingQueue {
+  queue: Queue;
+  names(job: Job, organizationId: string, userId: string): boolean;
+}
+
+/** An entry of a queue's BullMQ event stream (`bull:<queue>:events`). */
+interface StreamEntry {
+  key: string;
+  id: string;
+}
+
+/**
+ * Job payloads naming one user in Redis: domain events about them (prediction.updated) and their
+ * pending re-scoring. A job being processed cannot be removed; it is reported as remaining so the
+ * sweep comes back after it finished. Also the entries of those queues' event streams that name the
+ * user's jobs: they outlive the jobs (added, delayed, completed…), by the user's keyed-hash job id,
+ * or by the reversible base64url id older releases used.
+ */
+@Injectable()
+@PersonalDataStoreProvider()
+export class QueuedJobsPersonalDataService implements PersonalDataStore {
+  readonly name = 'queuedJobs';
+  readonly userIdColumns = [];
+  private readonly sources: UserBearingQueue[];
+
+  constructor(
+    @InjectQueue(QUEUES.domainEvents) domainEvents: Queue<DomainEvent>,
+    @InjectQueue(QUEUES.userActivity) userActivity: Queue<Rescore>,
+    private readonly redis: RedisAvailabilityService,
+    @Inject(REDIS) private readonly client: Redis,
+    private readonly activity: UserActivityFeedService,
+  ) {
+    this.sources = [
+      {
+        queue: domainEvents,
+        names: (job: Job<DomainEvent>, organizationId, userId) =>
+          job.data?.organizationId === organizationId && 'userId' in job.data.data && job.data.data.userId === userId,
+      },
+      { queue: userActivity, names: (job: Job<Rescore>, organizationId, userId) => job.data?.organizationId === organizationId && job.data.userId === userId },
+    ];
+  }
+
+  async export(organizationId: string, userId: string): Promise<unknown[]> {
+    return (await this.jobsAbout(organizationId, userId)).map((job) => ({ queue: job.queueName, name: job.name, data: job.data }));
+  }
+
+  async erase(organizationId: string, userId: string): Promise<number> {
+    let removed = 0;
+    for (const job of await this.jobsAbout(organizationId, userId)) {
+      // Refused for a job a worker holds; remaining() keeps counting it until it can go.
+      const gone = await job.remove().then(() => true, () => false);
+      if (gone) removed++;
+    }
+    // After the jobs: removing a job adds a `removed` entry naming it.
+    for (const { key, id } of await this.streamEntriesAbout(organizationId, userId)) removed += await this.client.xdel(key, id);
+    return removed;
+  }
+
+  async remaining(organizationId: string, userId: string): Promise<number> {
+    return (await this.jobsAbout(organizationId, userId)).length + (await this.streamEntriesAbout(organizationId, userId)).length;
+  }
+
+  private async jobsAbout(organizationId: string, userId: string): Promise<Job[]> {
+    const found = await this.redis.within('read the queued jobs', () =>
+      Promise.all(
+        this.sources.map(async ({ queue, names }) => (await queue.getJobs(JOB_STATES)).filter((job) => job !== undefined && names(job, organizationId, userId))),
+      ),
+    );
+    return found.flat();
+  }
+
+  private async streamEntriesAbout(organizationId: string, userId: string): Promise<StreamEntry[]> {
+    const jobIds = [this.activity.rescoreJobId(organizationId, userId), `${organizationId}/${Buffer.from(userId).toString('base64url')}`];
+    // A domain event's job id embeds the re-scoring job's id it came from (`prediction.updated/<rescore id>-…`).
+    const names = (value: string) => value === userId || jobIds.some((jobId) => value === jobId || value.includes(`/${jobId}-`));
+    return this.redis.within('read the queue event streams', async () => {
+      const found: StreamEntry[] = [];
+      for (const { queue } of this.sources) {
+        const key = queue.keys.events;
+        for (let start = '-'; ; ) {
+          const page = await this.client.xrange(key, start, '+', 'COUNT', STREAM_PAGE);
+          for (const [id, fields] of page) if (fields.some(names)) found.push({ key, id });
+          if (page.length < STREAM_PAGE) break;
+          start = `(${page[page.length - 1][0]}`;
+        }
+      }
+      return found;
+    });
+  }
+}
