@@ -36,7 +36,8 @@ export interface BuiltDataset {
 export class DatasetBuilderService {
   constructor(private readonly userEvents: UserEventsService) {}
 
-  async build(model: ModelDefinition, now = Date.now()): Promise<BuiltDataset> {
+  async build(model: ModelDefinition): Promise<BuiltDataset> {
+    const now = Date.now();
     const plan = planTraining(now, model.horizonDays);
     const loadFrom = new Date(plan.windowStart - FEATURE_WINDOW_DAYS * DAY_MS);
     const until = new Date(now);

@@ -19,16 +19,16 @@ export interface TrainingPlan {
 }
 
 /** Cutoffs step back weekly from `now - horizon` (so every label's horizon has passed) over the window. */
-export function planTraining(now: number, horizonDays: number, windowDays = TRAINING_WINDOW_DAYS): TrainingPlan {
+export function planTraining(now: number, horizonDays: number): TrainingPlan {
   const horizonMs = horizonDays * DAY_MS;
   const cutoffs: number[] = [];
-  for (let cutoff = now - horizonMs; cutoff >= now - windowDays * DAY_MS; cutoff -= CUTOFF_STEP_DAYS * DAY_MS) cutoffs.unshift(cutoff);
+  for (let cutoff = now - horizonMs; cutoff >= now - TRAINING_WINDOW_DAYS * DAY_MS; cutoff -= CUTOFF_STEP_DAYS * DAY_MS) cutoffs.unshift(cutoff);
   const split = Math.max(1, cutoffs.length - VALIDATION_CUTOFFS);
   return {
     trainCutoffs: cutoffs.slice(0, split),
     validationCutoffs: cutoffs.slice(split),
     horizonMs,
-    windowStart: now - windowDays * DAY_MS,
+    windowStart: now - TRAINING_WINDOW_DAYS * DAY_MS,
     windowEnd: now,
   };
 }

@@ -61,14 +61,15 @@ export class MonthlyPartitionsService {
   }
 
   /** Every partitioned table's months, from last month to `monthsAhead`; returns the partitions it created. */
-  async ensureAll(monthsAhead = PARTITION_MONTHS_AHEAD, now = new Date()): Promise<string[]> {
+  async ensureAll(): Promise<string[]> {
     const created: string[] = [];
-    for (const table of Object.keys(PARTITION_KEYS) as MonthlyPartitionedTable[]) created.push(...(await this.ensure(table, monthsAhead, now)));
+    for (const table of Object.keys(PARTITION_KEYS) as MonthlyPartitionedTable[]) created.push(...(await this.ensure(table, PARTITION_MONTHS_AHEAD)));
     return created;
   }
 
   /** Returns the partitions it created. */
-  async ensure(table: MonthlyPartitionedTable, monthsAhead: number, now = new Date()): Promise<string[]> {
+  async ensure(table: MonthlyPartitionedTable, monthsAhead: number): Promise<string[]> {
+    const now = new Date();
     const column = PARTITION_KEYS[table];
     const created: string[] = [];
     for (const month of monthsAround(table, now, 1, monthsAhead)) {

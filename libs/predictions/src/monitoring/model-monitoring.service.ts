@@ -45,7 +45,8 @@ export class ModelMonitoringService {
     private readonly queries: MonitoringQueriesService,
   ) {}
 
-  async current(organizationId: string, modelId: string, now = new Date()): Promise<MonitoringFigures> {
+  async current(organizationId: string, modelId: string): Promise<MonitoringFigures> {
+    const now = new Date();
     const { serving } = await this.models.get(organizationId, modelId);
     const [live, load, snapshot] = await Promise.all([
       this.queries.liveAccuracy(modelId, now),

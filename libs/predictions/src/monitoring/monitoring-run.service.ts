@@ -31,7 +31,8 @@ export class MonitoringRunService {
   }
 
   /** Returns how many models were monitored; throws after trying all of them if any failed (BullMQ retries the job). */
-  async runAll(now = new Date()): Promise<number> {
+  async runAll(): Promise<number> {
+    const now = new Date();
     const serving = await this.models.servingInAllOrganizations();
     let failures = 0;
     for (const { model, serving: version } of serving) {

@@ -26,7 +26,8 @@ export class PredictionService {
     private readonly metrics: PredictionMetricsService,
   ) {}
 
-  async predict(organizationId: string, subject: PredictionSubject, now = Date.now()): Promise<UserPredictions> {
+  async predict(organizationId: string, subject: PredictionSubject): Promise<UserPredictions> {
+    const now = Date.now();
     const userId = 'user' in subject ? subject.user : await this.userOfSession(organizationId, subject.sessionId);
     const result = (predictions: Prediction[]): UserPredictions => ({ user: userId, predictions });
     const models = await this.servingModels.forOrganization(organizationId);

@@ -38,7 +38,8 @@ export class ServingModelsService implements OnModuleDestroy {
   ) {}
 
   /** Past the refresh interval, requests keep the current view while one refresh runs beside them. */
-  async forOrganization(organizationId: string, now = Date.now()): Promise<ServingModel[]> {
+  async forOrganization(organizationId: string): Promise<ServingModel[]> {
+    const now = Date.now();
     const view = this.views.get(organizationId);
     if (!view) return this.refreshOnce(organizationId, now);
     if (now - view.checkedAt >= SERVING_REFRESH_MS) {

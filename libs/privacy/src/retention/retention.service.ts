@@ -22,7 +22,8 @@ export class RetentionService {
     private readonly partitions: MonthlyPartitionsService,
   ) {}
 
-  async run(now = new Date()): Promise<RetentionOutcome> {
+  async run(): Promise<RetentionOutcome> {
+    const now = new Date();
     const organizations = await this.organizations.list();
     const droppedPartitions: string[] = [];
     if (organizations.length > 0) {
