@@ -30,3 +30,41 @@ export function checkGzippedSize(file, packageName, budgetBytes) {
   }
   console.log(`${packageName}: ${shown} ${gzipped} bytes gzipped${budgetBytes === undefined ? '' : ` (budget ${budgetBytes})`}`);
 }
+
+/**
+ * Builds a publishable package from libs/<dir> into dist/packages/<outName>/: index.cjs and index.mjs
+ * with the core bundled in, declarations under types/ (tsconfig.types.json), package.json and README.
+ * Fails when package.json's version differs from the one src/library.ts sends, or when the package
+ * would need a runtime dependency beyond `allowedDependencies` (its peers).
+ */
+export async function buildPackage({ dir, outName, displayName, esbuildOptions, allowedDependencies = [], sizeBudgetBytes }) {
+  const { build } = await import('esbuild');
+  const { copyFileSync, rmSync } = await import('node:fs');
+  const here = join(root, 'libs', dir);
+  const out = join(root, 'dist', 'packages', outName);
+  const manifest = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
+  const extra = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }).filter((name) => !allowedDependencies.includes(name));
+  if (extra.length > 0) fail(`${displayName} must not depend on ${extra.join(', ')}.`);
+  if (!readFileSync(join(here, 'src', 'library.ts'), 'utf8').includes(`version: '${manifest.version}'`)) {
+    fail(`libs/${dir}/src/library.ts must send the package's version, ${manifest.version}.`);
+  }
+  typecheck(join(here, 'tsconfig.json'), `${displayName} (libs/${dir})`);
+  rmSync(out, { recursive: true, force: true });
+  const common = { ...coreAlias, ...esbuildOptions, entryPoints: [join(here, 'src', 'index.ts')], bundle: true, logLevel: 'warning' };
+  await Promise.all([
+    build({ ...common, format: 'cjs', outfile: join(out, 'index.cjs') }),
+    build({ ...common, format: 'esm', outfile: join(out, 'index.mjs') }),
+  ]);
+  const bin = join(root, 'node_modules', '.bin');
+  execFileSync(join(bin, 'tsc'), ['-p', join(here, 'tsconfig.types.json')], { stdio: 'inherit' });
+  // The declarations name the core by its alias; point them at the copies beside them.
+  execFileSync(join(bin, 'tsc-alias'), ['-p', join(here, 'tsconfig.types.json')], { stdio: 'inherit' });
+  copyFileSync(join(here, 'package.json'), join(out, 'package.json'));
+  copyFileSync(join(here, 'README.md'), join(out, 'README.md'));
+  checkGzippedSize(join(out, 'index.mjs'), displayName, sizeBudgetBytes);
+}
+
+function fail(message) {
+  console.error(message);
+  process.exit(1);
+}

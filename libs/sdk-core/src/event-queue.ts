@@ -1,4 +1,4 @@
-import { MAX_REQUEST_BYTES, type SdkEvent } from './payload';
+import { eventBytes, MAX_REQUEST_BYTES, type SdkEvent } from './payload';
 import { parseJson, type KeyValueStore } from './storage';
 
 /** Unsent events kept at most by default; beyond it the oldest go first (an offline device must not fill the disk). */
@@ -110,7 +110,7 @@ function firstBatch(events: readonly SdkEvent[], maxEvents: number): SdkEvent[] 
   const batch: SdkEvent[] = [];
   let bytes = 2;
   for (const event of events.slice(0, maxEvents)) {
-    bytes += JSON.stringify(event).length * 3 + 1; // UTF-8 needs at most 3 bytes per UTF-16 unit
+    bytes += eventBytes(event) + 1;
     if (batch.length > 0 && bytes > MAX_REQUEST_BYTES) break;
     batch.push(event);
   }

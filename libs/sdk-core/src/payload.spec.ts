@@ -1,4 +1,4 @@
-import { buildEvent, isValidEventName, rejectedIndexes, trackProblem } from './payload';
+import { buildEvent, isValidEventName, rejectedIndexes, trackProblem, utf8Length } from './payload';
 
 const LIBRARY = { name: 'foresight-test', version: '1.0.0' };
 
@@ -53,6 +53,12 @@ describe('isValidEventName', () => {
     [42, false],
   ])('%p → %p', (name, valid) => {
     expect(isValidEventName(name)).toBe(valid);
+  });
+});
+
+describe('utf8Length', () => {
+  it.each(['plain', 'café', '€ 10', 'emoji 🎉 and 中文', ''])('counts %p as TextEncoder encodes it', (text) => {
+    expect(utf8Length(text)).toBe(new TextEncoder().encode(text).byteLength);
   });
 });
 

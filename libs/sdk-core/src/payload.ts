@@ -51,7 +51,22 @@ export function buildEvent(draft: EventDraft): SdkEvent {
 
 /** UTF-8 size of the event as it is sent. */
 export function eventBytes(event: SdkEvent): number {
-  return new TextEncoder().encode(JSON.stringify(event)).byteLength;
+  return utf8Length(JSON.stringify(event));
+}
+
+/** Counted rather than encoded: not every platform has TextEncoder (older React Native). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      bytes += 4; // a surrogate pair is one code point of four bytes
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 const EVENT_NAME = /^[A-Za-z0-9 _.:/-]{1,128}$/;
