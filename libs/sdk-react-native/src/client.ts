@@ -110,10 +110,11 @@ export class ReactNativeClient {
     await this.platform.store.written();
   }
 
-  /** Stops the timer and the AppState listener (tests, hot reload). */
-  close(): void {
+  /** Stops the timer and the AppState listener; resolves once every change is in storage. */
+  close(): Promise<void> {
     clearInterval(this.timer);
     this.appStateSubscription.remove();
+    return this.platform.store.written();
   }
 
   private appStateChanged(state: string): void {

@@ -54,6 +54,13 @@ export const Foresight = {
   isTrackingEnabled: (): boolean => client?.trackingEnabled ?? false,
   /** Sends what is queued now; resolves when done. */
   flush: (): Promise<void> => (client ? client.flush() : (starting?.then((c) => c.flush()) ?? Promise.resolve())),
+  /** Stops the SDK (timer, AppState listener) once its storage writes are done; initialize() may follow (hot reload). */
+  close: async (): Promise<void> => {
+    const stopping = starting;
+    starting = undefined;
+    client = undefined;
+    await (await stopping)?.close();
+  },
   /** NavigationContainer props reporting every screen reached: `<NavigationContainer ref={ref} {...Foresight.screenTracking(ref)}>`. */
   screenTracking: (ref: NavigationRefLike) => trackingProps(ref, (name) => Foresight.screen(name)),
 };
