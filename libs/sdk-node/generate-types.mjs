@@ -2,6 +2,8 @@
 // compiled API in Nest's preview mode: no database, no Redis) and generates the Node SDK's types
 // from it with openapi-typescript (libs/sdk-node/src/generated/openapi.ts), so the typed client
 // cannot drift from the controllers. Run by `npm run build` (postbuild), after tsc.
+// `--check [types file]` writes nothing: it exits 1 when the file (by default the generated one)
+// differs from what dist/openapi.json, the document of the last build, gives.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,14 +24,23 @@ export function writeDocument() {
   return JSON.parse(readFileSync(DOCUMENT_PATH, 'utf8'));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const types = await typesFor(writeDocument());
-  let current = '';
+function read(path) {
   try {
-    current = readFileSync(TYPES_PATH, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch {
-    // first generation
+    return '';
   }
+}
+
+if (process.argv[2] === '--check') {
+  const checked = process.argv[3] ?? TYPES_PATH;
+  if (read(checked) !== (await typesFor(JSON.parse(readFileSync(DOCUMENT_PATH, 'utf8'))))) {
+    console.error(`${checked} is stale: it is not what dist/openapi.json generates. Run \`npm run build\` and commit it.`);
+    process.exit(1);
+  }
+} else {
+  const types = await typesFor(writeDocument());
+  const current = read(TYPES_PATH);
   if (current !== types) writeFileSync(TYPES_PATH, types);
   console.log(`Node SDK: ${current === types ? 'generated types up to date' : 'regenerated'} libs/sdk-node/src/generated/openapi.ts from dist/openapi.json`);
 }
