@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AuthenticationError,
@@ -130,6 +131,11 @@ describe('@foresight/node', () => {
 
   describe('typed API client', () => {
     const admin = () => createApiClient({ token: org.token.secret, host: api.baseUrl });
+
+    it('is typed from the very document the running API serves', async () => {
+      const served: unknown = await (await fetch(`${api.baseUrl}/v1/openapi.json`)).json();
+      expect(served).toEqual(JSON.parse(readFileSync(join(__dirname, '..', '..', 'dist', 'openapi.json'), 'utf8')));
+    });
 
     it('creates, lists and reads models, and throws NotFoundError for an unknown one', async () => {
       const created = await admin().models.create({ body: { name: 'sdk_checkout', targetEvent: 'checkout' } });
