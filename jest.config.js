@@ -8,6 +8,8 @@ const swc = ['@swc/jest', {
   module: { type: 'commonjs' },
 }];
 const moduleNameMapper = {
+  // The SDK packages' published names; every other @foresight/<lib> is libs/<lib>.
+  '^@foresight/node$': '<rootDir>/libs/sdk-node/src/index.ts',
   '^@foresight/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
   // The tracing preload's own entry, loaded before anything the platform index brings in.
   '^@foresight/platform/tracing$': '<rootDir>/libs/platform/src/tracing/index.ts',
@@ -27,7 +29,28 @@ module.exports = {
   testTimeout: 120_000,
   maxWorkers: 2,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/packaging/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/packaging/**/*.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/libs/sdk-react-native/'],
+    },
+    {
+      // The React Native SDK under React Native's own jest preset: its official mocks (AppState and the
+      // rest of react-native) and AsyncStorage's, with Babel for react-native's Flow sources.
+      displayName: 'react-native',
+      rootDir: __dirname,
+      preset: '@react-native/jest-preset',
+      roots: ['<rootDir>/libs/sdk-react-native', '<rootDir>/libs/sdk-core'],
+      testMatch: ['<rootDir>/libs/sdk-react-native/**/*.spec.ts'],
+      moduleNameMapper: { ...moduleNameMapper, '^@react-native-async-storage/async-storage$': '@react-native-async-storage/async-storage/jest' },
+      transform: {
+        '^.+\\.ts$': swc,
+        '^.+\\.(js|jsx)$': ['babel-jest', { presets: ['module:@react-native/babel-preset'] }],
+      },
+      transformIgnorePatterns: ['node_modules/(?!((jest-)?react-native|@react-native(-community)?|@react-native-async-storage)/)'],
+      modulePathIgnorePatterns: ['<rootDir>/dist/'],
+    },
     {
       ...common,
       displayName: 'e2e',

@@ -2,6 +2,7 @@
 // API's peak RSS, beside a raw COPY of the same rows in the same order by psql in the same run.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { seedPredictionLog, seededSince } from '../support/prediction-log';
 import { startApi } from '../support/processes';
 import { benchmark } from './support/benchmark';
 
@@ -10,17 +11,8 @@ const PAGE = 100_000;
 
 benchmark('bench_export', async (suite) => {
   const { organization, token } = await suite.createOrganization('Bench', ['--rate-limit', '100000000', '--burst', '200000000']);
-  // The log as /v1/predict writes it, spread over the last day, 3 models, 10,000 users.
-  await suite.sql(
-    `INSERT INTO predictions (organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at)
-     SELECT $1, 'demo-' || lpad((i % 10000)::text, 6, '0'), 'mdl_bench' || (i % 3), 'model_' || (i % 3), 'ver_bench' || (i % 3), 1,
-            CASE WHEN i % 4 = 0 THEN 'likely' ELSE 'unlikely' END, i % 4 = 0, 0.5 + (i % 500) / 1000.0, 0.05,
-            now() - interval '1 day' + (i * interval '86 milliseconds')
-       FROM generate_series(1, $2) i`,
-    [organization.id, ROWS],
-  );
-  await suite.sql('ANALYZE predictions');
-  const since = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+  await seedPredictionLog(suite, organization.id, ROWS);
+  const since = seededSince();
 
   const copy = rawCopy(suite.env.DATABASE_URL, organization.id);
   const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });

@@ -240,7 +240,7 @@ describe('chart templates', () => {
       .map((method) => Reflect.getMetadata('path', ProbesController.prototype[method as keyof ProbesController]) as unknown)
       .filter((path): path is string => typeof path === 'string');
     expect(routes.sort()).toEqual(['livez', 'readyz']);
-    const main = readFileSync(join(REPOSITORY, 'apps/api/src/main.ts'), 'utf8');
+    const main = readFileSync(join(REPOSITORY, 'apps/api/src/http/global-prefix.ts'), 'utf8');
     const excluded = /setGlobalPrefix\(\s*'v1',\s*\{\s*exclude:\s*\[([^\]]*)\]/.exec(main)?.[1] ?? '';
     // The probes are outside /v1 (the SDK's static files are too, but no probe points at them).
     expect(excluded.match(/'[^']*'/g)).toEqual(expect.arrayContaining(["'livez'", "'readyz'"]));

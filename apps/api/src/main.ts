@@ -9,6 +9,7 @@ import { closeOnSignals, PinoNestLogger, SERVICE_VERSION, startRuntime, startupL
 import { ApiModule } from './api.module';
 import { acceptBrowserIngestion, BODY_LIMIT_BYTES, withoutSourceConfigSlash } from './http/browser-ingestion';
 import { answerClientError, sendError } from './http/error-reply';
+import { useVersionPrefix } from './http/global-prefix';
 import { observeRequests, traceRoutes } from './http/observability';
 import { serveOpenApi } from './openapi/openapi';
 
@@ -43,7 +44,7 @@ async function bootstrap(): Promise<void> {
   acceptBrowserIngestion(app);
   observeRequests(fastify, app.get(Registry), logger);
   if (config.tracing) traceRoutes(fastify);
-  app.setGlobalPrefix('v1', { exclude: ['livez', 'readyz', 'sdk/*path', 'sourceConfig'] });
+  useVersionPrefix(app);
   serveOpenApi(app);
   await app.listen(config.port, config.host);
   const startup = startupSummary(config, {

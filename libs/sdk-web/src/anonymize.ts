@@ -1,4 +1,4 @@
-import { toHex } from './ids';
+import { toHex } from '@foresight/sdk-core';
 
 /**
  * Custom property values replaced by the SHA-256 (hex) of their text, keys kept, at any depth:

@@ -1,9 +1,4 @@
-/** The few string values the SDK keeps between page loads. */
-export interface KeyValueStore {
-  get(key: string): string | null;
-  set(key: string, value: string): void;
-  remove(key: string): void;
-}
+import { memoryStore, type KeyValueStore } from '@foresight/sdk-core';
 
 const PREFIX = 'foresight:';
 
@@ -22,15 +17,6 @@ export function browserStore(): KeyValueStore {
     get: (key) => attempt(() => storage.getItem(PREFIX + key), null),
     set: (key, value) => attempt(() => storage.setItem(PREFIX + key, value), undefined),
     remove: (key) => attempt(() => storage.removeItem(PREFIX + key), undefined),
-  };
-}
-
-export function memoryStore(): KeyValueStore {
-  const values = new Map<string, string>();
-  return {
-    get: (key) => values.get(key) ?? null,
-    set: (key, value) => void values.set(key, value),
-    remove: (key) => void values.delete(key),
   };
 }
 

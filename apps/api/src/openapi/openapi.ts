@@ -7,6 +7,11 @@ import { SERVICE_VERSION } from '@foresight/platform';
  * It describes the API, holds no organization data, and so is served without a token.
  */
 export function serveOpenApi(app: INestApplication): void {
+  SwaggerModule.setup('v1/docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'v1/openapi.json', yamlDocumentUrl: 'v1/openapi.yaml' });
+}
+
+/** Also written at build time (openapi-document.main.ts), for the Node SDK's generated types. */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -17,7 +22,7 @@ export function serveOpenApi(app: INestApplication): void {
       .build(),
   );
   keepOperationIds(document);
-  SwaggerModule.setup('v1/docs', app, document, { jsonDocumentUrl: 'v1/openapi.json', yamlDocumentUrl: 'v1/openapi.yaml' });
+  return document;
 }
 
 /**

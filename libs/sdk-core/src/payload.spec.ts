@@ -1,4 +1,6 @@
-import { buildEvent, isValidEventName, LIBRARY, pageUrl, rejectedIndexes } from './payload';
+import { buildEvent, isValidEventName, rejectedIndexes, trackProblem, utf8Length } from './payload';
+
+const LIBRARY = { name: 'foresight-test', version: '1.0.0' };
 
 describe('buildEvent', () => {
   const draft = {
@@ -7,10 +9,11 @@ describe('buildEvent', () => {
     sessionId: 'sess-1',
     messageId: 'msg-1',
     identity: { anonymousId: 'anon-1' },
+    context: { library: LIBRARY },
   };
 
   it('builds the event POST /v1/events accepts: ISO timestamp, session, message id, anonymous id', () => {
-    expect(buildEvent({ ...draft, properties: { role: 'button', textLength: 3 }, url: 'https://shop.test/cart' })).toEqual({
+    expect(buildEvent({ ...draft, properties: { role: 'button', textLength: 3 }, context: { library: LIBRARY, page: { url: 'https://shop.test/cart' } } })).toEqual({
       event: 'click',
       messageId: 'msg-1',
       timestamp: '2026-11-21T09:30:15.250Z',
@@ -26,16 +29,17 @@ describe('buildEvent', () => {
     expect(buildEvent({ ...draft, identity: { anonymousId: 'anon-1', userId: 'user-7' } })).toMatchObject({ anonymousId: 'anon-1', userId: 'user-7' });
   });
 
+  it('leaves out what it was not given: session, anonymous id (a server names its users)', () => {
+    const built = buildEvent({ ...draft, sessionId: undefined, identity: { userId: 'user-7' } });
+    expect(built).not.toHaveProperty('sessionId');
+    expect(built).not.toHaveProperty('anonymousId');
+    expect(built.userId).toBe('user-7');
+  });
+
   it('leaves out empty properties and an unknown page', () => {
     const built = buildEvent({ ...draft, properties: {} });
     expect(built).not.toHaveProperty('properties');
     expect(built.context).toEqual({ library: LIBRARY });
-  });
-});
-
-describe('pageUrl', () => {
-  it('keeps origin and path, never the query or the fragment', () => {
-    expect(pageUrl('https://shop.test/sdk/example/pricing?email=jane%40example.com#token=pat_dev_abc')).toBe('https://shop.test/sdk/example/pricing');
   });
 });
 
@@ -49,6 +53,20 @@ describe('isValidEventName', () => {
     [42, false],
   ])('%p → %p', (name, valid) => {
     expect(isValidEventName(name)).toBe(valid);
+  });
+});
+
+describe('utf8Length', () => {
+  it.each(['plain', 'café', '€ 10', 'emoji 🎉 and 中文', ''])('counts %p as TextEncoder encodes it', (text) => {
+    expect(utf8Length(text)).toBe(new TextEncoder().encode(text).byteLength);
+  });
+});
+
+describe('trackProblem', () => {
+  it('names what is wrong with a track() call, and nothing when it is fine', () => {
+    expect(trackProblem('checkout', { plan: 'pro' })).toBeUndefined();
+    expect(trackProblem('', undefined)).toMatch(/event name/);
+    expect(trackProblem('checkout', ['pro'])).toMatch(/properties must be an object/);
   });
 });
 

@@ -1,3 +1,5 @@
+import { parseJson } from './storage';
+
 /** Inactivity that ends a session: the same 30 minutes the server uses to cut sessions without an id. */
 export const SESSION_TIMEOUT_MS = 30 * 60_000;
 
@@ -31,13 +33,4 @@ export function parseSession(text: string | null): SessionState | undefined {
   const value = parseJson(text) as Partial<SessionState> | undefined;
   const valid = typeof value?.id === 'string' && typeof value.startedAt === 'number' && typeof value.lastActivityAt === 'number';
   return valid ? (value as SessionState) : undefined;
-}
-
-export function parseJson(text: string | null): unknown {
-  if (text === null) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

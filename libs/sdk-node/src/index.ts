@@ -1,0 +1,19 @@
+export { createApiClient, type ForesightApi, type ForesightApiOptions } from './api-client';
+export {
+  AuthenticationError,
+  ConnectionError,
+  ForesightError,
+  InvalidRequestError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionError,
+  RateLimitedError,
+  RetryableError,
+  ServerError,
+  UnavailableError,
+} from './errors';
+export { Foresight, type EventMessage, type ForesightOptions, type IdentifyMessage, type PageMessage, type ScreenMessage } from './foresight';
+export type { components, operations, paths } from './generated/openapi';
+export type { ConnectionOptions } from './http';
+export { API_ROUTES, type InputOf, type OutputOf, type RowOf } from './routes';
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookEvent } from './webhooks';

@@ -1,0 +1,102 @@
+import type { paths } from './generated/openapi';
+
+/**
+ * The typed API client, one declarative entry per route. `route(method, path)` only accepts a
+ * method and path the service's OpenAPI document declares (the generated `paths`), and the client
+ * method it becomes takes that operation's path parameters, query and body and resolves to its
+ * 200 answer, all typed from the same document. A route added to the API is one line here; the
+ * coverage test (api-routes.spec.ts) fails until it is.
+ */
+export const API_ROUTES = {
+  health: route('get', '/v1/health'),
+  events: {
+    /** Sends events as they are; the event client (Foresight) batches and retries for you. */
+    send: route('post', '/v1/events'),
+  },
+  predictions: {
+    get: route('get', '/v1/predict'),
+    /** Every logged prediction in the range, one row at a time (NDJSON, constant memory). */
+    export: stream('get', '/v1/export/predictions'),
+  },
+  models: {
+    list: route('get', '/v1/models'),
+    get: route('get', '/v1/models/{modelId}'),
+    create: route('post', '/v1/models'),
+    retrain: route('post', '/v1/models/retrain'),
+  },
+  monitoring: {
+    get: route('get', '/v1/models/monitor/{modelId}'),
+    history: route('get', '/v1/models/monitor/{modelId}/history'),
+  },
+  users: {
+    export: route('get', '/v1/users/export'),
+    delete: route('delete', '/v1/users'),
+    sessions: route('get', '/v1/users/sessions'),
+  },
+  webhooks: {
+    list: route('get', '/v1/webhooks'),
+    create: route('post', '/v1/webhooks'),
+    delete: route('delete', '/v1/webhooks/{webhookId}'),
+    deliveries: route('get', '/v1/webhooks/{webhookId}/deliveries'),
+    retryDelivery: route('post', '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry'),
+  },
+  tokens: {
+    list: route('get', '/v1/tokens'),
+    create: route('post', '/v1/tokens'),
+    revoke: route('delete', '/v1/tokens/{tokenId}'),
+  },
+};
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type ApiPath = keyof paths;
+type MethodsOf<P extends ApiPath> = { [M in HttpMethod]-?: [NonNullable<paths[P][M]>] extends [never] ? never : M }[HttpMethod];
+type OperationOf<P extends ApiPath, M extends HttpMethod> = NonNullable<paths[P][M]>;
+
+/** A route answered with one JSON value. `operation` exists only in the type, to carry it. */
+export interface JsonRoute<O> {
+  kind: 'json';
+  method: HttpMethod;
+  path: string;
+  operation?: O;
+}
+
+/** A route whose rows are read as an NDJSON stream. */
+export interface StreamRoute<O> {
+  kind: 'ndjson';
+  method: HttpMethod;
+  path: string;
+  operation?: O;
+}
+
+function route<P extends ApiPath, M extends MethodsOf<P>>(method: M, path: P): JsonRoute<OperationOf<P, M>> {
+  return { kind: 'json', method, path };
+}
+
+function stream<P extends ApiPath, M extends MethodsOf<P>>(method: M, path: P): StreamRoute<OperationOf<P, M>> {
+  return { kind: 'ndjson', method, path };
+}
+
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : R;
+type ParametersOf<O> = O extends { parameters: infer P extends { path?: unknown; query?: unknown } } ? P : { path?: never; query?: never };
+/** `{ [name]: V }`, optional when V may be undefined, absent when V is never. */
+type Part<Name extends string, V> = [NonNullable<V>] extends [never] ? unknown : undefined extends V ? { [N in Name]?: NonNullable<V> } : { [N in Name]: V };
+
+/** What a route's client method takes: `{ path, query, body }`, each only when the operation has it. */
+export type InputOf<O> = Part<'path', ParametersOf<O>['path']> &
+  Part<'query', ParametersOf<O>['query']> &
+  Part<'body', O extends { requestBody?: infer B } ? JsonOf<B> : never>;
+/** The 200 answer's JSON. */
+export type OutputOf<O> = O extends { responses: { 200: infer R } } ? JsonOf<R> : never;
+/** One row of an exported array. */
+export type RowOf<O> = OutputOf<O> extends ReadonlyArray<infer Row> ? Row : never;
+
+type Method<Input, Result> = object extends Input ? (input?: Input) => Result : (input: Input) => Result;
+
+/** The client the route table becomes: the same tree, each entry a typed method. */
+export type ApiClientOf<T> = {
+  [K in keyof T]: T[K] extends JsonRoute<infer O>
+    ? Method<InputOf<O>, Promise<OutputOf<O>>>
+    : T[K] extends StreamRoute<infer O>
+      ? Method<InputOf<O>, AsyncIterable<RowOf<O>>>
+      : ApiClientOf<T[K]>;
+};
