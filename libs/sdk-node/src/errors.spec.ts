@@ -1,7 +1,7 @@
 import { errorFor, ForesightError, InvalidRequestError, NotFoundError, RateLimitedError, ServerError, UnavailableError } from './errors';
 
 describe('errorFor', () => {
-  it('maps the API's error bodies to typed errors', () => {
+  it('maps the API error bodies to typed errors', () => {
     const invalid = errorFor(400, { error: 'invalid_request', message: 'name is invalid', details: [{ path: 'name', message: 'bad' }] }, undefined);
     expect(invalid).toBeInstanceOf(InvalidRequestError);
     expect(invalid).toMatchObject({ status: 400, code: 'invalid_request', message: 'name is invalid', details: [{ path: 'name' }] });
