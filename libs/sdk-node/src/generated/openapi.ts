@@ -1577,7 +1577,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        userId: string;
+                        /** @description the userId asked for; for a session, its user unless the organization hashes user ids (the id as sent is stored nowhere) */
+                        userId?: string;
                         /** @description echoed when the user was found through a session */
                         sessionId?: string;
                         predictions: {
