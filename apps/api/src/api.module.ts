@@ -7,6 +7,7 @@ import { PredictionsModule } from '@foresight/predictions';
 import { PrivacyModule } from '@foresight/privacy';
 import { MetricsServer, PlatformModule, QueueModule, type Runtime } from '@foresight/platform';
 import { WebhooksModule } from '@foresight/webhooks';
+import { ActivityController } from './events/activity.controller';
 import { EventsController } from './events/events.controller';
 import { SdkSettingsController } from './events/sdk-settings.controller';
 import { HealthController, ProbesController } from './health/health.controller';
@@ -40,7 +41,7 @@ export class ApiModule {
         // Embedded and small deployments run the worker's processors inside the API process.
         ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
       ],
-      controllers: [EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, SdkSettingsController, TokensController, UsersController, WebhooksController],
+      controllers: [ActivityController, EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, SdkSettingsController, TokensController, UsersController, WebhooksController],
       providers: [
         MetricsServer,
         { provide: APP_GUARD, useClass: AccessGuard },

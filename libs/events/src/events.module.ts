@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@foresight/auth';
 import { QUEUES, UserActivityModule } from '@foresight/platform';
+import { EventActivity } from './activity/event-activity.service';
 import { EventPayloadCipher } from './encryption/event-payload-cipher';
 import { KeyRotation } from './encryption/key-rotation';
 import { EventWriter } from './ingest/event-writer';
@@ -15,6 +16,7 @@ import { SuppressionList } from './suppression/suppression-list';
 @Module({
   imports: [AuthModule, BullModule.registerQueue({ name: QUEUES.events }), UserActivityModule],
   providers: [
+    EventActivity,
     EventWriter,
     IngestService,
     SessionsService,
@@ -26,6 +28,6 @@ import { SuppressionList } from './suppression/suppression-list';
     SessionsPersonalData,
     IdentitiesPersonalData,
   ],
-  exports: [IngestService, SegmentMetrics, SessionsService, KeyRotation, SuppressionList],
+  exports: [EventActivity, IngestService, SegmentMetrics, SessionsService, KeyRotation, SuppressionList],
 })
 export class EventsModule {}

@@ -9,3 +9,4 @@ export { SessionsService, SESSION_GAP_MINUTES, type Session } from './sessions/s
 export { KeyRotation } from './encryption/key-rotation';
 export { SuppressionList } from './suppression/suppression-list';
 export { EventPayloadCipher, type SealedField } from './encryption/event-payload-cipher';
+export { EventActivity, type EventVolume, type RecentEvent, type VolumeBucket } from './activity/event-activity.service';
