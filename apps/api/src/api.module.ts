@@ -18,6 +18,7 @@ import { PredictionsController } from './predictions/predictions.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { SdkModule } from './sdk/sdk.module';
+import { CurrentTokenController } from './tokens/current-token.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { UsersController } from './users/users.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
@@ -41,7 +42,7 @@ export class ApiModule {
         // Embedded and small deployments run the worker's processors inside the API process.
         ...(runtime.config.workerMode === 'inline' ? [ProcessorsModule] : []),
       ],
-      controllers: [ActivityController, EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, SdkSettingsController, TokensController, UsersController, WebhooksController],
+      controllers: [ActivityController, CurrentTokenController, EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, SdkSettingsController, TokensController, UsersController, WebhooksController],
       providers: [
         MetricsServer,
         { provide: APP_GUARD, useClass: AccessGuard },

@@ -15,16 +15,16 @@ const summarySchema = z.object({
   version: z.number().nullable(),
   accuracy: z.number().nullable(),
   lastRetrained: z.string().nullable(),
+  auc: z.number().nullable(),
+  schedule: z.string().nullable(),
 });
 
 const detailsSchema = summarySchema.extend({
   horizonDays: z.number(),
   algorithm: z.enum(['gbdt', 'logistic']),
   labels: z.array(z.string()),
-  schedule: z.string().nullable(),
   precision: z.number().nullable(),
   recall: z.number().nullable(),
-  auc: z.number().nullable(),
   featureImportance: z.array(z.object({ feature: z.string(), weight: z.number() })),
   lastError: z.string().nullable(),
 });
@@ -187,6 +187,8 @@ function summary({ model, serving }: ModelWithVersion): ModelSummary {
     version: serving?.version ?? null,
     accuracy: serving?.metrics.accuracy ?? null,
     lastRetrained: model.lastRetrainedAt?.toISOString() ?? null,
+    auc: serving?.metrics.auc ?? null,
+    schedule: model.schedule,
   };
 }
 
@@ -197,10 +199,8 @@ function details(entry: ModelWithVersion): ModelDetails {
     horizonDays: model.horizonDays,
     algorithm: model.algorithm,
     labels: model.labels,
-    schedule: model.schedule,
     precision: serving?.metrics.precision ?? null,
     recall: serving?.metrics.recall ?? null,
-    auc: serving?.metrics.auc ?? null,
     featureImportance: serving?.featureImportance ?? [],
     lastError: model.lastError,
   };
