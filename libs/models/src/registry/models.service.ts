@@ -224,10 +224,8 @@ export class ModelsService {
       await this.trainingQueue.removeJobScheduler(scheduleId(modelId));
       await this.trainingQueue.remove(modelId);
     });
-    await this.models.manager.transaction(async (manager) => {
-      await manager.delete(ModelVersion, { organizationId, modelId });
-      await manager.delete(Model, { id: modelId, organizationId });
-    });
+    // Its versions go with it (ON DELETE CASCADE), in the same statement.
+    await this.models.delete({ id: modelId, organizationId });
   }
 
   /** Every model of every organization that has a serving version: for deployment-wide jobs (monitoring), never for requests. */
