@@ -21,7 +21,8 @@ export function ModelPage({ modelId }: { modelId: string }) {
     queryFn: () => api.model(modelId),
     refetchInterval: (query) => (query.state.data?.status === 'retraining' ? RETRAINING_POLL_MS : false),
   });
-  const versions = useQuery({ queryKey: ['versions', modelId, model.data?.status, model.data?.version], queryFn: () => api.versions(modelId), enabled: model.isSuccess });
+  // A finished run changes lastRetrained even when its version was not promoted.
+  const versions = useQuery({ queryKey: ['versions', modelId, model.data?.status, model.data?.version, model.data?.lastRetrained], queryFn: () => api.versions(modelId), enabled: model.isSuccess });
   if (model.isPending) return <Loading what="the model" />;
   if (model.isError) return <ErrorState error={model.error} retry={() => void model.refetch()} />;
   return (

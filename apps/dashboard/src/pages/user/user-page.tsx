@@ -26,8 +26,10 @@ export function UserPage({ userId }: { userId?: string }) {
 
 function UserDetails({ userId }: { userId: string }) {
   const predictions = useQuery({ queryKey: ['predict', userId], queryFn: () => api.predict(userId) });
-  const sessions = useQuery({ queryKey: ['sessions', userId], queryFn: () => api.sessions(userId) });
-  const events = useQuery({ queryKey: ['user-events', userId], queryFn: () => api.recentEvents(userId) });
+  // Asked once the user is known to exist: an unknown id costs one request, not three.
+  const known = predictions.isSuccess;
+  const sessions = useQuery({ queryKey: ['sessions', userId], queryFn: () => api.sessions(userId), enabled: known });
+  const events = useQuery({ queryKey: ['user-events', userId], queryFn: () => api.recentEvents(userId), enabled: known });
   if (predictions.isError && predictions.error instanceof ApiError && predictions.error.code === 'not_found') {
     return (
       <Empty title="No such user">
@@ -55,7 +57,7 @@ function UserDetails({ userId }: { userId: string }) {
       <div className="two-columns">
         <section className="panel" aria-labelledby="sessions-heading">
           <h2 id="sessions-heading">Sessions</h2>
-          {sessions.isPending && <Loading what="sessions" />}
+          {known && sessions.isPending && <Loading what="sessions" />}
           {sessions.isError && <ErrorState error={sessions.error} />}
           {sessions.data && (
             <table>
@@ -81,7 +83,7 @@ function UserDetails({ userId }: { userId: string }) {
         </section>
         <section className="panel" aria-labelledby="events-heading">
           <h2 id="events-heading">Latest events</h2>
-          {events.isPending && <Loading what="events" />}
+          {known && events.isPending && <Loading what="events" />}
           {events.isError && <ErrorState error={events.error} />}
           {events.data && (
             <table>
