@@ -130,6 +130,22 @@ describe('dashboard in Chromium', () => {
     await expectAccessible();
   });
 
+  it('creates a model from the form, with the target event picked from the organization\'s events', async () => {
+    await page.getByLabel('Name').fill('churn_30d');
+    await page.getByLabel('Target event').selectOption('churn');
+    await page.getByLabel('Horizon (days)').fill('30');
+    await page.getByLabel('Algorithm').selectOption('logistic');
+    await page.getByRole('button', { name: 'Create model' }).click();
+    await page.getByRole('heading', { name: 'Not trained yet' }).waitFor();
+    const models = (await request<Array<{ name: string; targetEvent: string; id: string }>>(url('/models'), admin())).body;
+    const created = models.find((m) => m.name === 'churn_30d');
+    expect(created).toMatchObject({ targetEvent: 'churn' });
+    expect(await request(url(`/models/${created?.id}`), admin())).toMatchObject({ body: { horizonDays: 30, algorithm: 'logistic', schedule: null } });
+    expect(page.url()).toContain(`#/models/${created?.id}`);
+    await screenshot(page, 'model-untrained');
+    await page.getByRole('link', { name: 'Models', exact: true }).click();
+  });
+
   it("shows a model's quality, drivers, calibration, score distribution and a threshold explorer", async () => {
     await page.getByRole('link', { name: 'checkout_7d' }).click();
     await page.getByRole('heading', { name: /Quality of version 1/ }).waitFor();
