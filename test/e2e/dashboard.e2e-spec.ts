@@ -37,6 +37,7 @@ describe('dashboard in Chromium', () => {
   const versions = async () => (await request<{ versions: Version[] }>(url(`/models/${modelId}/versions`), admin())).body.versions;
   const servingVersion = async () => (await versions()).find((v) => v.state === 'serving')?.version;
   const chart = (name: string) => page.getByRole('img', { name });
+  const navigateTo = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
   const expectAccessible = async () => expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
   beforeAll(async () => {
@@ -120,7 +121,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it('lists models with status, health, grade, serving version and schedule', async () => {
-    await page.getByRole('link', { name: 'Models', exact: true }).click();
+    await navigateTo('Models');
     const row = page.getByRole('row', { name: /checkout_7d/ });
     await row.getByText(/^v1 \(/).waitFor();
     await expect(row.textContent()).resolves.toMatch(/active.*(Healthy|Drifting).*(Excellent|Good|Fair|Weak|Not useful).*v1.*0 3 \* \* \*/);
@@ -143,7 +144,7 @@ describe('dashboard in Chromium', () => {
     expect(await request(url(`/models/${created?.id}`), admin())).toMatchObject({ body: { horizonDays: 30, algorithm: 'logistic', schedule: null } });
     expect(page.url()).toContain(`#/models/${created?.id}`);
     await screenshot(page, 'model-untrained');
-    await page.getByRole('link', { name: 'Models', exact: true }).click();
+    await navigateTo('Models');
   });
 
   it("shows a model's quality, drivers, calibration, score distribution and a threshold explorer", async () => {
@@ -183,7 +184,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it('shows monitoring over time: accuracy, PSI with its bands, latency and throughput', async () => {
-    await page.getByRole('link', { name: 'Monitoring' }).click();
+    await navigateTo('Monitoring');
     await page.getByText(/monitoring runs; the latest/).waitFor();
     for (const name of ['Accuracy and mean confidence shift over time', 'Population stability index over time with the low, moderate and high bands', 'Inference latency p95 over time', 'Predictions per minute over time']) {
       expect(await drawnPixels(chart(name))).toBeGreaterThan(100);
@@ -193,7 +194,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it("looks a user up: predictions now, sessions and latest events", async () => {
-    await page.getByRole('link', { name: 'User lookup' }).click();
+    await navigateTo('User lookup');
     await page.getByLabel('User id').fill(demoUser);
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.locator('.predictions li').first().waitFor();
@@ -227,7 +228,7 @@ describe('dashboard in Chromium', () => {
   it('lets a read-scope token see everything but act on nothing', async () => {
     await signIn(page, dashboard(), readToken.token);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    await page.getByRole('link', { name: 'Models', exact: true }).click();
+    await navigateTo('Models');
     await page.getByText('creating models needs a token with the admin scope').waitFor();
     expect(await page.getByRole('button', { name: 'Create model' }).count()).toBe(0);
     await page.getByRole('link', { name: 'checkout_7d' }).click();
@@ -240,7 +241,7 @@ describe('dashboard in Chromium', () => {
 
   it('returns to sign-in with a clear message once the token is revoked', async () => {
     expect((await request(url(`/tokens/${readToken.id}`), { ...admin(), method: 'DELETE' })).status).toBe(200);
-    await page.getByRole('link', { name: 'Monitoring' }).click();
+    await navigateTo('Monitoring');
     await page.getByText('Your session ended: the token expired or was revoked').waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('foresight.token'))).toBeNull();
     await screenshot(page, 'signed-out-revoked');
