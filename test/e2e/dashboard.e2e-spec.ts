@@ -94,6 +94,13 @@ describe('dashboard in Chromium', () => {
     expect(csp).toContain("connect-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
     expect(response?.headers()['x-frame-options']).toBe('DENY');
+    const bare = await fetch(`${api.baseUrl}/dashboard`, { redirect: 'manual' });
+    expect(bare.status).toBe(301);
+    expect(bare.headers.get('location')).toBe('/dashboard/');
+    const script = await page.locator('script[src]').getAttribute('src');
+    const asset = await fetch(new URL(script ?? '', api.baseUrl));
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect(asset.headers.get('content-security-policy')).toBe(csp);
     await screenshot(page, 'sign-in');
     await expectAccessible();
     await page.getByLabel('Organization token').fill('pat_prod_thisisnotarealtoken');
