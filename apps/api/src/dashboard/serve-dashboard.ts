@@ -42,11 +42,12 @@ export async function serveDashboard(fastify: FastifyInstance): Promise<boolean>
     root: DASHBOARD_BUILD_DIR,
     prefix: '/dashboard/',
     index: ['index.html'],
-    redirect: true,
     cacheControl: false,
     setHeaders: (reply, path) => {
       void reply.headers({ ...SECURITY_HEADERS, 'cache-control': path.startsWith(ASSETS_DIR) ? 'public, max-age=31536000, immutable' : 'no-cache' });
     },
   });
+  // Relative asset URLs and the hash routes need the trailing slash.
+  fastify.get('/dashboard', (_request, reply) => reply.redirect('/dashboard/', 301));
   return true;
 }
