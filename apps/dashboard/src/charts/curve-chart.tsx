@@ -7,8 +7,8 @@ export interface Curve {
   values: Array<number | null>;
   /** Dashed: a reference (perfect calibration), not a measurement. */
   dashed?: boolean;
-  /** Drawn as bars instead of a line (a histogram). */
-  bars?: boolean;
+  /** Drawn as bars (a histogram) standing left of, on, or right of each x, so two series sit side by side. */
+  bars?: 'left' | 'centre' | 'right';
   points?: boolean;
 }
 
@@ -24,7 +24,11 @@ interface CurveChartProps {
   marker?: number;
 }
 
-const bars = uPlot.paths.bars?.({ size: [0.9, 40], align: 0 });
+const BAR_PATHS = {
+  left: uPlot.paths.bars?.({ size: [0.45, 40], align: -1 }),
+  centre: uPlot.paths.bars?.({ size: [0.9, 40], align: 0 }),
+  right: uPlot.paths.bars?.({ size: [0.45, 40], align: 1 }),
+};
 
 /** y as a function of a number (score, cutoff): lines, points and bars over [0, 1]. */
 export function CurveChart({ label, xs, curves, xLabel, yLabel, unitY = false, marker }: CurveChartProps) {
@@ -40,7 +44,7 @@ export function CurveChart({ label, xs, curves, xLabel, yLabel, unitY = false, m
           width: curve.bars ? 1 : 2,
           dash: curve.dashed ? [6, 4] : undefined,
           fill: curve.bars ? `${PALETTE[index % PALETTE.length]}99` : undefined,
-          paths: curve.bars ? bars : undefined,
+          paths: curve.bars ? BAR_PATHS[curve.bars] : undefined,
           points: { show: curve.points ?? false, size: 7 },
           spanGaps: !curve.points,
         })),

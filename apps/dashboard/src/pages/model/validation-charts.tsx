@@ -34,7 +34,8 @@ export function ScoreDistribution({ curves, labels }: { curves: ValidationCurves
     const { binEdges, positives, negatives } = curves.scoreHistogram;
     const total = (values: number[]) => Math.max(1, values.reduce((a, b) => a + b, 0));
     return {
-      xs: binEdges.slice(0, -1),
+      // Bin centres: each bin's two bars stand either side of its middle.
+      xs: binEdges.slice(0, -1).map((edge, k) => (edge + binEdges[k + 1]) / 2),
       positives: positives.map((v) => v / total(positives)),
       negatives: negatives.map((v) => v / total(negatives)),
     };
@@ -47,8 +48,8 @@ export function ScoreDistribution({ curves, labels }: { curves: ValidationCurves
         label="Score distribution by actual outcome"
         xs={xs}
         curves={[
-          { name: `did it (${labels[1]})`, values: positives, bars: true },
-          { name: `did not (${labels[0]})`, values: negatives, bars: true },
+          { name: `did it (${labels[1]})`, values: positives, bars: 'right' },
+          { name: `did not (${labels[0]})`, values: negatives, bars: 'left' },
         ]}
         xLabel="score"
         yLabel="share of group"
