@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
-import { whenTokenRefused } from './api/client';
+import { api, whenTokenRefused } from './api/client';
 import type { CurrentToken } from './api/types';
 import { AccessContext } from './auth/access';
 import { forgetToken, storedToken } from './auth/session';
@@ -11,7 +11,6 @@ import { OverviewPage } from './pages/overview/overview-page';
 import { SignInPage } from './pages/sign-in/sign-in-page';
 import { UserPage } from './pages/user/user-page';
 import { href, useRoute, type Route } from './routes';
-import { api } from './api/client';
 
 const NAVIGATION: Array<{ route: Route; label: string }> = [
   { route: { page: 'overview' }, label: 'Overview' },
