@@ -101,6 +101,8 @@ describe('dashboard in Chromium', () => {
     const asset = await fetch(new URL(script ?? '', api.baseUrl));
     expect(asset.headers.get('cache-control')).toContain('immutable');
     expect(asset.headers.get('content-security-policy')).toBe(csp);
+    const missing = await request(`${api.baseUrl}/dashboard/assets/missing.js`);
+    expect(missing).toMatchObject({ status: 404, body: { error: 'not_found' } });
     await screenshot(page, 'sign-in');
     await expectAccessible();
     await page.getByLabel('Organization token').fill('pat_prod_thisisnotarealtoken');

@@ -46,7 +46,7 @@ async function bootstrap(): Promise<void> {
   if (config.tracing) traceRoutes(fastify);
   app.setGlobalPrefix('v1', { exclude: ['livez', 'readyz', 'sdk/*path', 'sourceConfig'] });
   serveOpenApi(app);
-  if (!(await serveDashboard(fastify))) logger.warn('The dashboard is not built (dist/dashboard): /dashboard answers 404 until `npm run build` runs.');
+  if (!serveDashboard(fastify)) logger.warn('The dashboard is not built (dist/dashboard): /dashboard answers 404 until `npm run build` runs.');
   await app.listen(config.port, config.host);
   const startup = startupSummary(config, {
     version: SERVICE_VERSION,

@@ -36,9 +36,11 @@ const SECURITY_HEADERS = {
  * organization data). Assets carry a content hash in their names and are cached for good; the page
  * itself is revalidated. Nothing is served when the dashboard was not built.
  */
-export async function serveDashboard(fastify: FastifyInstance): Promise<boolean> {
+export function serveDashboard(fastify: FastifyInstance): boolean {
   if (!existsSync(join(DASHBOARD_BUILD_DIR, 'index.html'))) return false;
-  await fastify.register(fastifyStatic, {
+  // Queued, not awaited: awaiting would load the routes registered so far before Nest installs its
+  // error handler (at listen), and their errors would get Fastify's default 500 body.
+  void fastify.register(fastifyStatic, {
     root: DASHBOARD_BUILD_DIR,
     prefix: '/dashboard/',
     index: ['index.html'],
