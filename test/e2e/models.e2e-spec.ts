@@ -26,7 +26,7 @@ describe('models API (registry and retrain requests)', () => {
     });
     const list = await request<Array<Record<string, unknown>>>(`${t.api.baseUrl}/v1/models`, admin());
     expect(list.body).toEqual([
-      { id: created.body.id, name: 'checkout_7d', targetEvent: 'checkout', status: 'untrained', version: null, accuracy: null, lastRetrained: null },
+      { id: created.body.id, name: 'checkout_7d', targetEvent: 'checkout', status: 'untrained', version: null, accuracy: null, lastRetrained: null, auc: null, schedule: null },
     ]);
   });
 

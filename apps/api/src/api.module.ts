@@ -7,6 +7,7 @@ import { PredictionsModule, PredictionsProcessorsModule } from '@foresight/predi
 import { PrivacyModule, PrivacyProcessorsModule } from '@foresight/privacy';
 import { MetricsServerService, PlatformModule, QueueModule, type Runtime } from '@foresight/platform';
 import { WebhooksModule, WebhooksProcessorsModule } from '@foresight/webhooks';
+import { ActivityController } from './events/activity.controller';
 import { EventsController } from './events/events.controller';
 import { SdkSettingsController } from './events/sdk-settings.controller';
 import { HealthController, ProbesController } from './health/health.controller';
@@ -17,6 +18,7 @@ import { PredictionsController } from './predictions/predictions.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { SdkModule } from './sdk/sdk.module';
+import { CurrentTokenController } from './tokens/current-token.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { UsersController } from './users/users.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
@@ -41,7 +43,7 @@ export class ApiModule {
           ? [EventsProcessorsModule, ModelsProcessorsModule, PredictionsProcessorsModule, PrivacyProcessorsModule, WebhooksProcessorsModule]
           : []),
       ],
-      controllers: [EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, SdkSettingsController, TokensController, UsersController, WebhooksController],
+      controllers: [ActivityController, CurrentTokenController, EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, SdkSettingsController, TokensController, UsersController, WebhooksController],
       providers: [
         MetricsServerService,
         { provide: APP_GUARD, useClass: AccessGuard },

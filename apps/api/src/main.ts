@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Registry } from 'prom-client';
 import { closeOnSignals, PinoNestLogger, SERVICE_VERSION, startRuntime, startupLine, startupSummary } from '@foresight/platform';
 import { ApiModule } from './api.module';
+import { serveDashboard } from './dashboard/serve-dashboard';
 import { acceptBrowserIngestion, BODY_LIMIT_BYTES, withoutSourceConfigSlash } from './http/browser-ingestion';
 import { answerClientError, sendError } from './http/error-reply';
 import { useVersionPrefix } from './http/global-prefix';
@@ -46,6 +47,7 @@ async function bootstrap(): Promise<void> {
   if (config.tracing) traceRoutes(fastify);
   useVersionPrefix(app);
   serveOpenApi(app);
+  if (!serveDashboard(fastify)) logger.warn('The dashboard is not built (dist/dashboard): /dashboard answers 404 until `npm run build` runs.');
   await app.listen(config.port, config.host);
   const startup = startupSummary(config, {
     version: SERVICE_VERSION,

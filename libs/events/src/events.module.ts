@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AuthModule } from '@foresight/auth';
 import { QUEUES, UserActivityModule } from '@foresight/platform';
+import { EventActivityService } from './activity/event-activity.service';
 import { EventPayloadCipherService } from './encryption/event-payload-cipher.service';
 import { KeyRotationService } from './encryption/key-rotation.service';
 import { EventWriterService } from './ingest/event-writer.service';
@@ -17,6 +18,7 @@ import { UserIdsService } from './users/user-ids.service';
 @Module({
   imports: [AuthModule, BullModule.registerQueue({ name: QUEUES.events }), UserActivityModule],
   providers: [
+    EventActivityService,
     EventWriterService,
     IngestService,
     SessionsService,
@@ -30,6 +32,6 @@ import { UserIdsService } from './users/user-ids.service';
     UserIdsService,
     UserEventsService,
   ],
-  exports: [IngestService, SegmentMetricsService, SessionsService, KeyRotationService, SuppressionListService, UserIdsService, UserEventsService, EventPayloadCipherService],
+  exports: [EventActivityService, IngestService, SegmentMetricsService, SessionsService, KeyRotationService, SuppressionListService, UserIdsService, UserEventsService, EventPayloadCipherService],
 })
 export class EventsModule {}

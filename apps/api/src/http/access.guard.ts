@@ -4,10 +4,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimitedError, RateLimiterService, TokensService, type BucketDecision, type Principal, type Scope } from '@foresight/auth';
 import { AppError } from '@foresight/platform';
 import { PUBLIC_ROUTE, REQUIRED_SCOPE, SEGMENT_AUTH } from './access.decorators';
+import { refuseNulInBody } from './json-body';
 import { refuseNulInUrl } from './url-strings';
 
 /**
- * Token → rate limit → scope → URL strings, in that order, for every route not marked public.
+ * Token → rate limit → scope → NUL in URL strings or body, in that order, for every route not marked public.
  * A request whose token this process has not verified yet (none, malformed, made up, revoked) is
  * first checked against its client address's bucket, which failed authentications spend, so an
  * unauthenticated flood is refused before it costs an HMAC and a Postgres lookup each, while a good
@@ -27,6 +28,7 @@ export class AccessGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) {
       refuseNulInUrl(request);
+      refuseNulInBody(request);
       return true;
     }
     const reply = http.getResponse<FastifyReply>();
@@ -45,6 +47,7 @@ export class AccessGuard implements CanActivate {
     }
     // After authentication (an unauthenticated caller learns nothing but 401), before any handler queries.
     refuseNulInUrl(request);
+    refuseNulInBody(request);
     request.principal = principal;
     return true;
   }

@@ -3,7 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RequestPayload } from 'fastify';
 import { AppError, invalidRequest } from '@foresight/platform';
 import { decompressedBody } from './compressed-body';
-import { nulBytePath, nulByteRefusal, scanJson, tooDeep } from './json-body';
+import { deferNulRefusal, nulBytePath, scanJson, tooDeep } from './json-body';
 
 /** The Segment call types, each with a route of its own (events.controller.ts). */
 const SEGMENT_CALLS = ['track', 'identify', 'page', 'screen', 'alias', 'group'];
@@ -130,8 +130,8 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
     }
     parseJson(request, text, (error, body) => {
       const field = !error && scan.hasNul ? nulBytePath(body) : undefined;
-      if (field !== undefined) done(nulByteRefusal(field), undefined);
-      else done(error, body);
+      if (field !== undefined) deferNulRefusal(request, field);
+      done(error, body);
     });
   };
   fastify.removeContentTypeParser('application/json');

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { invalidRequest, type AppError } from '@foresight/platform';
 
 /**
@@ -73,4 +74,18 @@ export function nulBytePath(value: unknown): string | undefined {
 export function nulByteRefusal(field: string): AppError {
   const shown = JSON.stringify(field).slice(1, -1);
   return invalidRequest(`${shown}: must not contain the NUL character (U+0000)`, [{ path: shown, message: 'must not contain the NUL character (U+0000)' }]);
+}
+
+/** Bodies parsed with a NUL in them, by raw request: the parser runs before authentication. */
+const bodyNulFields = new WeakMap<object, string>();
+
+/** Marks a parsed body for refusal once the caller is authenticated (see refuseNulInBody). */
+export function deferNulRefusal(request: FastifyRequest, field: string): void {
+  bodyNulFields.set(request.raw, field);
+}
+
+/** The 400 of a body holding U+0000, after authentication: an unauthenticated caller learns nothing but 401. */
+export function refuseNulInBody(request: FastifyRequest): void {
+  const field = bodyNulFields.get(request.raw);
+  if (field !== undefined) throw nulByteRefusal(field);
 }

@@ -1,11 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { createModelSchema, ModelsService, retrainSchema, type CreateModel, type ModelWithVersion } from '@foresight/models';
+import { createModelSchema, ModelsService, retrainSchema, updateModelSchema, type CreateModel, type ModelVersion, type ModelWithVersion, type UpdateModel } from '@foresight/models';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { Audited } from '../http/audit.interceptor';
-import { openApiSchema, ZodPipe } from '../http/zod';
+import { openApiSchema, queryInteger, ZodPipe } from '../http/zod';
 
 const summarySchema = z.object({
   id: z.string(),
@@ -15,22 +15,74 @@ const summarySchema = z.object({
   version: z.number().nullable(),
   accuracy: z.number().nullable(),
   lastRetrained: z.string().nullable(),
+  auc: z.number().nullable(),
+  schedule: z.string().nullable(),
 });
 
 const detailsSchema = summarySchema.extend({
   horizonDays: z.number(),
   algorithm: z.enum(['gbdt', 'logistic']),
   labels: z.array(z.string()),
-  schedule: z.string().nullable(),
   precision: z.number().nullable(),
   recall: z.number().nullable(),
-  auc: z.number().nullable(),
   featureImportance: z.array(z.object({ feature: z.string(), weight: z.number() })),
   lastError: z.string().nullable(),
 });
 
+const metricsSchema = z.object({
+  rows: z.number(),
+  positives: z.number(),
+  baseRate: z.number(),
+  threshold: z.number(),
+  accuracy: z.number(),
+  precision: z.number(),
+  recall: z.number(),
+  auc: z.number(),
+  logLoss: z.number(),
+});
+
+const curvesSchema = z
+  .object({
+    reliability: z.array(
+      z.object({ lower: z.number(), upper: z.number(), rows: z.number(), meanPredicted: z.number().nullable(), observedRate: z.number().nullable() }),
+    ),
+    scoreHistogram: z.object({ binEdges: z.array(z.number()), positives: z.array(z.number()), negatives: z.array(z.number()) }),
+    thresholds: z.array(
+      z.object({
+        threshold: z.number(),
+        precision: z.number().nullable(),
+        recall: z.number(),
+        flaggedShare: z.number(),
+        truePositives: z.number(),
+        falsePositives: z.number(),
+        falseNegatives: z.number(),
+        trueNegatives: z.number(),
+      }),
+    ),
+  })
+  .nullable()
+  .describe('computed on the validation set; null for versions trained before curves were stored');
+
+const versionSchema = z.object({
+  version: z.number(),
+  state: z.enum(['serving', 'retired', 'rejected']),
+  algorithm: z.enum(['gbdt', 'logistic']),
+  createdAt: z.string(),
+  windowStart: z.string(),
+  windowEnd: z.string(),
+  trainRows: z.number(),
+  validationRows: z.number(),
+  metrics: metricsSchema,
+  featureImportance: z.array(z.object({ feature: z.string(), weight: z.number() })),
+  rejectionReason: z.string().nullable(),
+  curves: curvesSchema,
+});
+
+const versionParams = z.object({ modelId: z.string(), version: queryInteger(1, 2_147_483_647) });
+
 type ModelSummary = z.infer<typeof summarySchema>;
 type ModelDetails = z.infer<typeof detailsSchema>;
+type VersionDetails = z.infer<typeof versionSchema>;
 
 @ApiTags('models')
 @ApiBearerAuth()
@@ -72,6 +124,51 @@ export class ModelsController {
     return { ...started, startedAt: started.startedAt.toISOString() };
   }
 
+  @Get(':modelId/versions')
+  @RequireScope('read')
+  @ApiOperation({ summary: 'Every trained version, newest first, with its validation metrics, curves, training window, rows and state' })
+  @ApiOkResponse({ schema: openApiSchema(z.object({ modelId: z.string(), versions: z.array(versionSchema) })) })
+  async versions(@CurrentPrincipal() principal: Principal, @Param('modelId') modelId: string): Promise<{ modelId: string; versions: VersionDetails[] }> {
+    return { modelId, versions: (await this.models.listVersions(principal.organizationId, modelId)).map(versionDetails) };
+  }
+
+  @Post(':modelId/versions/:version/promote')
+  @HttpCode(200)
+  @RequireScope('admin')
+  @Audited('model.promote', { param: 'modelId' })
+  @ApiOperation({ summary: 'Make a version the serving one (a rollback); the version it replaces is retired' })
+  @ApiOkResponse({ schema: openApiSchema(detailsSchema) })
+  async promote(
+    @CurrentPrincipal() principal: Principal,
+    @Param(new ZodPipe(versionParams)) params: z.infer<typeof versionParams>,
+  ): Promise<ModelDetails> {
+    return details(await this.models.promote(principal.organizationId, params.modelId, params.version));
+  }
+
+  @Patch(':modelId')
+  @RequireScope('admin')
+  @Audited('model.update', { param: 'modelId' })
+  @ApiOperation({ summary: 'Rename a model or change its retraining schedule (null stops it)' })
+  @ApiBody({ schema: openApiSchema(updateModelSchema) })
+  @ApiOkResponse({ schema: openApiSchema(detailsSchema) })
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('modelId') modelId: string,
+    @Body(new ZodPipe(updateModelSchema)) body: UpdateModel,
+  ): Promise<ModelDetails> {
+    return details(await this.models.update(principal.organizationId, modelId, body));
+  }
+
+  @Delete(':modelId')
+  @RequireScope('admin')
+  @Audited('model.delete', { param: 'modelId' })
+  @ApiOperation({ summary: 'Stop serving, cancel the schedule and runs, remove the model and its versions (logged predictions stay)' })
+  @ApiOkResponse({ schema: openApiSchema(z.object({ status: z.literal('deleted'), modelId: z.string() })) })
+  async remove(@CurrentPrincipal() principal: Principal, @Param('modelId') modelId: string): Promise<{ status: 'deleted'; modelId: string }> {
+    await this.models.remove(principal.organizationId, modelId);
+    return { status: 'deleted', modelId };
+  }
+
   @Get(':modelId')
   @RequireScope('read')
   @ApiOperation({ summary: 'A model with the validation metrics and feature importance of its serving version' })
@@ -90,6 +187,8 @@ function summary({ model, serving }: ModelWithVersion): ModelSummary {
     version: serving?.version ?? null,
     accuracy: serving?.metrics.accuracy ?? null,
     lastRetrained: model.lastRetrainedAt?.toISOString() ?? null,
+    auc: serving?.metrics.auc ?? null,
+    schedule: model.schedule,
   };
 }
 
@@ -100,11 +199,26 @@ function details(entry: ModelWithVersion): ModelDetails {
     horizonDays: model.horizonDays,
     algorithm: model.algorithm,
     labels: model.labels,
-    schedule: model.schedule,
     precision: serving?.metrics.precision ?? null,
     recall: serving?.metrics.recall ?? null,
-    auc: serving?.metrics.auc ?? null,
     featureImportance: serving?.featureImportance ?? [],
     lastError: model.lastError,
+  };
+}
+
+function versionDetails(version: ModelVersion): VersionDetails {
+  return {
+    version: version.version,
+    state: version.state,
+    algorithm: version.algorithm,
+    createdAt: version.createdAt.toISOString(),
+    windowStart: version.windowStart.toISOString(),
+    windowEnd: version.windowEnd.toISOString(),
+    trainRows: version.trainRows,
+    validationRows: version.validationRows,
+    metrics: version.metrics,
+    featureImportance: version.featureImportance,
+    rejectionReason: version.rejectionReason,
+    curves: version.curves,
   };
 }

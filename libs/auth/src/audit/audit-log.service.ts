@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { newId } from '@foresight/platform';
 
-export const AUDITED_ACTIONS = ['token.create', 'token.revoke', 'model.create', 'model.retrain', 'user.export', 'user.delete'] as const;
+export const AUDITED_ACTIONS = ['token.create', 'token.revoke', 'model.create', 'model.retrain', 'model.update', 'model.promote', 'model.delete', 'user.export', 'user.delete'] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];
 
 export interface AuditEntry {

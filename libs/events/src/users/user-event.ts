@@ -24,3 +24,10 @@ export interface UserSpan {
   after: Date;
   until: Date;
 }
+
+/** One of a user's events as the dashboard lists it: no properties. */
+export interface RecentEvent {
+  event: string;
+  timestamp: string;
+  sessionId: string | null;
+}

@@ -4,7 +4,7 @@ import { deleteInBatches, RawQueriesService } from '@foresight/platform';
 import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
 import type { EventRow } from '../ingest/event-row';
 import { storedUserIdFromStorage, type StoredUserId } from './stored-user-id';
-import type { UserEvent, UserEventWindow, UserSpan } from './user-event';
+import type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './user-event';
 import {
   ACTIVITY_WITHOUT_EVENTS,
   ERASABLE_ACTIVITY,
@@ -105,6 +105,15 @@ export class UserEventsService {
          FROM events e WHERE ${USER_EVENTS('$2')} AND e.occurred_at >= $3 AND e.occurred_at < $4 ORDER BY e.occurred_at`,
       [organizationId, user, since?.toISOString() ?? '-infinity', until?.toISOString() ?? 'infinity'],
     );
+  }
+
+  /** The user's latest events, newest first: names and times only (properties may hold personal data). */
+  async latest(organizationId: string, user: StoredUserId, limit: number): Promise<RecentEvent[]> {
+    const rows = await this.dataSource.query<Array<{ event: string; occurred_at: Date; session_id: string | null }>>(
+      `SELECT e.event, e.occurred_at, e.session_id FROM events e WHERE ${USER_EVENTS('$2')} ORDER BY e.occurred_at DESC LIMIT $3`,
+      [organizationId, user, limit],
+    );
+    return rows.map((row) => ({ event: row.event, timestamp: row.occurred_at.toISOString(), sessionId: row.session_id }));
   }
 
   /** For each span, whether the user did `event` in it (monitoring's outcomes), in the order given. */

@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import type { FeatureManifest } from '@foresight/features';
+import type { ValidationCurves } from '../curves/validation-curves';
 import type { ConfidenceHistogram, ValidationMetrics } from '../training';
 import type { ModelAlgorithm } from './model.entity';
 
@@ -37,6 +38,10 @@ export class ModelVersion {
 
   @Column({ name: 'confidence_baseline', type: 'jsonb' })
   confidenceBaseline!: ConfidenceHistogram;
+
+  /** Null for versions trained before the curves were stored. */
+  @Column({ type: 'jsonb', nullable: true })
+  curves!: ValidationCurves | null;
 
   @Column({ name: 'window_start', type: 'timestamptz' })
   windowStart!: Date;

@@ -18,3 +18,10 @@ export const createModelSchema = z.strictObject({
 export type CreateModel = z.infer<typeof createModelSchema>;
 
 export const retrainSchema = z.strictObject({ modelId: z.string().min(1).max(64) });
+
+/** The body of PATCH /v1/models/{id}. */
+export const updateModelSchema = z
+  .strictObject({ name: createModelSchema.shape.name.optional(), schedule: cronExpression('0 3 * * *').nullable().optional() })
+  .refine((changes) => changes.name !== undefined || changes.schedule !== undefined, 'give name, schedule or both');
+
+export type UpdateModel = z.infer<typeof updateModelSchema>;

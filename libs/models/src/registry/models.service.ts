@@ -18,7 +18,7 @@ import {
 } from '@foresight/platform';
 import type { FeatureManifest } from '@foresight/features';
 import { Model } from './model.entity';
-import type { CreateModel } from './model.schema';
+import type { CreateModel, UpdateModel } from './model.schema';
 import { ModelVersion } from './model-version.entity';
 
 export interface ModelWithVersion {
@@ -168,6 +168,73 @@ export class ModelsService {
       throw error;
     }
     return { modelId, status: 'retraining', startedAt };
+  }
+
+  /** Every trained version of a model, newest first. */
+  async listVersions(organizationId: string, modelId: string): Promise<ModelVersion[]> {
+    await this.getModel(organizationId, modelId);
+    return this.versions.find({ where: { organizationId, modelId }, order: { version: 'DESC' } });
+  }
+
+  /**
+   * Makes a version the serving one (a rollback, or serving a version the automatic comparison
+   * rejected); the version it replaces is retired. Serving notices on its next refresh.
+   */
+  async promote(organizationId: string, modelId: string, versionNumber: number): Promise<ModelWithVersion> {
+    await this.getModel(organizationId, modelId);
+    const target = await this.versions.findOneBy({ organizationId, modelId, version: versionNumber });
+    if (!target) throw notFound(`version ${versionNumber} of model ${modelId}`);
+    await this.models.manager.transaction(async (manager) => {
+      await manager.update(ModelVersion, { organizationId, modelId, state: 'serving', id: Not(target.id) }, { state: 'retired' });
+      await manager.update(ModelVersion, { id: target.id, organizationId }, { state: 'serving' });
+      // A run in flight stays `retraining`; otherwise a model with a serving version is active.
+      await manager
+        .createQueryBuilder()
+        .update(Model)
+        .set({ servingVersionId: target.id, status: () => `CASE WHEN status = 'retraining' THEN status ELSE 'active' END` })
+        .where('id = :modelId AND organization_id = :organizationId', { modelId, organizationId })
+        .execute();
+    });
+    return this.get(organizationId, modelId);
+  }
+
+  /** PATCH: a new name and/or schedule (null stops it). */
+  async update(organizationId: string, modelId: string, changes: UpdateModel): Promise<ModelWithVersion> {
+    const model = await this.getModel(organizationId, modelId);
+    const scheduleChanged = changes.schedule !== undefined && changes.schedule !== model.schedule;
+    if (scheduleChanged) this.redis.assertUp('change the retraining schedule');
+    const columns = { ...(changes.name !== undefined && { name: changes.name }), ...(changes.schedule !== undefined && { schedule: changes.schedule }) };
+    await this.models.update({ id: modelId, organizationId }, columns).catch((error: unknown) => {
+      if (postgresErrorCode(error) !== UNIQUE_VIOLATION) throw error;
+      throw invalidRequest(`name: a model named "${changes.name}" already exists`, [{ path: 'name', message: 'already exists' }]);
+    });
+    if (scheduleChanged) {
+      const updated = { ...model, schedule: changes.schedule ?? null };
+      try {
+        await this.redis.within('change the retraining schedule', () => this.registerSchedule(updated));
+      } catch (error) {
+        // The stored schedule must be the one that fires.
+        await this.models.update({ id: modelId, organizationId }, { schedule: model.schedule });
+        throw error;
+      }
+    }
+    return this.get(organizationId, modelId);
+  }
+
+  /**
+   * Stops serving (serving drops it on its next refresh), cancels the schedule and a queued run (a run
+   * already fitting finds the model gone and stores nothing), and removes the model and its versions.
+   * Logged predictions stay for export until retention.
+   */
+  async remove(organizationId: string, modelId: string): Promise<void> {
+    await this.getModel(organizationId, modelId);
+    this.redis.assertUp('cancel the retraining schedule');
+    await this.redis.within('cancel the retraining schedule', async () => {
+      await this.trainingQueue.removeJobScheduler(scheduleId(modelId));
+      await this.trainingQueue.remove(modelId);
+    });
+    // Its versions go with it (ON DELETE CASCADE), in the same statement.
+    await this.models.delete({ id: modelId, organizationId });
   }
 
   /** Every model of every organization that has a serving version: for deployment-wide jobs (monitoring), never for requests. */

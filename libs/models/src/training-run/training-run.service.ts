@@ -60,6 +60,7 @@ export class TrainingRunService {
         metrics: trained.metrics,
         featureImportance: trained.featureImportance,
         confidenceBaseline: trained.confidenceBaseline,
+        curves: trained.curves,
         windowStart: new Date(dataset.plan.windowStart),
         windowEnd: new Date(dataset.plan.windowEnd),
         trainRows: trained.trainRows,

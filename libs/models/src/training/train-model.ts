@@ -1,3 +1,4 @@
+import { validationCurves, type ValidationCurves } from '../curves/validation-curves';
 import { applyCalibration, fitPlattScaling, PlattCalibration } from './calibration';
 import { FeatureImportance, normalizeImportance } from './feature-importance';
 import { fitGbdt, GbdtOptions } from './gbdt.trainer';
@@ -35,6 +36,8 @@ export interface TrainedModel {
   featureImportance: FeatureImportance[];
   /** Validation confidence distribution: the drift baseline for live predictions. */
   confidenceBaseline: ConfidenceHistogram;
+  /** Reliability, score histogram by outcome and threshold curves of the validation set, for the dashboard. */
+  curves: ValidationCurves;
   /** Calibrated parameters, the same model as `onnx` (used by predictProbabilities). */
   parameters: ModelParameters;
   /** The Platt map already folded into `parameters` and `onnx`; kept for inspection. */
@@ -85,6 +88,7 @@ export function trainModel(input: TrainModelInput): TrainedModel {
     metrics: computeValidationMetrics(split.validation.labels, probabilities),
     featureImportance: normalizeImportance(featureNames, importance),
     confidenceBaseline: confidenceHistogram(probabilities),
+    curves: validationCurves(split.validation.labels, probabilities),
     parameters,
     calibration,
     trainRows: rowCount(split.train),

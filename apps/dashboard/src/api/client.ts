@@ -1,0 +1,72 @@
+import { storedToken } from '../auth/session';
+import type {
+  ApiErrorBody,
+  CreateModel,
+  CurrentToken,
+  EventVolume,
+  ModelDetails,
+  ModelSummary,
+  ModelVersion,
+  MonitoringFigures,
+  MonitoringPoint,
+  Prediction,
+  RecentEvent,
+  Session,
+} from './types';
+
+/** An error answer of the API, with its error code and message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Called when the API refuses the token (expired, revoked, unknown): the app returns to sign-in. */
+let onTokenRefused: (message: string) => void = () => undefined;
+export const whenTokenRefused = (listener: (message: string) => void): void => {
+  onTokenRefused = listener;
+};
+
+type Query = Record<string, string | number | undefined>;
+
+async function call<T>(method: string, path: string, options: { query?: Query; body?: unknown; token?: string } = {}): Promise<T> {
+  const url = new URL(`/v1${path}`, window.location.origin);
+  for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+  const headers: Record<string, string> = { authorization: `Bearer ${options.token ?? storedToken() ?? ''}` };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, 'network', 'The Foresight API could not be reached. Check that the service is running and this network can reach it.');
+  }
+  const text = await response.text();
+  const body = text ? (JSON.parse(text) as unknown) : undefined;
+  if (response.ok) return body as T;
+  const { error, message } = (body ?? {}) as ApiErrorBody;
+  const failure = new ApiError(response.status, error ?? 'error', message ?? `The API answered ${response.status}.`);
+  if (response.status === 401 && options.token === undefined) onTokenRefused('Your session ended: the token expired or was revoked. Sign in again with a valid token.');
+  throw failure;
+}
+
+/** The one typed client of the /v1 API; pages never call fetch themselves. */
+export const api = {
+  currentToken: (token?: string) => call<CurrentToken>('GET', '/tokens/current', { token }),
+  models: () => call<ModelSummary[]>('GET', '/models'),
+  model: (id: string) => call<ModelDetails>('GET', `/models/${encodeURIComponent(id)}`),
+  createModel: (body: CreateModel) => call<ModelDetails>('POST', '/models', { body }),
+  updateModel: (id: string, body: { name?: string; schedule?: string | null }) => call<ModelDetails>('PATCH', `/models/${encodeURIComponent(id)}`, { body }),
+  retrain: (modelId: string) => call<{ modelId: string; status: 'retraining'; startedAt: string }>('POST', '/models/retrain', { body: { modelId } }),
+  versions: (id: string) => call<{ modelId: string; versions: ModelVersion[] }>('GET', `/models/${encodeURIComponent(id)}/versions`),
+  promote: (id: string, version: number) => call<ModelDetails>('POST', `/models/${encodeURIComponent(id)}/versions/${version}/promote`),
+  monitoring: (id: string) => call<MonitoringFigures>('GET', `/models/monitor/${encodeURIComponent(id)}`),
+  monitoringHistory: (id: string, since: string) => call<{ modelId: string; points: MonitoringPoint[] }>('GET', `/models/monitor/${encodeURIComponent(id)}/history`, { query: { since } }),
+  eventVolume: (bucket: 'hour' | 'day', since?: string) => call<EventVolume>('GET', '/events/volume', { query: { bucket, since } }),
+  predict: (userId: string) => call<{ userId: string; predictions: Prediction[] }>('GET', '/predict', { query: { userId } }),
+  sessions: (userId: string) => call<{ userId: string; sessions: Session[] }>('GET', '/users/sessions', { query: { userId } }),
+  recentEvents: (userId: string) => call<{ userId: string; events: RecentEvent[] }>('GET', '/users/events', { query: { userId, limit: 50 } }),
+};

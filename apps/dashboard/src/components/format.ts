@@ -1,0 +1,4 @@
+export const percent = (value: number | null | undefined, digits = 1): string => (value === null || value === undefined || Number.isNaN(value) ? '—' : `${(value * 100).toFixed(digits)}%`);
+export const decimal = (value: number | null | undefined, digits = 3): string => (value === null || value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
+export const when = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString('en-GB', { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' }) + ' UTC' : '—');
+export const count = (value: number): string => value.toLocaleString('en-GB');

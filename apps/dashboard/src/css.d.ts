@@ -1,0 +1,2 @@
+// Vite bundles imported style sheets into the built CSS file.
+declare module '*.css';

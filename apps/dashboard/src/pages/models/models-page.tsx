@@ -1,0 +1,84 @@
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../../api/client';
+import type { ModelSummary } from '../../api/types';
+import { useCanAct } from '../../auth/access';
+import { percent, when } from '../../components/format';
+import { modelHealth, qualityGrade } from '../../components/quality-grade';
+import { Badge, Empty, ErrorState, Loading } from '../../components/states';
+import { href } from '../../routes';
+import { CreateModelForm } from './create-model-form';
+
+export function ModelsPage() {
+  const models = useQuery({ queryKey: ['models'], queryFn: api.models });
+  const canAct = useCanAct();
+  return (
+    <>
+      <h1>Models</h1>
+      <section className="panel" aria-labelledby="models-heading">
+        <h2 id="models-heading">Your models</h2>
+        {models.isPending && <Loading what="models" />}
+        {models.isError && <ErrorState error={models.error} retry={() => void models.refetch()} />}
+        {models.data?.length === 0 && (
+          <Empty title="No model yet">
+            <p>Create a model below: pick the event you want to predict (a purchase, a cancellation) and how many days ahead.</p>
+          </Empty>
+        )}
+        {models.data && models.data.length > 0 && <ModelsTable models={models.data} />}
+      </section>
+      {canAct ? (
+        <CreateModelForm />
+      ) : (
+        <p className="muted">This token has the read scope: creating models needs a token with the admin scope.</p>
+      )}
+    </>
+  );
+}
+
+function ModelsTable({ models }: { models: ModelSummary[] }) {
+  return (
+    <table className="models">
+      <caption className="visually-hidden">Models with their status, health, quality and schedule</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Predicts</th>
+          <th scope="col">Status</th>
+          <th scope="col">Health</th>
+          <th scope="col">Quality</th>
+          <th scope="col">Serving</th>
+          <th scope="col">Last retrained</th>
+          <th scope="col">Schedule</th>
+        </tr>
+      </thead>
+      <tbody>
+        {models.map((model) => (
+          <ModelRow key={model.id} model={model} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function ModelRow({ model }: { model: ModelSummary }) {
+  const monitoring = useQuery({ queryKey: ['monitoring', model.id], queryFn: () => api.monitoring(model.id), enabled: model.version !== null });
+  const health = modelHealth(model.status, monitoring.data?.drift.status);
+  const grade = model.auc === null ? null : qualityGrade(model.auc);
+  return (
+    <tr>
+      <th scope="row">
+        <a href={href({ page: 'model', modelId: model.id })}>{model.name}</a>
+      </th>
+      <td>{model.targetEvent}</td>
+      <td>{model.status}</td>
+      <td>
+        <Badge tone={health.tone}>{health.label}</Badge>
+      </td>
+      <td>{grade ? <Badge tone={grade.tone}>{grade.grade}</Badge> : '—'}</td>
+      <td>{model.version === null ? 'none' : `v${model.version} (${percent(model.accuracy)} accurate)`}</td>
+      <td>{when(model.lastRetrained)}</td>
+      <td>
+        <code>{model.schedule ?? 'manual'}</code>
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,138 @@
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { api } from '../../api/client';
+import type { MonitoringPoint } from '../../api/types';
+import { TimeSeriesChart, type TimeSeries } from '../../charts/time-series-chart';
+import { decimal, percent, when } from '../../components/format';
+import { Empty, ErrorState, Loading } from '../../components/states';
+import { href } from '../../routes';
+
+const HISTORY_DAYS = 14;
+/** The API's drift bands: PSI below 0.1 none, below 0.2 low, below 0.3 moderate, else high. */
+const PSI_BANDS = [0.1, 0.2, 0.3];
+
+export function MonitoringPage({ modelId }: { modelId?: string }) {
+  const models = useQuery({ queryKey: ['models'], queryFn: api.models });
+  if (models.isPending) return <Loading what="models" />;
+  if (models.isError) return <ErrorState error={models.error} retry={() => void models.refetch()} />;
+  const serving = models.data.filter((m) => m.version !== null);
+  const chosen = modelId ?? serving[0]?.id;
+  return (
+    <>
+      <h1>Monitoring</h1>
+      {serving.length === 0 ? (
+        <Empty title="Nothing to monitor yet">
+          <p>
+            Monitoring follows models that serve predictions. <a href={href({ page: 'models' })}>Train a model</a> and call <code>GET /v1/predict</code>; figures appear after the next monitoring run.
+          </p>
+        </Empty>
+      ) : (
+        <>
+          <nav aria-label="Monitored models" className="tabs">
+            {serving.map((m) => (
+              <a key={m.id} href={href({ page: 'monitoring', modelId: m.id })} aria-current={m.id === chosen ? 'page' : undefined}>
+                {m.name}
+              </a>
+            ))}
+          </nav>
+          {chosen && <ModelMonitoring modelId={chosen} />}
+        </>
+      )}
+    </>
+  );
+}
+
+function ModelMonitoring({ modelId }: { modelId: string }) {
+  const since = useMemo(() => new Date(Date.now() - HISTORY_DAYS * 86_400_000).toISOString(), []);
+  const history = useQuery({ queryKey: ['monitoring-history', modelId], queryFn: () => api.monitoringHistory(modelId, since) });
+  const current = useQuery({ queryKey: ['monitoring', modelId], queryFn: () => api.monitoring(modelId) });
+  if (history.isPending) return <Loading what="the monitoring history" />;
+  if (history.isError) return <ErrorState error={history.error} retry={() => void history.refetch()} />;
+  const points = history.data.points;
+  return (
+    <>
+      {current.data && (
+        <dl className="figures">
+          <div>
+            <dt>Accuracy now</dt>
+            <dd>
+              <span className="figure">{percent(current.data.accuracy)}</span>
+              <span className="help">{current.data.accuracySource === 'live' ? 'from matured predictions' : 'from validation (too few matured predictions yet)'}</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Drift</dt>
+            <dd>
+              <span className="figure">{current.data.drift.status}</span>
+              <span className="help">PSI {decimal(current.data.psi)}</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Latency p95</dt>
+            <dd>
+              <span className="figure">{current.data.latencyMs === null ? '—' : `${current.data.latencyMs.toFixed(1)} ms`}</span>
+              <span className="help">last 15 minutes</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Throughput</dt>
+            <dd>
+              <span className="figure">{current.data.throughput.toFixed(1)}</span>
+              <span className="help">predictions per minute</span>
+            </dd>
+          </div>
+        </dl>
+      )}
+      {points.length === 0 ? (
+        <Empty title="No monitoring runs yet">
+          <p>The monitoring job runs every hour and records one point per serving model; come back after it ran.</p>
+        </Empty>
+      ) : (
+        <History points={points} />
+      )}
+    </>
+  );
+}
+
+function History({ points }: { points: MonitoringPoint[] }) {
+  const charts = useMemo(() => {
+    const times = points.map((p) => Date.parse(p.computedAt) / 1000);
+    const band = (value: number, name: string): TimeSeries => ({ name, values: points.map(() => value), dashed: true });
+    return {
+      times,
+      quality: [
+        { name: 'accuracy', values: points.map((p) => p.accuracy) },
+        { name: 'mean confidence − validation', values: points.map((p) => p.drift.delta) },
+      ],
+      psi: [{ name: 'PSI', values: points.map((p) => p.psi) }, band(PSI_BANDS[0], 'low drift from'), band(PSI_BANDS[1], 'moderate from'), band(PSI_BANDS[2], 'high from')],
+      latency: [{ name: 'latency p95 (ms)', values: points.map((p) => p.latencyMs) }],
+      throughput: [{ name: 'predictions / min', values: points.map((p) => p.throughput) }],
+    };
+  }, [points]);
+  const last = points[points.length - 1];
+  return (
+    <>
+      <p className="muted">
+        {points.length} monitoring runs; the latest at {when(last.computedAt)} on version {last.version}.
+      </p>
+      <div className="two-columns">
+        <section className="panel" aria-labelledby="accuracy-heading">
+          <h2 id="accuracy-heading">Accuracy and confidence shift</h2>
+          <TimeSeriesChart label="Accuracy and mean confidence shift over time" times={charts.times} series={charts.quality} />
+        </section>
+        <section className="panel" aria-labelledby="psi-heading">
+          <h2 id="psi-heading">Drift (PSI) with severity bands</h2>
+          <TimeSeriesChart label="Population stability index over time with the low, moderate and high bands" times={charts.times} series={charts.psi} />
+        </section>
+        <section className="panel" aria-labelledby="latency-heading">
+          <h2 id="latency-heading">Latency p95</h2>
+          <TimeSeriesChart label="Inference latency p95 over time" times={charts.times} series={charts.latency} yLabel="ms" />
+        </section>
+        <section className="panel" aria-labelledby="throughput-heading">
+          <h2 id="throughput-heading">Throughput</h2>
+          <TimeSeriesChart label="Predictions per minute over time" times={charts.times} series={charts.throughput} />
+        </section>
+      </div>
+    </>
+  );
+}

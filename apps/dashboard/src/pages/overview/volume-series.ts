@@ -1,0 +1,28 @@
+import type { EventVolume } from '../../api/types';
+import type { TimeSeries } from '../../charts/time-series-chart';
+
+/** The most frequent names get their own band; the rest are summed into "other". */
+const NAMED_EVENTS = 6;
+
+/** Every bucket of the window (empty ones as 0) and one series per frequent event name. */
+export function volumeSeries(volume: EventVolume): { times: number[]; series: TimeSeries[]; users: TimeSeries } {
+  const step = volume.bucket === 'hour' ? 3_600_000 : 86_400_000;
+  const first = Math.floor(Date.parse(volume.since) / step) * step;
+  const times: number[] = [];
+  for (let t = first; t < Date.parse(volume.until); t += step) times.push(t);
+  const index = new Map(times.map((t, k) => [t, k]));
+  const named = volume.totals.slice(0, NAMED_EVENTS).map((total) => total.event);
+  const rows = new Map<string, number[]>([...named, 'other'].map((name) => [name, times.map(() => 0)]));
+  for (const point of volume.series) {
+    const k = index.get(Date.parse(point.start));
+    if (k === undefined) continue;
+    (rows.get(point.event) ?? (rows.get('other') as number[]))[k] += point.count;
+  }
+  const series = [...rows].filter(([, values]) => values.some((v) => v > 0)).map(([name, values]) => ({ name, values }));
+  const userValues = times.map(() => 0);
+  for (const point of volume.activeUsers) {
+    const k = index.get(Date.parse(point.start));
+    if (k !== undefined) userValues[k] = point.users;
+  }
+  return { times: times.map((t) => t / 1000), series, users: { name: 'active users', values: userValues } };
+}

@@ -1,0 +1,111 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, ApiError } from '../../api/client';
+import { count, percent, when } from '../../components/format';
+import { Empty, ErrorState, Loading } from '../../components/states';
+import { href } from '../../routes';
+
+export function UserPage({ userId }: { userId?: string }) {
+  const [typed, setTyped] = useState(userId ?? '');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (typed.trim() !== '') window.location.hash = href({ page: 'user', userId: typed.trim() });
+  };
+  return (
+    <>
+      <h1>User lookup</h1>
+      <form className="inline-form" onSubmit={submit} role="search">
+        <label htmlFor="user-id">User id</label>
+        <input id="user-id" value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="the userId your app sends" required />
+        <button type="submit">Look up</button>
+      </form>
+      {userId ? <UserDetails userId={userId} /> : <p className="muted">Type the id your app sends as userId to see the user's predictions now, their sessions and latest events.</p>}
+    </>
+  );
+}
+
+function UserDetails({ userId }: { userId: string }) {
+  const predictions = useQuery({ queryKey: ['predict', userId], queryFn: () => api.predict(userId) });
+  // Asked once the user is known to exist: an unknown id costs one request, not three.
+  const known = predictions.isSuccess;
+  const sessions = useQuery({ queryKey: ['sessions', userId], queryFn: () => api.sessions(userId), enabled: known });
+  const events = useQuery({ queryKey: ['user-events', userId], queryFn: () => api.recentEvents(userId), enabled: known });
+  if (predictions.isError && predictions.error instanceof ApiError && predictions.error.code === 'not_found') {
+    return (
+      <Empty title="No such user">
+        <p>This organization has received no event for “{userId}”. Ids are case-sensitive; check the id your app sends.</p>
+      </Empty>
+    );
+  }
+  return (
+    <>
+      <section className="panel" aria-labelledby="predictions-heading">
+        <h2 id="predictions-heading">Predictions now</h2>
+        {predictions.isPending && <Loading what="predictions" />}
+        {predictions.isError && <ErrorState error={predictions.error} />}
+        {predictions.data?.predictions.length === 0 && <p>No model serves predictions yet.</p>}
+        {predictions.data && predictions.data.predictions.length > 0 && (
+          <ul className="predictions">
+            {predictions.data.predictions.map((p) => (
+              <li key={p.modelId}>
+                <a href={href({ page: 'model', modelId: p.modelId })}>{p.model}</a>: <strong>{p.label}</strong> ({percent(p.confidence)} confident, v{p.version})
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <div className="two-columns">
+        <section className="panel" aria-labelledby="sessions-heading">
+          <h2 id="sessions-heading">Sessions</h2>
+          {known && sessions.isPending && <Loading what="sessions" />}
+          {sessions.isError && <ErrorState error={sessions.error} />}
+          {sessions.data && (
+            <table>
+              <caption className="visually-hidden">The user's latest sessions, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Started</th>
+                  <th scope="col">Minutes</th>
+                  <th scope="col">Events</th>
+                </tr>
+              </thead>
+              <tbody>
+                {[...sessions.data.sessions].reverse().slice(0, 20).map((s) => (
+                  <tr key={s.sessionId}>
+                    <td>{when(s.startedAt)}</td>
+                    <td>{(s.durationMs / 60_000).toFixed(1)}</td>
+                    <td>{count(s.eventCount)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+        <section className="panel" aria-labelledby="events-heading">
+          <h2 id="events-heading">Latest events</h2>
+          {known && events.isPending && <Loading what="events" />}
+          {events.isError && <ErrorState error={events.error} />}
+          {events.data && (
+            <table>
+              <caption className="visually-hidden">The user's latest events, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                </tr>
+              </thead>
+              <tbody>
+                {events.data.events.map((e, k) => (
+                  <tr key={`${e.timestamp}-${k}`}>
+                    <td>{when(e.timestamp)}</td>
+                    <td>{e.event}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      </div>
+    </>
+  );
+}

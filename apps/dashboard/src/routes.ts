@@ -1,0 +1,43 @@
+import { useEffect, useState } from 'react';
+
+/** Hash routes: the server serves one page, and nothing of the route ever reaches it. */
+export type Route =
+  | { page: 'overview' }
+  | { page: 'models' }
+  | { page: 'model'; modelId: string }
+  | { page: 'monitoring'; modelId?: string }
+  | { page: 'user'; userId?: string };
+
+export function parseRoute(hash: string): Route {
+  const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  if (page === 'models' && id) return { page: 'model', modelId: id };
+  if (page === 'models') return { page: 'models' };
+  if (page === 'monitoring') return { page: 'monitoring', modelId: id || undefined };
+  if (page === 'users') return { page: 'user', userId: id || undefined };
+  return { page: 'overview' };
+}
+
+export function href(route: Route): string {
+  switch (route.page) {
+    case 'overview':
+      return '#/';
+    case 'models':
+      return '#/models';
+    case 'model':
+      return `#/models/${encodeURIComponent(route.modelId)}`;
+    case 'monitoring':
+      return route.modelId ? `#/monitoring/${encodeURIComponent(route.modelId)}` : '#/monitoring';
+    case 'user':
+      return route.userId ? `#/users/${encodeURIComponent(route.userId)}` : '#/users';
+  }
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(window.location.hash));
+  useEffect(() => {
+    const changed = () => setRoute(parseRoute(window.location.hash));
+    window.addEventListener('hashchange', changed);
+    return () => window.removeEventListener('hashchange', changed);
+  }, []);
+  return route;
+}

@@ -1,0 +1,259 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
+import { drawnPixels, screenshot, seriousAccessibilityViolations, signIn, watchPage, type PageTrouble } from '../support/dashboard-browser';
+import { request } from '../support/http';
+import { cliJson, startApi, type RunningProcess } from '../support/processes';
+import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { settledModel } from '../support/training';
+import { eventually } from '../support/webhook-receiver';
+
+interface Version {
+  version: number;
+  state: string;
+}
+
+// Demo data, a trained model and a monitoring run (the job fires once a minute here) come first.
+jest.setTimeout(300_000);
+
+/** The dashboard in real Chromium against the real API process, with demo data (issue 20). */
+describe('dashboard in Chromium', () => {
+  let suite: TestSuite;
+  let org: OrganizationWithToken;
+  let empty: OrganizationWithToken;
+  let api: RunningProcess;
+  let browser: BrowserContext;
+  let closeBrowser: (() => Promise<void>) | undefined;
+  let page: Page;
+  let trouble: PageTrouble;
+  let modelId: string;
+  let demoUser: string;
+  let readToken: { id: string; token: string };
+  const url = (path: string) => `${api.baseUrl}/v1${path}`;
+  const admin = () => ({ token: org.token.secret });
+  const dashboard = () => `${api.baseUrl}/dashboard/`;
+  const versions = async () => (await request<{ versions: Version[] }>(url(`/models/${modelId}/versions`), admin())).body.versions;
+  const servingVersion = async () => (await versions()).find((v) => v.state === 'serving')?.version;
+  const chart = (name: string) => page.getByRole('img', { name });
+  const navigateTo = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+  const expectAccessible = async () => expect(await seriousAccessibilityViolations(page)).toEqual([]);
+
+  beforeAll(async () => {
+    suite = await TestSuite.create('dashboard');
+    org = await suite.createOrganization('dashboard', ['--rate-limit', '100000', '--burst', '200000']);
+    empty = await suite.createOrganization('empty');
+    const dir = await mkdtemp(join(tmpdir(), 'foresight-dashboard-'));
+    await cliJson(suite.env, ['demo', 'seed', '--org', org.organization.id, '--users', '1200', '--days', '45', '--truth-file', join(dir, 'truth.json')]);
+    const truth = JSON.parse(await readFile(join(dir, 'truth.json'), 'utf8')) as { users: Array<{ userId: string }> };
+    await rm(dir, { recursive: true, force: true });
+    demoUser = truth.users[0].userId;
+
+    api = await startApi({ ...suite.env, WORKER_MODE: 'inline', MONITORING_SCHEDULE: '* * * * *' });
+    const created = await request<{ id: string }>(url('/models'), { ...admin(), method: 'POST', body: { name: 'checkout_7d', targetEvent: 'checkout', schedule: '0 3 * * *' } });
+    modelId = created.body.id;
+    await request(url('/models'), { ...admin(), method: 'POST', body: { name: 'upgrade_14d', targetEvent: 'upgrade', horizonDays: 14 } });
+    await request(url('/models/retrain'), { ...admin(), method: 'POST', body: { modelId } });
+    expect(await settledModel(api.baseUrl, org.token.secret, modelId, api)).toMatchObject({ status: 'active', lastError: null });
+    // Past MIN_DRIFT_SAMPLE predictions, so the run computes a PSI.
+    for (const user of truth.users.slice(0, 150)) await request(url(`/predict?userId=${encodeURIComponent(user.userId)}`), admin());
+    // One real monitoring run, then its snapshot repeated at earlier hours: a day of history, as if the job had run all along.
+    await eventually('a monitoring run', async () => ((await suite.sql('SELECT 1 FROM model_snapshots WHERE model_id = $1', [modelId])).length > 0 ? true : undefined), 150_000);
+    await suite.sql(
+      `INSERT INTO model_snapshots (organization_id, model_id, version_id, version, computed_at, accuracy, accuracy_source, matured_predictions,
+         latency_p95_ms, throughput_per_min, predictions_24h, mean_confidence_24h, drift_delta, psi, drift_status)
+       SELECT organization_id, model_id, version_id, version, computed_at - make_interval(hours => h), accuracy, accuracy_source, matured_predictions,
+         latency_p95_ms * (1 + h / 48.0), throughput_per_min * (1 + (h % 5) / 10.0), predictions_24h, mean_confidence_24h, drift_delta, psi * (1 + h % 7), drift_status
+         FROM (SELECT * FROM model_snapshots WHERE model_id = $1 ORDER BY computed_at LIMIT 1) AS first, generate_series(1, 23) AS h`,
+      [modelId],
+    );
+    const read = await request<{ id: string; token: string }>(url('/tokens'), { ...admin(), method: 'POST', body: { environment: 'prod', scopes: ['read'] } });
+    readToken = read.body;
+
+    ({ browser, close: closeBrowser } = await launchChromium());
+    page = await browser.newPage();
+    trouble = watchPage(page, new URL(api.baseUrl).origin);
+  });
+
+  afterAll(async () => {
+    await closeBrowser?.();
+    await api?.stop();
+    await suite?.destroy();
+  });
+
+  afterEach(() => {
+    expect(trouble?.consoleErrors).toEqual([]);
+    expect(trouble?.foreignRequests).toEqual([]);
+  });
+
+  it('is served with a strict CSP and refuses a bad token with a clear message', async () => {
+    const response = await page.goto(dashboard());
+    const csp = response?.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(response?.headers()['x-frame-options']).toBe('DENY');
+    const bare = await fetch(`${api.baseUrl}/dashboard`, { redirect: 'manual' });
+    expect(bare.status).toBe(301);
+    expect(bare.headers.get('location')).toBe('/dashboard/');
+    const script = await page.locator('script[src]').getAttribute('src');
+    const asset = await fetch(new URL(script ?? '', api.baseUrl));
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect(asset.headers.get('content-security-policy')).toBe(csp);
+    const missing = await request(`${api.baseUrl}/dashboard/assets/missing.js`);
+    expect(missing).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    await screenshot(page, 'sign-in');
+    await expectAccessible();
+    await page.getByLabel('Organization token').fill('pat_prod_thisisnotarealtoken');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('unknown, revoked or expired');
+    trouble.consoleErrors.length = 0; // Chromium logs the refused sign-in's 401 as a console error; it is the point of this test.
+  });
+
+  it('signs in with the typed token, kept in sessionStorage only, and shows the overview with drawn charts', async () => {
+    await signIn(page, dashboard(), org.token.secret);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('foresight.token'))).toBe(org.token.secret);
+    expect(await page.evaluate('document.cookie')).toBe('');
+    expect(page.url()).not.toContain(org.token.secret);
+    await chart('Events per hour, stacked by event name').waitFor();
+    expect(await drawnPixels(chart('Events per hour, stacked by event name'))).toBeGreaterThan(500);
+    expect(await drawnPixels(chart('Active users per hour'))).toBeGreaterThan(200);
+    await page.getByRole('link', { name: 'checkout_7d' }).waitFor();
+    await expect(page.locator('.health-list').textContent()).resolves.toMatch(/checkout_7d.*(Healthy|Drifting)/);
+    await page.getByLabel('Last 30 days').check();
+    await chart('Events per day, stacked by event name').waitFor();
+    expect(await drawnPixels(chart('Events per day, stacked by event name'))).toBeGreaterThan(500);
+    await screenshot(page, 'overview');
+    await expectAccessible();
+  });
+
+  it('lists models with status, health, grade, serving version and schedule', async () => {
+    await navigateTo('Models');
+    const row = page.getByRole('row', { name: /checkout_7d/ });
+    await row.getByText(/^v1 \(/).waitFor();
+    await expect(row.textContent()).resolves.toMatch(/active.*(Healthy|Drifting).*(Excellent|Good|Fair|Weak|Not useful).*v1.*0 3 \* \* \*/);
+    await expect(page.getByRole('row', { name: /upgrade_14d/ }).textContent()).resolves.toMatch(/untrained.*Not trained/);
+    await expect(page.getByLabel('Target event').locator('option', { hasText: 'checkout' }).count()).resolves.toBe(1);
+    await screenshot(page, 'models');
+    await expectAccessible();
+  });
+
+  it('creates a model from the form, with the target event picked from the organization\'s events', async () => {
+    await page.getByLabel('Name').fill('churn_30d');
+    await page.getByLabel('Target event').selectOption('churn');
+    await page.getByLabel('Horizon (days)').fill('30');
+    await page.getByLabel('Algorithm').selectOption('logistic');
+    await page.getByRole('button', { name: 'Create model' }).click();
+    await page.getByRole('heading', { name: 'Not trained yet' }).waitFor();
+    const models = (await request<Array<{ name: string; targetEvent: string; id: string }>>(url('/models'), admin())).body;
+    const created = models.find((m) => m.name === 'churn_30d');
+    expect(created).toMatchObject({ targetEvent: 'churn' });
+    expect(await request(url(`/models/${created?.id}`), admin())).toMatchObject({ body: { horizonDays: 30, algorithm: 'logistic', schedule: null } });
+    expect(page.url()).toContain(`#/models/${created?.id}`);
+    await screenshot(page, 'model-untrained');
+    await navigateTo('Models');
+  });
+
+  it("shows a model's quality, drivers, calibration, score distribution and a threshold explorer", async () => {
+    await page.getByRole('link', { name: 'checkout_7d' }).click();
+    await page.getByRole('heading', { name: /Quality of version 1/ }).waitFor();
+    await expect(page.locator('.grade').textContent()).resolves.toMatch(/(Excellent|Good|Fair|Weak|Not useful).*% of the time/);
+    expect(await page.locator('.importance li').count()).toBeGreaterThan(2);
+    for (const name of ['Reliability diagram: observed rate against mean predicted probability', 'Score distribution by actual outcome', 'Precision, recall and share of users flagged by cutoff']) {
+      await chart(name).waitFor();
+      expect(await drawnPixels(chart(name))).toBeGreaterThan(200);
+    }
+    const matrix = page.locator('table.confusion');
+    const atHalf = await matrix.textContent();
+    await page.getByLabel(/Cutoff/).focus();
+    for (let k = 0; k < 10; k++) await page.keyboard.press('ArrowLeft');
+    await expect(matrix.locator('caption').textContent()).resolves.toContain('0.30');
+    expect(await matrix.textContent()).not.toBe(atHalf);
+    await screenshot(page, 'model');
+    await expectAccessible();
+  });
+
+  it('retrains from the page, then rolls back from the version history: the API state follows', async () => {
+    await page.getByRole('button', { name: 'Retrain now' }).click();
+    expect((await request<{ status: string }>(url(`/models/${modelId}`), admin())).body.status).toMatch(/retraining|active/);
+    await eventually('a second version', async () => ((await versions()).length === 2 ? true : undefined), 120_000);
+    await page.getByRole('rowheader', { name: 'v2' }).waitFor();
+    const serving = await servingVersion();
+    const other = serving === 2 ? 1 : 2;
+    await page.getByRole('button', { name: other === 1 ? 'Roll back to v1' : 'Promote v2' }).click();
+    await eventually('the promoted version serving', async () => ((await servingVersion()) === other ? true : undefined));
+    await page.getByRole('heading', { name: `Quality of version ${other}` }).waitFor();
+    await page.getByLabel(/Retraining schedule/).fill('15 4 * * 1');
+    await page.getByRole('button', { name: 'Save schedule' }).click();
+    await page.getByText('Schedule saved.').waitFor();
+    expect((await request<{ schedule: string }>(url(`/models/${modelId}`), admin())).body.schedule).toBe('15 4 * * 1');
+    await screenshot(page, 'model-after-rollback');
+  });
+
+  it('shows monitoring over time: accuracy, PSI with its bands, latency and throughput', async () => {
+    await navigateTo('Monitoring');
+    await page.getByText(/monitoring runs; the latest/).waitFor();
+    for (const name of ['Accuracy and mean confidence shift over time', 'Population stability index over time with the low, moderate and high bands', 'Inference latency p95 over time', 'Predictions per minute over time']) {
+      expect(await drawnPixels(chart(name))).toBeGreaterThan(100);
+    }
+    await screenshot(page, 'monitoring');
+    await expectAccessible();
+  });
+
+  it("looks a user up: predictions now, sessions and latest events", async () => {
+    await navigateTo('User lookup');
+    await page.getByLabel('User id').fill(demoUser);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.locator('.predictions li').first().waitFor();
+    await expect(page.locator('.predictions').textContent()).resolves.toMatch(/checkout_7d: (likely|unlikely) \(\d+\.\d% confident/);
+    const latest = await request<{ events: unknown[] }>(url(`/users/events?userId=${encodeURIComponent(demoUser)}&limit=50`), admin());
+    const eventRows = page.getByRole('table', { name: "The user's latest events, newest first" }).locator('tbody tr');
+    await eventRows.first().waitFor();
+    expect(await eventRows.count()).toBe(latest.body.events.length);
+    await page.getByRole('table', { name: "The user's latest sessions, newest first" }).locator('tbody tr').first().waitFor();
+    await screenshot(page, 'user');
+    await expectAccessible();
+    await page.getByLabel('User id').fill('nobody-at-all');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('heading', { name: 'No such user' }).waitFor();
+    trouble.consoleErrors.length = 0; // the 404s of the unknown user, logged by Chromium, are what this step asks for
+  });
+
+  it('signs out, and an organization without data gets empty states that teach', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You signed out').waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('foresight.token'))).toBeNull();
+    await signIn(page, dashboard(), empty.token.secret);
+    await page.getByRole('heading', { name: 'No events yet' }).waitFor();
+    await expect(page.locator('pre').textContent()).resolves.toContain('/sdk/foresight.js');
+    await page.getByRole('heading', { name: 'No model yet' }).waitFor();
+    await screenshot(page, 'overview-empty');
+    await expectAccessible();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+  });
+
+  it('lets a read-scope token see everything but act on nothing', async () => {
+    await signIn(page, dashboard(), readToken.token);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await navigateTo('Models');
+    await page.getByText('creating models needs a token with the admin scope').waitFor();
+    expect(await page.getByRole('button', { name: 'Create model' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'checkout_7d' }).click();
+    await page.getByRole('heading', { name: /Quality of version/ }).waitFor();
+    expect(await page.getByRole('button', { name: /Retrain|Roll back|Promote|Save schedule/ }).count()).toBe(0);
+    await page.getByText('retraining and schedules need a token with the admin scope').waitFor();
+    await screenshot(page, 'model-read-only');
+    await expectAccessible();
+  });
+
+  it('returns to sign-in with a clear message once the token is revoked', async () => {
+    expect((await request(url(`/tokens/${readToken.id}`), { ...admin(), method: 'DELETE' })).status).toBe(200);
+    await navigateTo('Monitoring');
+    await page.getByText('Your session ended: the token expired or was revoked').waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('foresight.token'))).toBeNull();
+    await screenshot(page, 'signed-out-revoked');
+    trouble.consoleErrors.length = 0; // the 401 that ended the session, logged by Chromium
+  });
+});
