@@ -12,6 +12,8 @@ export const API_ROUTES = {
   events: {
     /** Sends events as they are; the event client (Foresight) batches and retries for you. */
     send: route('post', '/v1/events'),
+    /** Events per hour or day by event name, and active users. */
+    volume: route('get', '/v1/events/volume'),
   },
   predictions: {
     get: route('get', '/v1/predict'),
@@ -22,7 +24,12 @@ export const API_ROUTES = {
     list: route('get', '/v1/models'),
     get: route('get', '/v1/models/{modelId}'),
     create: route('post', '/v1/models'),
+    update: route('patch', '/v1/models/{modelId}'),
+    delete: route('delete', '/v1/models/{modelId}'),
     retrain: route('post', '/v1/models/retrain'),
+    versions: route('get', '/v1/models/{modelId}/versions'),
+    /** Serves this version (promote, or roll back to an earlier one). */
+    promote: route('post', '/v1/models/{modelId}/versions/{version}/promote'),
   },
   monitoring: {
     get: route('get', '/v1/models/monitor/{modelId}'),
@@ -32,6 +39,7 @@ export const API_ROUTES = {
     export: route('get', '/v1/users/export'),
     delete: route('delete', '/v1/users'),
     sessions: route('get', '/v1/users/sessions'),
+    events: route('get', '/v1/users/events'),
   },
   webhooks: {
     list: route('get', '/v1/webhooks'),
@@ -42,6 +50,7 @@ export const API_ROUTES = {
   },
   tokens: {
     list: route('get', '/v1/tokens'),
+    current: route('get', '/v1/tokens/current'),
     create: route('post', '/v1/tokens'),
     revoke: route('delete', '/v1/tokens/{tokenId}'),
   },
