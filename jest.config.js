@@ -27,7 +27,14 @@ module.exports = {
   testTimeout: 120_000,
   maxWorkers: 2,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/packaging/**/*.spec.ts'] },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'packaging',
+      testMatch: ['<rootDir>/test/packaging/**/*.spec.ts'],
+      // Extracts the helm binary the chart tests run.
+      globalSetup: '<rootDir>/test/packaging/helm-setup.ts',
+    },
     {
       ...common,
       displayName: 'e2e',
