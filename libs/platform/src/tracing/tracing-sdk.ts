@@ -10,10 +10,14 @@ import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRati
 import type { TracingSettings } from '../config/config';
 import { SERVICE_VERSION } from '../version';
 import { PrivateSpanExporter } from './private-span-exporter';
-import type { Tracing } from './tracing';
 
 /** Probes and scrapes would be most of the traces and say nothing. */
 const UNTRACED_PATHS = new Set(['/livez', '/readyz', '/metrics']);
+
+/** A running tracer provider: flushing it sends the spans still buffered. */
+export interface Tracing {
+  shutdown(): Promise<void>;
+}
 
 /**
  * The OpenTelemetry SDK with the instrumentations Foresight needs (incoming and outgoing HTTP,

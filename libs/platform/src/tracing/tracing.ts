@@ -1,11 +1,7 @@
 import { tracingSettings, type TracingSettings } from '../config/config';
+import type { Tracing } from './tracing-sdk';
 
 export type TracedProcess = 'api' | 'worker';
-
-/** A running tracer provider: flushing it sends the spans still buffered. */
-export interface Tracing {
-  shutdown(): Promise<void>;
-}
 
 type TracingSdk = typeof import('./tracing-sdk');
 
