@@ -2,6 +2,7 @@
 // with type information (typescript-eslint's type-checked rules, each file against the tsconfig.json
 // that includes it); the layering between apps and libs is dependency-cruiser's (.dependency-cruiser.cjs).
 import js from '@eslint/js';
+import stylistic from '@stylistic/eslint-plugin';
 import { defineConfig } from 'eslint/config';
 import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import globals from 'globals';
@@ -43,12 +44,14 @@ export default defineConfig(
     languageOptions: { sourceType: 'commonjs' },
   },
   {
-    plugins: { 'simple-import-sort': simpleImportSort },
+    plugins: { 'simple-import-sort': simpleImportSort, '@stylistic': stylistic },
     rules: {
       // One block, no blank lines, as the code is written: side effects first (tracing must load
       // before anything it instruments), then node:, packages, @foresight/ aliases, relative paths.
       'simple-import-sort/imports': ['error', { groups: [['^\\u0000', '^node:', '^@?\\w', '^@foresight/', '^\\.']] }],
       'simple-import-sort/exports': 'error',
+      // The import sorter moves specifiers and leaves the spacing to a formatter; this is the one we need.
+      '@stylistic/comma-spacing': 'error',
     },
   },
 );
