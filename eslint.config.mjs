@@ -33,6 +33,7 @@ export default defineConfig(
       // Jest's asymmetric matchers (expect.any, expect.objectContaining...) are typed `any`.
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
   {

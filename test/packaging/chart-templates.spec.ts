@@ -74,7 +74,10 @@ const selected = (release: Release, selector: Record<string, unknown>) =>
     .map((w) => component(w))
     .sort();
 const hookWeight = (manifest: Manifest) => Number(manifest.metadata.annotations?.['helm.sh/hook-weight'] ?? 0);
-const hookEvents = (manifest: Manifest) => String(manifest.metadata.annotations?.['helm.sh/hook'] ?? '').split(',');
+const hookEvents = (manifest: Manifest) => {
+  const hook = manifest.metadata.annotations?.['helm.sh/hook'];
+  return typeof hook === 'string' ? hook.split(',') : [];
+};
 const UNPRIVILEGED_CONTAINER = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } };
 const UNPRIVILEGED_POD = { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
 
@@ -295,6 +298,7 @@ describe('chart templates', () => {
   it('probe the routes the app serves, outside the /v1 prefix', () => {
     const routes = Object.getOwnPropertyNames(ProbesController.prototype)
       .filter((method) => method !== 'constructor')
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- the method is a metadata key here, never called
       .map((method) => Reflect.getMetadata('path', ProbesController.prototype[method as keyof ProbesController]) as unknown)
       .filter((path): path is string => typeof path === 'string');
     expect(routes.sort()).toEqual(['livez', 'readyz']);

@@ -72,8 +72,14 @@ export function computeFeatures(events: readonly FeatureEvent[], activity: Activ
     });
     distinct.add(e.event);
     if (e.dwellMs !== null) dwellMs += e.dwellMs;
-    if (e.hesitationMs !== null) (hesitationSum += e.hesitationMs), hesitationCount++;
-    if (e.scrollDepth !== null) (scrollSum += e.scrollDepth), scrollCount++;
+    if (e.hesitationMs !== null) {
+      hesitationSum += e.hesitationMs;
+      hesitationCount++;
+    }
+    if (e.scrollDepth !== null) {
+      scrollSum += e.scrollDepth;
+      scrollCount++;
+    }
 
     let key: string;
     if (e.sessionId !== null) {
@@ -110,7 +116,7 @@ export function computeFeatures(events: readonly FeatureEvent[], activity: Activ
   vector[at++] = scrollCount > 0 ? scrollSum / scrollCount : 0;
   vector[at++] = distinct.size;
   vector[at++] = (cutoff - activity.lastSeenAt) / DAY_MS;
-  vector[at++] = (cutoff - activity.firstSeenAt) / DAY_MS;
+  vector[at] = (cutoff - activity.firstSeenAt) / DAY_MS;
   return vector;
 }
 

@@ -75,7 +75,7 @@ export class EventsPersonalData implements PersonalDataStore {
     // Data-modifying CTEs share one snapshot: the events' links are read before they are deleted.
     // Another user whose event carried this id as its anonymous id, or to whom this id was linked as
     // one, lost events: their revision moves.
-    const [{ n }] = await this.dataSource.query(
+    const [{ n }] = await this.dataSource.query<{ n: string }[]>(
       `WITH events_gone AS (DELETE FROM events WHERE ${ERASABLE_EVENTS} RETURNING user_id),
             links_gone AS (DELETE FROM identities WHERE ${ERASABLE_IDENTITIES} RETURNING user_id),
             activity_gone AS (DELETE FROM user_activity WHERE ${ERASABLE_ACTIVITY} RETURNING 1),
@@ -100,7 +100,7 @@ export class EventsPersonalData implements PersonalDataStore {
   }
 
   async remaining(organizationId: string, userId: string): Promise<number> {
-    const [{ n }] = await this.dataSource.query(
+    const [{ n }] = await this.dataSource.query<{ n: string }[]>(
       `SELECT (SELECT count(*) FROM events WHERE ${ERASABLE_EVENTS}) + (SELECT count(*) FROM identities WHERE ${ERASABLE_IDENTITIES})
             + (SELECT count(*) FROM user_activity WHERE ${ERASABLE_ACTIVITY}) AS n`,
       [organizationId, userId],

@@ -49,6 +49,7 @@ export function registerTracing(settings: TracingSettings, serviceName: string):
     ],
   });
   // Only now: it loads bullmq and ioredis, which the instrumentations above must see first.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- an import would load them before the instrumentations
   (require('../queue/traced-jobs') as typeof import('../queue/traced-jobs')).traceJobs();
   return provider;
 }

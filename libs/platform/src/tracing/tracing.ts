@@ -26,5 +26,6 @@ export async function stopTracing(): Promise<void> {
 
 function loadSdk(): TracingSdk {
   // A synchronous require on purpose: the instrumentations must be registered before the entry point's next import.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above: an import would be hoisted or asynchronous
   return require('./tracing-sdk') as TracingSdk;
 }

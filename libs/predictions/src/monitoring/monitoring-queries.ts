@@ -68,7 +68,7 @@ export class MonitoringQueries {
    * The user's events are found with serving's rule: their own, or linked anonymous ones.
    */
   async matchOutcomes(model: { id: string; organizationId: string; targetEvent: string; horizonDays: number }, now: Date): Promise<number> {
-    const [, inserted] = await this.dataSource.query(
+    const [, inserted] = await this.dataSource.query<[unknown[], number]>(
       `INSERT INTO prediction_outcomes (prediction_id, organization_id, model_id, user_id, predicted_at, predicted_positive, actual_positive)
        SELECT p.id, p.organization_id, p.model_id, p.user_id, p.predicted_at, p.positive,
               EXISTS (

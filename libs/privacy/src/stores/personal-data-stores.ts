@@ -24,7 +24,8 @@ export class PersonalDataStores {
   private discover(): PersonalDataStore[] {
     const byName = new Map<string, PersonalDataStore>();
     for (const wrapper of this.discovery.getProviders()) {
-      const { metatype, instance } = wrapper;
+      const { metatype } = wrapper;
+      const instance: unknown = wrapper.instance;
       if (!instance || typeof metatype !== 'function' || !this.reflector.get<boolean>(PERSONAL_DATA_STORE, metatype)) continue;
       const store = instance as PersonalDataStore;
       const known = byName.get(store.name);
