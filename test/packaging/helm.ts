@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AdmZip from 'adm-zip';
 
@@ -35,10 +36,13 @@ export interface HelmResult {
   readonly stderr: string;
 }
 
-/** Runs helm with no kube config or cluster: everything these tests ask of it works offline. */
+/**
+ * Runs helm with no kube config or cluster (everything these tests ask of it works offline) and none of
+ * the caller's HELM_* settings; HOME is where helm keeps its own config and cache directories.
+ */
 export function helm(args: string[]): HelmResult {
   if (!existsSync(HELM_BINARY)) throw new Error(`${HELM_BINARY} is missing: run the packaging tests through jest (its global set-up extracts helm)`);
-  const run = spawnSync(HELM_BINARY, args, { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, KUBECONFIG: '/dev/null' } });
+  const run = spawnSync(HELM_BINARY, args, { encoding: 'utf8', env: { HOME: process.env.HOME ?? tmpdir(), KUBECONFIG: '/dev/null' } });
   if (run.error) throw run.error;
   return { status: run.status ?? 1, stdout: run.stdout, stderr: run.stderr };
 }
