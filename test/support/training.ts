@@ -46,7 +46,6 @@ export async function sendEvents(baseUrl: string, token: string, events: TestEve
   }
 }
 
-/** Polls GET /v1/models/{id} until the model leaves `retraining`; the worker's output explains a timeout. */
 /** GET /v1/models/:id, as far as the tests read it without knowing more. */
 export interface ModelDetails {
   status: string;
@@ -54,6 +53,7 @@ export interface ModelDetails {
   [field: string]: unknown;
 }
 
+/** Polls GET /v1/models/{id} until the model leaves `retraining`; the worker's output explains a timeout. */
 export async function settledModel(baseUrl: string, token: string, modelId: string, worker: RunningProcess, timeoutMs = 90_000): Promise<ModelDetails> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
