@@ -32,7 +32,7 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/packaging/**/*.spec.ts'],
+      testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'],
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/libs/sdk-react-native/'],
     },
     {
@@ -50,6 +50,14 @@ module.exports = {
       },
       transformIgnorePatterns: ['node_modules/(?!((jest-)?react-native|@react-native(-community)?|@react-native-async-storage)/)'],
       modulePathIgnorePatterns: ['<rootDir>/dist/'],
+    },
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'packaging',
+      testMatch: ['<rootDir>/test/packaging/**/*.spec.ts'],
+      // Extracts the helm binary the chart tests run.
+      globalSetup: '<rootDir>/test/packaging/helm-setup.ts',
     },
     {
       ...common,

@@ -35,7 +35,7 @@ benchmark('bench_predict', async (suite) => {
       const created = await request<{ id: string }>(`${api.baseUrl}/v1/models`, { ...auth, method: 'POST', body: model });
       await request(`${api.baseUrl}/v1/models/retrain`, { ...auth, method: 'POST', body: { modelId: created.body.id } });
       const settled = await settledModel(api.baseUrl, token.secret, created.body.id, worker, 10 * 60_000);
-      if (settled.status !== 'active') throw new Error(`${model.name}: ${settled.status} ${String(settled.lastError)}`);
+      if (settled.status !== 'active') throw new Error(`${model.name}: ${settled.status} ${settled.lastError}`);
     }
     await worker.stop();
     await suite.sql('ANALYZE');

@@ -9,6 +9,7 @@ import { oracleProbability, type DemoUserTruth } from '@foresight/demo';
 import { request } from '../support/http';
 import { cliJson, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';
+import type { ModelDetails } from '../support/training';
 import { benchmark } from './support/benchmark';
 
 const USERS = Number(process.env.BENCH_TRAIN_USERS ?? 50_000);
@@ -25,7 +26,11 @@ benchmark('bench_train', async (suite) => {
   ]);
   console.log(`seeded ${USERS} users, ${seeded.accepted} events through ingestion in ${seeded.seconds.toFixed(1)} s`);
   const truth = new Map<string, DemoUserTruth>();
-  for (const line of readFileSync(truthFile, 'utf8').split('\n')) if (line) truth.set((JSON.parse(line) as DemoUserTruth).userId, JSON.parse(line));
+  for (const line of readFileSync(truthFile, 'utf8').split('\n')) {
+    if (!line) continue;
+    const user = JSON.parse(line) as DemoUserTruth;
+    truth.set(user.userId, user);
+  }
   rmSync(truthFile);
 
   const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
@@ -40,9 +45,9 @@ benchmark('bench_train', async (suite) => {
         });
         const started = Date.now();
         await request(`${api.baseUrl}/v1/models/retrain`, { ...auth, method: 'POST', body: { modelId: model.body.id } });
-        let details: Record<string, unknown> = {};
+        let details: ModelDetails = { status: 'retraining', lastError: null };
         while (Date.now() - started < 15 * 60_000) {
-          details = (await request<Record<string, unknown>>(`${api.baseUrl}/v1/models/${model.body.id}`, auth)).body;
+          details = (await request<ModelDetails>(`${api.baseUrl}/v1/models/${model.body.id}`, auth)).body;
           if (details.status !== 'retraining') break;
           await new Promise((r) => setTimeout(r, 250));
         }

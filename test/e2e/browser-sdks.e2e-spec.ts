@@ -144,7 +144,7 @@ describe('browser SDKs in Chromium (analytics-next, RudderStack v3)', () => {
     await page.goto(`${siteOrigin}/${sdk}.html`);
     // -1 if the SDK never got through its calls (then storedNames shows the trouble it ran into).
     const run = `window.run(${JSON.stringify({ writeKey, api: t.api.baseUrl, ...config })})`;
-    const retryStatus = (await page.evaluate(`Promise.race([${run}, new Promise((resolve) => setTimeout(() => resolve(-1), 20000))])`)) as number;
+    const retryStatus = await page.evaluate<number>(`Promise.race([${run}, new Promise((resolve) => setTimeout(() => resolve(-1), 20000))])`);
     return { page, trouble, retryStatus, posts };
   };
 
@@ -157,7 +157,7 @@ describe('browser SDKs in Chromium (analytics-next, RudderStack v3)', () => {
         return expected.every((name) => stored.includes(name)) ? stored : undefined;
       }, 20_000);
     } catch (error) {
-      throw new Error(`${(error as Error).message}; the page saw ${JSON.stringify({ ...trouble, hosts: [...trouble.hosts] }, null, 1)}`);
+      throw new Error(`${(error as Error).message}; the page saw ${JSON.stringify({ ...trouble, hosts: [...trouble.hosts] }, null, 1)}`, { cause: error });
     }
   };
 

@@ -5,7 +5,6 @@ import {
   container,
   containerPort,
   find,
-  loadTemplates,
   renderRelease,
   schemaErrors,
   secretData,
@@ -76,7 +75,7 @@ function environment(release: Release, manifest: Manifest): Environment {
 }
 
 describe.each(SCENARIOS)('container environment with $name', (scenario) => {
-  const release = renderScenario(loadTemplates(), scenario);
+  const release = renderScenario(scenario);
   const api = workload(release, 'api');
   const worker = workload(release, 'worker');
   const migrations = workload(release, 'migrations');
@@ -154,7 +153,7 @@ const at = (path: string, value: unknown): Values =>
 const appRules = z.toJSONSchema(environmentSchema, { io: 'input' }).properties as Record<string, { enum?: unknown[] }>;
 
 describe('chart values that become app variables', () => {
-  const release = renderRelease(loadTemplates(), [EVERY_OPTION]);
+  const release = renderRelease([EVERY_OPTION]);
 
   it.each(MAPPINGS)('sets $variable from $path', ({ path, variable }) => {
     const value = path.split('.').reduce<unknown>((v, key) => (v as Values)[key], release.values);

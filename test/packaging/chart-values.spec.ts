@@ -14,12 +14,11 @@ import {
 } from './chart';
 import { EVERY_OPTION, REQUIRED_INLINE } from './chart-scenarios';
 
-/** values.yaml, the examples and values.schema.json as `helm install` validates them, and the chart README. */
+/** values.yaml, the examples and values.schema.json as helm validates them, and the chart README. */
 
 const EXAMPLES = readdirSync(join(CHART_DIR, 'examples')).sort();
-/** Where each schema error points, e.g. "/postgres/url" (the failing if/then wrapper itself left out). */
-const errorPaths = (...overrides: Values[]) =>
-  [...new Set(schemaErrors(...overrides).filter((e) => e.keyword !== 'if').map((e) => e.instancePath || e.params.missingProperty))].sort();
+/** Where each error helm reports points, e.g. "/postgres/url". */
+const errorPaths = (...overrides: Values[]) => [...new Set(schemaErrors(...overrides).map((e) => e.path))].sort();
 
 describe('chart values', () => {
   it('are incomplete on their own: the image, PostgreSQL, Redis and the two secrets must be given', () => {
@@ -44,7 +43,7 @@ describe('chart values', () => {
     expect(errorPaths(rest, { redis })).toEqual(['/postgres/url']);
     expect(errorPaths(rest, { postgres })).toEqual(['/redis/url']);
     // Deleting the whole map (`--set postgres=null`) is caught too.
-    expect(errorPaths(REQUIRED_INLINE, { postgres: null })).toEqual(['postgres']);
+    expect(errorPaths(REQUIRED_INLINE, { postgres: null })).toEqual(['/postgres']);
   });
 
   it('reject inline connection values next to an existingSecret, which would silently win', () => {
@@ -60,6 +59,19 @@ describe('chart values', () => {
     expect(errorPaths(REQUIRED_INLINE, { api: { replica: 3 } })).toEqual(['/api']);
     expect(errorPaths(REQUIRED_INLINE, { ingress: { enabled: true } })).toEqual(['/ingress/host']);
     expect(errorPaths(REQUIRED_INLINE, { ports: { http: 80 } })).toEqual(['/ports/http']);
+  });
+
+  it('are refused by helm itself, with what is wrong: a type, an enum, a pattern, a required value', () => {
+    const refused = schemaErrors(REQUIRED_INLINE, {
+      api: { replicas: 'three' },
+      region: 'mars',
+      secrets: { encryptionKey: 'g'.repeat(64) },
+      image: { repository: '' },
+    });
+    expect(refused.map((e) => e.path).sort()).toEqual(['/api/replicas', '/image/repository', '/region', '/secrets/encryptionKey']);
+    expect(refused.find((e) => e.path === '/api/replicas')?.message).toMatch(/got string, want integer/);
+    expect(refused.find((e) => e.path === '/region')?.message).toMatch(/one of 'eu', 'us'/);
+    expect(refused.find((e) => e.path === '/secrets/encryptionKey')?.message).toMatch(/does not match pattern/);
   });
 
   it('are all documented in the chart README with their defaults, as values.schema.json describes them', () => {

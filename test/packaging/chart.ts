@@ -1,14 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Ajv, { type ErrorObject } from 'ajv';
 import { parse, parseAllDocuments } from 'yaml';
-import { TemplateSet } from './go-template';
+import { helm, type HelmResult } from './helm';
 
-/** Loading, validating and rendering helm/foresight the way `helm template` does, without helm. */
+/** helm/foresight as the real `helm` lints, validates and renders it (helm.ts). */
 
 export const REPOSITORY = join(__dirname, '..', '..');
 export const CHART_DIR = join(REPOSITORY, 'helm', 'foresight');
-const TEMPLATES_DIR = join(CHART_DIR, 'templates');
 
 export type Values = Record<string, unknown>;
 
@@ -21,7 +21,7 @@ export interface Manifest {
 
 export interface Release {
   readonly manifests: Manifest[];
-  readonly notes: string;
+  /** values.yaml with the overrides coalesced as Helm does, for the tests' expectations. */
   readonly values: Values;
 }
 
@@ -32,7 +32,6 @@ export const chartMetadata = parse(readFileSync(join(CHART_DIR, 'Chart.yaml'), '
 };
 const defaultValues = parse(readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8')) as Values;
 const valuesSchema = JSON.parse(readFileSync(join(CHART_DIR, 'values.schema.json'), 'utf8')) as Record<string, unknown>;
-const templateFiles = readdirSync(TEMPLATES_DIR).sort();
 
 export function readChartFile(path: string): string {
   return readFileSync(join(CHART_DIR, path), 'utf8');
@@ -40,13 +39,6 @@ export function readChartFile(path: string): string {
 
 export function exampleValues(name: string): Values {
   return parse(readChartFile(join('examples', name))) as Values;
-}
-
-const validate = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(valuesSchema);
-
-/** Schema errors of the values Helm would validate: the defaults merged with `overrides`. */
-export function schemaErrors(...overrides: Values[]): ErrorObject[] {
-  return validate(mergeValues(defaultValues, ...overrides)) ? [] : (validate.errors ?? []);
 }
 
 function isMap(value: unknown): value is Values {
@@ -66,41 +58,100 @@ function mergeValues(base: Values, ...overrides: Values[]): Values {
   }, base);
 }
 
-export function loadTemplates(): TemplateSet {
-  return new TemplateSet(Object.fromEntries(templateFiles.map((file) => [file, readFileSync(join(TEMPLATES_DIR, file), 'utf8')])));
-}
-
 const RELEASE_NAME = 'acme';
 export const NAMESPACE = 'analytics';
 
-/**
- * `helm template <releaseName> helm/foresight -f ...overrides`: validates the merged values against
- * the schema (throws, as helm does), renders every template and parses it as YAML 1.1, the YAML
- * Kubernetes tooling reads (an unquoted `off` is a boolean there), throwing on any YAML error.
- */
-export function renderRelease(templates: TemplateSet, overrides: Values[] = [], releaseName = RELEASE_NAME): Release {
-  const values = mergeValues(defaultValues, ...overrides);
-  if (!validate(values)) throw new Error(`values rejected by values.schema.json: ${JSON.stringify(validate.errors)}`);
-  const root = {
-    Values: values,
-    Release: { Name: releaseName, Namespace: NAMESPACE, Service: 'Helm' },
-    Chart: { Name: chartMetadata.name, Version: chartMetadata.version, AppVersion: chartMetadata.appVersion },
-  };
-  const manifests = templateFiles.filter((file) => file.endsWith('.yaml')).flatMap((file) => parseManifests(file, templates.render(file, root)));
-  return { manifests, notes: templates.render('NOTES.txt', root), values };
+/** Runs `helm <args> -f <override>...`, each override in a values file of its own, in order. */
+function helmWithValues(args: string[], overrides: Values[]): HelmResult {
+  const directory = mkdtempSync(join(tmpdir(), 'foresight-values-'));
+  try {
+    const files = overrides.map((override, index) => {
+      const file = join(directory, `${index}.json`);
+      writeFileSync(file, JSON.stringify(override));
+      return file;
+    });
+    return helm([...args, ...files.flatMap((file) => ['--values', file])]);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
 }
 
-function parseManifests(file: string, text: string): Manifest[] {
+function succeeded(result: HelmResult, command: string): string {
+  if (result.status !== 0) throw new Error(`${command} failed:\n${result.stderr}${result.stdout}`);
+  return result.stdout;
+}
+
+/**
+ * `helm template <releaseName> helm/foresight -f ...overrides` (hooks included): helm validates the
+ * values against values.schema.json and renders; the output is parsed as YAML 1.1, the YAML Kubernetes
+ * tooling reads (an unquoted `off` is a boolean there), throwing on any YAML error.
+ */
+export function renderRelease(overrides: Values[] = [], releaseName = RELEASE_NAME): Release {
+  const command = ['template', releaseName, CHART_DIR, '--namespace', NAMESPACE];
+  const manifests = parseManifests(succeeded(helmWithValues(command, overrides), 'helm template'));
+  return { manifests, values: mergeValues(defaultValues, ...overrides) };
+}
+
+/** NOTES.txt as `helm install` prints it (`helm template` leaves it out); a client-side dry run needs no cluster. */
+export function renderNotes(overrides: Values[] = []): string {
+  const command = ['install', RELEASE_NAME, CHART_DIR, '--namespace', NAMESPACE, '--dry-run=client', '--output', 'json'];
+  const release = JSON.parse(succeeded(helmWithValues(command, overrides), 'helm install --dry-run=client')) as { info: { notes: string } };
+  return release.info.notes;
+}
+
+/** `helm lint --strict` with the overrides: warnings fail too. */
+export function lintChart(overrides: Values[] = []): HelmResult {
+  return helmWithValues(['lint', '--strict', CHART_DIR, '--namespace', NAMESPACE], overrides);
+}
+
+export interface SchemaError {
+  /** JSON pointer of the offending value, e.g. "/postgres/url" (of the missing one for a missing property). */
+  readonly path: string;
+  readonly message: string;
+}
+
+const SCHEMA_FAILURE = "values don't meet the specifications of the schema(s)";
+/** One line of helm's schema report, nested by indentation: `  - at '/ports/http': minimum: got 80, want 1,024`. */
+const SCHEMA_ERROR_LINE = /^(\s*)- at '([^']*)': (.*)$/;
+
+/**
+ * What helm refuses in the defaults merged with `overrides`, by values.schema.json: the innermost
+ * errors of its report (the allOf/if wrappers around them left out). Empty when helm renders.
+ */
+export function schemaErrors(...overrides: Values[]): SchemaError[] {
+  const result = helmWithValues(['template', RELEASE_NAME, CHART_DIR], overrides);
+  if (result.status === 0) return [];
+  if (!result.stderr.includes(SCHEMA_FAILURE)) throw new Error(`helm template failed, not on values.schema.json:\n${result.stderr}`);
+  const lines = result.stderr.split('\n').flatMap((line) => {
+    const match = SCHEMA_ERROR_LINE.exec(line);
+    return match ? [{ depth: match[1].length, path: match[2], message: match[3] }] : [];
+  });
+  return lines
+    .filter((line, index) => (lines[index + 1]?.depth ?? 0) <= line.depth)
+    .flatMap(({ path, message }) => {
+      const missing = /^missing propert(?:y|ies) (.*)$/.exec(message)?.[1].match(/'[^']*'/g);
+      return missing ? missing.map((name) => ({ path: `${path}/${name.slice(1, -1)}`, message })) : [{ path, message }];
+    });
+}
+
+function parseManifests(text: string): Manifest[] {
   const manifests: Manifest[] = [];
   for (const document of parseAllDocuments(text, { version: '1.1', uniqueKeys: true, prettyErrors: true })) {
     const problems = [...document.errors, ...document.warnings];
-    if (problems.length > 0) throw new Error(`${file} is not valid YAML:\n${problems.map((p) => p.message).join('\n')}\n---\n${text}`);
+    if (problems.length > 0) throw new Error(`helm rendered invalid YAML:\n${problems.map((p) => p.message).join('\n')}\n---\n${text}`);
     const content: unknown = document.toJS();
     if (content === null || content === undefined) continue;
-    if (!isMap(content)) throw new Error(`${file}: a document is not a mapping:\n${text}`);
+    if (!isMap(content)) throw new Error(`helm rendered a document that is not a mapping:\n${text}`);
     manifests.push(content as Manifest);
   }
   return manifests;
+}
+
+/** Problems the Kubernetes OpenAPI schemas find in the objects, one line each (kubernetes-schemas.mjs). */
+export function kubernetesSchemaProblems(manifests: Manifest[]): string[] {
+  const run = spawnSync(process.execPath, [join(__dirname, 'kubernetes-schemas.mjs')], { input: JSON.stringify(manifests), encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`kubernetes-schemas.mjs failed:\n${run.stderr}`);
+  return run.stdout.split('\n').filter((line) => line !== '');
 }
 
 export function find(release: Release, kind: string, name: string): Manifest {

@@ -4,7 +4,7 @@ import { REPOSITORY } from './chart';
 
 export type App = 'api' | 'worker' | 'cli';
 
-const { config, error } = ts.readConfigFile(join(REPOSITORY, 'tsconfig.build.json'), ts.sys.readFile);
+const { config, error } = ts.readConfigFile(join(REPOSITORY, 'tsconfig.build.json'), (path) => ts.sys.readFile(path)) as { config: unknown; error?: ts.Diagnostic };
 if (error) throw new Error(ts.flattenDiagnosticMessageText(error.messageText, '\n'));
 const { outDir = '', rootDir = '' } = ts.parseJsonConfigFileContent(config, ts.sys, REPOSITORY).options;
 

@@ -75,7 +75,7 @@ export function decodeTraces(body: Buffer): ReceivedSpan[] {
           traceId: hex(span.traceId as Uint8Array),
           spanId: hex(span.spanId as Uint8Array),
           parentSpanId: hex(span.parentSpanId as Uint8Array),
-          name: String(span.name ?? ''),
+          name: typeof span.name === 'string' ? span.name : '',
           kind: Number(span.kind ?? 0),
           attributes: attributesOf(span.attributes as KeyValues),
           events: ((span.events ?? []) as Array<{ name?: string; attributes?: KeyValues }>).map((event) => ({ name: event.name ?? '', attributes: attributesOf(event.attributes) })),

@@ -39,7 +39,7 @@ function expectObject(value: unknown, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function expectString(value: unknown, what: string): void {
+function expectString(value: unknown, what: string): asserts value is string {
   if (typeof value !== 'string') throw new Error(`${what} is not a string: ${JSON.stringify(value)}`);
 }
 
@@ -51,7 +51,7 @@ function acceptsSegmentSettings(body: Record<string, unknown>, writeKey: string)
   const segment = expectObject(expectObject(body.integrations, 'integrations')['Segment.io'], 'integrations["Segment.io"]');
   if (segment.apiKey !== writeKey) throw new Error('integrations["Segment.io"].apiKey is not the write key');
   expectString(segment.apiHost, 'apiHost');
-  if (/^https?:\/\//.test(segment.apiHost as string) || !(segment.apiHost as string).endsWith('/v1')) throw new Error(`apiHost ${segment.apiHost} is not <host>/v1`);
+  if (/^https?:\/\//.test(segment.apiHost) || !segment.apiHost.endsWith('/v1')) throw new Error(`apiHost ${segment.apiHost} is not <host>/v1`);
   // analytics-kotlin Settings.kt:19-27: every field a non-null JsonObject (defaults when absent).
   for (const key of ['plan', 'edgeFunction', 'middlewareSettings', 'metrics', 'consentSettings']) {
     if (key in body) expectObject(body[key], key);

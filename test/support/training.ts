@@ -46,11 +46,18 @@ export async function sendEvents(baseUrl: string, token: string, events: TestEve
   }
 }
 
+/** GET /v1/models/:id, as far as the tests read it without knowing more. */
+export interface ModelDetails {
+  status: string;
+  lastError: string | null;
+  [field: string]: unknown;
+}
+
 /** Polls GET /v1/models/{id} until the model leaves `retraining`; the worker's output explains a timeout. */
-export async function settledModel(baseUrl: string, token: string, modelId: string, worker: RunningProcess, timeoutMs = 90_000): Promise<Record<string, unknown>> {
+export async function settledModel(baseUrl: string, token: string, modelId: string, worker: RunningProcess, timeoutMs = 90_000): Promise<ModelDetails> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const details = await request<Record<string, unknown>>(`${baseUrl}/v1/models/${modelId}`, { token });
+    const details = await request<ModelDetails>(`${baseUrl}/v1/models/${modelId}`, { token });
     if (details.body.status !== 'retraining' && details.body.status !== 'untrained') return details.body;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -10,6 +10,14 @@ export interface ReceivedRequest {
 /** What a receiver answers to its n-th request (1-based); `hang` never answers. */
 export type Answer = (n: number) => number | 'hang';
 
+/** A delivery's JSON body (CONTRACT.md's webhook payload). */
+export interface WebhookBody {
+  id: string;
+  type: string;
+  createdAt: string;
+  data: Record<string, unknown>;
+}
+
 /** A real webhook receiver on loopback: records every request and how many were open at once. */
 export class Receiver {
   readonly requests: ReceivedRequest[] = [];
@@ -42,8 +50,8 @@ export class Receiver {
     return receiver;
   }
 
-  bodies(): Array<{ id: string; type: string; createdAt: string; data: Record<string, unknown> }> {
-    return this.requests.map((r) => JSON.parse(r.body));
+  bodies(): WebhookBody[] {
+    return this.requests.map((r) => JSON.parse(r.body) as WebhookBody);
   }
 
   async close(): Promise<void> {

@@ -69,8 +69,14 @@ export function computeFeatures(events: readonly FeatureEvent[], activity: Activ
     });
     distinct.add(e.event);
     if (e.dwellMs !== null) dwellMs += e.dwellMs;
-    if (e.hesitationMs !== null) (hesitationSum += e.hesitationMs), hesitationCount++;
-    if (e.scrollDepth !== null) (scrollSum += e.scrollDepth), scrollCount++;
+    if (e.hesitationMs !== null) {
+      hesitationSum += e.hesitationMs;
+      hesitationCount++;
+    }
+    if (e.scrollDepth !== null) {
+      scrollSum += e.scrollDepth;
+      scrollCount++;
+    }
 
     // Keyed apart: a client could name its session like a derived one.
     const key = `${e.sessionId === null ? 'd' : 's'}:${sessionOf(e.occurredAt, e.sessionId)}`;
@@ -101,7 +107,7 @@ export function computeFeatures(events: readonly FeatureEvent[], activity: Activ
   vector[at++] = scrollCount > 0 ? scrollSum / scrollCount : 0;
   vector[at++] = distinct.size;
   vector[at++] = (cutoff - activity.lastSeenAt) / DAY_MS;
-  vector[at++] = (cutoff - activity.firstSeenAt) / DAY_MS;
+  vector[at] = (cutoff - activity.firstSeenAt) / DAY_MS;
   return vector;
 }
 

@@ -14,6 +14,7 @@ async function anonymizeValue(value: unknown, subtle: SubtleCrypto): Promise<unk
   if (value === null || value === undefined) return value;
   if (Array.isArray(value)) return Promise.all(value.map((item) => anonymizeValue(item, subtle)));
   if (typeof value === 'object') return anonymizeProperties(value as Record<string, unknown>, subtle);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only primitives are left: objects and arrays are handled above
   return sha256Hex(String(value), subtle);
 }
 

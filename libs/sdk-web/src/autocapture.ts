@@ -91,6 +91,7 @@ function observeHistory(): void {
   if (historyObserved) return;
   historyObserved = true;
   for (const method of ['pushState', 'replaceState'] as const) {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the patched call's own `this`
     const original = history[method];
     history[method] = function (this: History, ...args: Parameters<History['pushState']>): void {
       original.apply(this, args);

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import autocannon from 'autocannon';
 import { loadTest } from 'loadtest';
 
@@ -41,7 +41,7 @@ export async function load(url: string, options: LoadOptions = {}): Promise<Load
         ...(options.requests ? { amount: options.requests } : { duration: options.durationSeconds ?? 10 }),
         ...(options.path && { requests: [{ setupRequest: (request) => ({ ...request, path: options.path?.() }) }] }),
       },
-      (error, finished) => (error ? reject(error) : resolve(finished)),
+      (error: Error | null, finished) => (error ? reject(error) : resolve(finished)),
     );
     instance.on('response', () => (lastResponse = performance.now()));
   });
@@ -74,7 +74,12 @@ export async function fixedRate(url: string, options: { headers?: Record<string,
         quiet: true,
         headers: options.headers,
         // Timed here rather than by loadtest, which truncates to whole milliseconds.
-        requestGenerator: (_params, requestOptions, client, callback) => {
+        requestGenerator: (
+          _params: unknown,
+          requestOptions: RequestOptions,
+          client: (options: RequestOptions, onResponse: (response: IncomingMessage) => void) => ClientRequest,
+          callback: (response: IncomingMessage) => void,
+        ) => {
           const sent = performance.now();
           const request = client({ ...requestOptions, path: options.path() }, (response: IncomingMessage) => {
             response.on('end', () => latencies.push(performance.now() - sent));
@@ -87,7 +92,7 @@ export async function fixedRate(url: string, options: { headers?: Record<string,
           if (error) failed++;
         },
       },
-      (error: unknown) => (error ? reject(error) : resolve()),
+      (error?: Error) => (error ? reject(error) : resolve()),
     ),
   );
   const seconds = (performance.now() - started) / 1000;

@@ -236,7 +236,7 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
     }
   }
   const unauthenticated = ['none', 'garbage', 'revoked', 'malformed-header'].includes(c.token);
-  const foreign = t.kind === 'utf16' || (t.kind === 'content-type' && /charset=(?!utf-8)/i.test(t.value) && /[^\x00-\x7f]/.test(body?.toString('latin1') ?? ''));
+  const foreign = t.kind === 'utf16' || (t.kind === 'content-type' && /charset=(?!utf-8)/i.test(t.value) && /[^\p{ASCII}]/u.test(body?.toString('latin1') ?? ''));
   return { request: { method: operation.method, target, headers, body, contentLength }, mayGoUnanswered, bodyMalformed, pathOdd: urlOdd, parsedBody, unauthenticated, notUtf8: notUtf8 || foreign };
 }
 

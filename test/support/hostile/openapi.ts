@@ -136,7 +136,7 @@ export function propertyNames(document: OpenApiDocument): string[] {
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(visit);
     else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) {
+      for (const [key, child] of Object.entries(value) as [string, unknown][]) {
         if (key === 'properties' && child !== null && typeof child === 'object') Object.keys(child).forEach((name) => names.add(name));
         visit(child);
       }

@@ -11,7 +11,7 @@ export interface RawRequest {
   headers: Array<[string, string]>;
   body?: Buffer;
   /** `auto` writes the true length; a number writes that (a lie); `omit` writes none. */
-  contentLength?: 'auto' | 'omit' | number | string;
+  contentLength?: number | string;
 }
 
 export interface RawResponse {

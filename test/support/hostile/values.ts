@@ -377,7 +377,7 @@ export interface UrlValue {
 export function urlValueArb(name: string, schema: JsonSchema, ctx: ValueContext): fc.Arbitrary<UrlValue> {
   const plausible: string[] = [];
   if (schema.enum) plausible.push(...schema.enum.map(String));
-  if (schema.example !== undefined) plausible.push(String(schema.example));
+  if (schema.example !== undefined) plausible.push(typeof schema.example === 'string' ? schema.example : JSON.stringify(schema.example));
   if (/userId/i.test(name)) plausible.push(...ctx.knownUsers);
   if (/Id$/.test(name)) plausible.push(...ctx.knownIds);
   if (/^(since|until)$/.test(name)) plausible.push(ctx.nowIso.slice(0, 10), ctx.nowIso);

@@ -98,8 +98,10 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
   for (const path of INGESTION_PATHS) fastify.options(path, preflightAnswer(PREFLIGHT_HEADERS));
   for (const path of SDK_SETTINGS_PATHS) fastify.options(path, preflightAnswer({ ...PREFLIGHT_HEADERS, 'access-control-allow-methods': 'GET' }));
 
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  const parseBody = (request: FastifyRequest, body: Buffer, done: (error: Error | null, body?: unknown) => void): void => {
+  type ParseDone = (error: Error | null, body?: unknown) => void;
+  // Fastify's default JSON parser is the callback form (its declared type admits a promise form too).
+  const parseJson = fastify.getDefaultJsonParser('error', 'error') as (request: FastifyRequest, text: string, done: ParseDone) => void;
+  const parseBody = (request: FastifyRequest, body: Buffer, done: ParseDone): void => {
     // JSON is UTF-8 (RFC 8259): other bytes would be stored as U+FFFD, merging distinct ids into one.
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
     if (charset !== undefined && !/^utf-?8$/i.test(charset)) {

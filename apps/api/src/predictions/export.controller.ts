@@ -111,7 +111,7 @@ function nextPageUrl(publicUrl: string | undefined, request: FastifyRequest, que
   if (query.model) params.set('model', query.model);
   params.set('limit', String(query.limit));
   params.set('cursor', cursor);
-  return `${publicUrl ?? `${request.protocol}://${request.host}`}${request.url.split('?')[0]}?${params}`;
+  return `${publicUrl ?? `${request.protocol}://${request.host}`}${request.url.split('?')[0]}?${params.toString()}`;
 }
 
 function day(date: Date): string {

@@ -67,7 +67,7 @@ export class EventReencryptionService {
   }
 
   private async pages(partition: string): Promise<number> {
-    const [{ pages }] = await this.dataSource.query(`SELECT pg_relation_size($1::regclass) / current_setting('block_size')::int AS pages`, [partition]);
+    const [{ pages }] = await this.dataSource.query<{ pages: string }[]>(`SELECT pg_relation_size($1::regclass) / current_setting('block_size')::int AS pages`, [partition]);
     return Number(pages);
   }
 }

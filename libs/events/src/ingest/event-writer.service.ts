@@ -265,7 +265,7 @@ async function copyEvents(manager: EntityManager, rows: EventRow[]): Promise<voi
  * logged as TypeORM logs its own failed statements (PinoTypeOrmLogger: the error, never the rows).
  */
 async function copyInto(manager: EntityManager, sql: string, text: string): Promise<void> {
-  const client: PoolClient = await (manager.queryRunner as PostgresQueryRunner).connect();
+  const client = (await (manager.queryRunner as PostgresQueryRunner).connect()) as PoolClient;
   const copy = client.query(copyFrom(sql));
   copy.end(text);
   try {

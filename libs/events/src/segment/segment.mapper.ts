@@ -96,7 +96,7 @@ function sessionIdOf(message: Json): unknown {
  * for metrics, which bound it to known names.
  */
 export function segmentLibrary(body: unknown): string | undefined {
-  const message = isObject(body) && Array.isArray(body.batch) ? body.batch[0] : body;
+  const message: unknown = isObject(body) && Array.isArray(body.batch) ? (body.batch as unknown[])[0] : body;
   const library = isObject(message) && isObject(message.context) ? message.context.library : undefined;
   return isObject(library) && typeof library.name === 'string' ? library.name : undefined;
 }

@@ -43,7 +43,7 @@ export class SuppressionListService {
 
   /** Lifts the suppression of the user and of its anonymous ids; false when the user was not suppressed. */
   async unsuppress(organizationId: string, storedUserId: StoredUserId): Promise<boolean> {
-    const [, removed] = await this.dataSource.query(`DELETE FROM suppressed_users WHERE organization_id = $1 AND user_hash = $2`, [
+    const [, removed] = await this.dataSource.query<[unknown[], number]>(`DELETE FROM suppressed_users WHERE organization_id = $1 AND user_hash = $2`, [
       organizationId,
       this.userIds.userHash(organizationId, storedUserId),
     ]);

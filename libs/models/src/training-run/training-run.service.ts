@@ -111,7 +111,7 @@ export class TrainingRunService {
     return this.dataSource.transaction(async (manager) => {
       const serving = model.servingVersionId ? await manager.findOneBy(ModelVersion, { id: model.servingVersionId }) : null;
       const promote = !serving || version.metrics.auc >= serving.metrics.auc - PROMOTION_AUC_TOLERANCE;
-      const [{ next }] = await manager.query(`SELECT coalesce(max(version), 0) + 1 AS next FROM model_versions WHERE model_id = $1`, [model.id]);
+      const [{ next }] = await manager.query<{ next: number }[]>(`SELECT coalesce(max(version), 0) + 1 AS next FROM model_versions WHERE model_id = $1`, [model.id]);
       const state: VersionState = promote ? 'serving' : 'rejected';
       const id = newId('ver');
       const rejectionReason = promote

@@ -10,7 +10,7 @@ const BATCH_ROWS = 5_000;
 export async function deleteInBatches(dataSource: DataSource, table: string, condition: string, params: unknown[]): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const [, rows] = await dataSource.query(
+    const [, rows] = await dataSource.query<[unknown[], number]>(
       `DELETE FROM ${table} WHERE (tableoid, ctid) IN (SELECT tableoid, ctid FROM ${table} WHERE ${condition} LIMIT ${BATCH_ROWS})`,
       params,
     );

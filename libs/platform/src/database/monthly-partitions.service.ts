@@ -76,7 +76,7 @@ export class MonthlyPartitionsService {
       const made = await this.dataSource.transaction(async (manager) => {
         // Concurrent workers creating the same table's partitions queue behind each other.
         await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partitions:${table}`]);
-        const [{ exists }] = await manager.query(`SELECT to_regclass($1) IS NOT NULL AS exists`, [month.name]);
+        const [{ exists }] = await manager.query<{ exists: boolean }[]>(`SELECT to_regclass($1) IS NOT NULL AS exists`, [month.name]);
         if (exists) return false;
         await manager.query(`CREATE TABLE ${month.name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
         await manager.query(

@@ -56,7 +56,7 @@ class TracedQueue extends LoggedQueue {
     const names = new Set(jobs.map((job) => job.name));
     const attributes = { ...jobAttributes(this.name, 'send', names.size === 1 ? jobs[0].name : undefined), 'messaging.batch.message_count': jobs.length };
     return tracer.startActiveSpan(`send ${this.name}`, { kind: SpanKind.PRODUCER, attributes }, (span) =>
-      within(span, () => super.addBulk(jobs.map((job) => ({ ...job, data: withTraceContext(job.data) })))),
+      within(span, () => super.addBulk(jobs.map((job) => ({ ...job, data: withTraceContext<unknown>(job.data) })))),
     );
   }
 }

@@ -10,10 +10,14 @@ import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRati
 import type { TracingSettings } from '../config/config';
 import { SERVICE_VERSION } from '../version';
 import { PrivateSpanExporter } from './private-span-exporter';
-import type { Tracing } from './tracing';
 
 /** Probes and scrapes would be most of the traces and say nothing. */
 const UNTRACED_PATHS = new Set(['/livez', '/readyz', '/metrics']);
+
+/** A running tracer provider: flushing it sends the spans still buffered. */
+export interface Tracing {
+  shutdown(): Promise<void>;
+}
 
 /**
  * The OpenTelemetry SDK with the instrumentations Foresight needs (incoming and outgoing HTTP,
@@ -45,6 +49,7 @@ export function registerTracing(settings: TracingSettings, serviceName: string):
     ],
   });
   // Only now: it loads bullmq and ioredis, which the instrumentations above must see first.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- an import would load them before the instrumentations
   (require('../queue/traced-jobs') as typeof import('../queue/traced-jobs')).traceJobs();
   return provider;
 }

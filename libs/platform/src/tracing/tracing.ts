@@ -1,11 +1,7 @@
 import { tracingSettings, type TracingSettings } from '../config/config';
+import type { Tracing } from './tracing-sdk';
 
 export type TracedProcess = 'api' | 'worker';
-
-/** A running tracer provider: flushing it sends the spans still buffered. */
-export interface Tracing {
-  shutdown(): Promise<void>;
-}
 
 type TracingSdk = typeof import('./tracing-sdk');
 
@@ -30,5 +26,6 @@ export async function stopTracing(): Promise<void> {
 
 function loadSdk(): TracingSdk {
   // A synchronous require on purpose: the instrumentations must be registered before the entry point's next import.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above: an import would be hoisted or asynchronous
   return require('./tracing-sdk') as TracingSdk;
 }

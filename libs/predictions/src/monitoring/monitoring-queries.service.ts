@@ -91,7 +91,7 @@ export class MonitoringQueriesService {
       model.targetEvent,
       matured.map((p) => ({ user: p.user_id, after: p.predicted_at, until: new Date(p.predicted_at.getTime() + horizonMs) })),
     );
-    const [, inserted] = await this.dataSource.query(
+    const [, inserted] = await this.dataSource.query<[unknown[], number]>(
       `INSERT INTO prediction_outcomes (prediction_id, organization_id, model_id, user_id, predicted_at, predicted_positive, actual_positive)
        SELECT id, $1, $2, user_id, predicted_at, positive, actual
          FROM unnest($3::bigint[], $4::text[], $5::timestamptz[], $6::boolean[], $7::boolean[]) AS o(id, user_id, predicted_at, positive, actual)

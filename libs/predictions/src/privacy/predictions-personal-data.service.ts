@@ -36,8 +36,8 @@ export class PredictionsPersonalDataService implements PersonalDataStore {
   async erase(organizationId: string, userId: string): Promise<number> {
     this.cache.forget(organizationId, userId);
     return this.dataSource.transaction(async (manager) => {
-      const [, outcomes] = await manager.query(`DELETE FROM prediction_outcomes WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
-      const [, predictions] = await manager.query(`DELETE FROM predictions WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
+      const [, outcomes] = await manager.query<[unknown[], number]>(`DELETE FROM prediction_outcomes WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
+      const [, predictions] = await manager.query<[unknown[], number]>(`DELETE FROM predictions WHERE organization_id = $1 AND user_id = $2`, [organizationId, userId]);
       return Number(outcomes) + Number(predictions);
     });
   }
@@ -50,7 +50,7 @@ export class PredictionsPersonalDataService implements PersonalDataStore {
   }
 
   async remaining(organizationId: string, userId: string): Promise<number> {
-    const [{ n }] = await this.dataSource.query(
+    const [{ n }] = await this.dataSource.query<{ n: string }[]>(
       `SELECT (SELECT count(*) FROM predictions WHERE organization_id = $1 AND user_id = $2)
             + (SELECT count(*) FROM prediction_outcomes WHERE organization_id = $1 AND user_id = $2) AS n`,
       [organizationId, userId],

@@ -50,7 +50,7 @@ export class ServingModelsService implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     const sessions = await Promise.allSettled(this.loaded.values());
-    await Promise.all(sessions.map((s) => (s.status === 'fulfilled' ? s.value.session.release() : undefined)));
+    await Promise.all(sessions.flatMap((s) => (s.status === 'fulfilled' ? [s.value.session.release()] : [])));
     this.loaded.clear();
   }
 

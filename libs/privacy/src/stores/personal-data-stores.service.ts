@@ -24,7 +24,8 @@ export class PersonalDataStoresService {
   private discover(): PersonalDataStore[] {
     const byName = new Map<string, PersonalDataStore>();
     for (const wrapper of this.discovery.getProviders()) {
-      const { metatype, instance } = wrapper;
+      const { metatype } = wrapper;
+      const instance: unknown = wrapper.instance;
       if (!instance || typeof metatype !== 'function' || !this.reflector.get<boolean>(PERSONAL_DATA_STORE, metatype)) continue;
       const store = instance as PersonalDataStore;
       if (byName.has(store.name)) throw new Error(`two personal-data stores are named "${store.name}": a store is declared by one module only`);

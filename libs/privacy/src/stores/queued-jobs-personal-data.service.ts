@@ -25,7 +25,7 @@ const STREAM_PAGE = 1000;
 /** A queue whose job payloads can name a user, and how to tell. */
 interface UserBearingQueue {
   queue: Queue;
-  names(job: Job, organizationId: string, userId: string): boolean;
+  names: (job: Job, organizationId: string, userId: string) => boolean;
 }
 
 /** An entry of a queue's BullMQ event stream (`bull:<queue>:events`). */

@@ -87,7 +87,7 @@ export class DeliveryService {
    * Returns whether the webhook is still enabled.
    */
   private async noteFailure(webhookId: string): Promise<boolean> {
-    const [row] = (await this.webhooks.query(
+    const [row] = await this.webhooks.query<[{ enabled: boolean }[], number]>(
       `UPDATE webhooks SET
          failing_since = coalesce(failing_since, now()),
          enabled = enabled AND coalesce(failing_since >= now() - $2::double precision * interval '1 millisecond', true),
@@ -95,7 +95,7 @@ export class DeliveryService {
        WHERE id = $1
        RETURNING enabled`,
       [webhookId, this.config.webhooks.disableAfterMs, this.disabledReason],
-    )) as [{ enabled: boolean }[], number];
+    );
     const enabled = row[0]?.enabled ?? false;
     if (!enabled) this.logger.warn({ webhookId }, 'webhook disabled: its deliveries kept failing');
     return enabled;

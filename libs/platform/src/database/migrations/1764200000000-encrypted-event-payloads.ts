@@ -15,7 +15,7 @@ export class EncryptedEventPayloads1764200000000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     // SQL cannot decrypt: going back would destroy the sealed payloads, so refuse while any exist.
-    const sealed: unknown[] = await queryRunner.query(`SELECT 1 FROM events WHERE encryption_key_id IS NOT NULL LIMIT 1`);
+    const sealed = (await queryRunner.query(`SELECT 1 FROM events WHERE encryption_key_id IS NOT NULL LIMIT 1`)) as unknown[];
     if (sealed.length > 0) throw new Error('events hold encrypted properties; they cannot be turned back into jsonb by a migration');
     await queryRunner.query(`ALTER TABLE events DROP COLUMN encryption_key_id`);
     await queryRunner.query(`ALTER TABLE events ALTER COLUMN context TYPE jsonb USING context::jsonb`);
