@@ -6,7 +6,7 @@
  */
 
 /** Lowest first: a lib may import only libs before it (ARCHITECTURE.md, "Arrows point down only"). */
-const LAYERS = ['platform', 'auth', 'events', 'features', 'models', 'predictions', 'privacy', 'webhooks'];
+const LAYERS = ['platform', 'auth', 'events', 'features', 'models', 'predictions', 'privacy', 'webhooks', 'demo'];
 const SERVER_LIBS = `^libs/(${LAYERS.join('|')})/`;
 
 const downwardOnly = LAYERS.slice(0, -1).map((lib, index) => ({
@@ -69,7 +69,8 @@ module.exports = {
       name: 'sdk-self-contained',
       comment: 'The SDK packages ship to browsers and apps: they use no server lib and no app.',
       severity: 'error',
-      from: { path: '^libs/sdk-' },
+      // Its tests may check the packages against the server's own code (a webhook signed as the server signs).
+      from: { path: '^libs/sdk-', pathNot: '\\.spec\\.ts$' },
       to: { path: ['^apps/', SERVER_LIBS] },
     },
     {

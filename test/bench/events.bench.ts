@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startApi, startServer } from '../support/processes';
 import { benchmark } from './support/benchmark';
-import { interleaved, ratioLine, report, type LoadResult } from './support/measure';
+import { interleaved, type LoadResult, ratioLine, report } from './support/measure';
 
 const BATCH = 500;
 /** As many COPY streams as the API has batch clients: enough that the baseline is the database's limit, not one client's. */

@@ -2,7 +2,7 @@
 // API's peak RSS, beside a raw COPY of the same rows in the same order by psql in the same run.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { seedPredictionLog, seededSince } from '../support/prediction-log';
+import { seededSince, seedPredictionLog } from '../support/prediction-log';
 import { startApi } from '../support/processes';
 import { benchmark } from './support/benchmark';
 

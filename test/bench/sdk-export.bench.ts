@@ -4,7 +4,7 @@
 // same run. Flat memory: the SDK's peak RSS stays near the baseline's, and near its own RSS at 10%.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { seedPredictionLog, seededSince } from '../support/prediction-log';
+import { seededSince, seedPredictionLog } from '../support/prediction-log';
 import { startApi } from '../support/processes';
 import { benchmark } from './support/benchmark';
 

@@ -4,8 +4,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type DemoUserTruth, oracleProbability } from '@foresight/demo';
 import { ACTIVE_DAYS, isValidationUser, planTraining, rocAuc } from '@foresight/models';
-import { oracleProbability, type DemoUserTruth } from '@foresight/demo';
 import { request } from '../support/http';
 import { cliJson, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';

@@ -1,6 +1,6 @@
 import { request } from '../support/http';
-import { startApi, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { type RunningProcess, startApi } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

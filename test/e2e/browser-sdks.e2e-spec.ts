@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
-import { drawnPixels, screenshot, seriousAccessibilityViolations, signIn, watchPage, type PageTrouble } from '../support/dashboard-browser';
+import { drawnPixels, type PageTrouble, screenshot, seriousAccessibilityViolations, signIn, watchPage } from '../support/dashboard-browser';
 import { request } from '../support/http';
-import { cliJson, startApi, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { cliJson, type RunningProcess, startApi } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { settledModel } from '../support/training';
 import { eventually } from '../support/webhook-receiver';
 

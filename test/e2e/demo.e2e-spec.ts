@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliJson, runCli } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 
 interface SeedOutput {
   organizationId: string;

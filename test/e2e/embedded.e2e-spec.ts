@@ -1,9 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { request } from '../support/http';
-import { cliJson, startApi, type RunningProcess } from '../support/processes';
+import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { REDIS_URL } from '../support/services';
 import { deleteRedisKeys, type OrganizationWithToken } from '../support/suite';
 

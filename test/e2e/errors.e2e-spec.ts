@@ -1,7 +1,7 @@
 import { request } from '../support/http';
 import { startApi } from '../support/processes';
-import { TcpProxy } from '../support/tcp-proxy';
 import { withApiSuite } from '../support/suite';
+import { TcpProxy } from '../support/tcp-proxy';
 
 describe('error responses', () => {
   const t = withApiSuite('errors');

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { request, type JsonResponse } from '../support/http';
+import { type JsonResponse, request } from '../support/http';
 import { withApiSuite } from '../support/suite';
 
 /** The error body: exactly `error` and `message` (and `details` when given). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { request, type JsonResponse } from '../support/http';
-import { cliJson, startApi, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { type JsonResponse, request } from '../support/http';
+import { cliJson, type RunningProcess, startApi } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 
 /**
  * Issue 15, the HTTP edge against hostile clients: unauthenticated floods, forwarded headers from

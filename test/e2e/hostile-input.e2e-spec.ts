@@ -2,16 +2,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
-import { request } from '../support/http';
-import { cliJson, startApi, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
 import { buildRequest, caseArb, describeCase, type HostileCase, type Tokens } from '../support/hostile/cases';
 import { acceptedEventViolations, acceptedModelViolations, loggedFaults, shapeViolations } from '../support/hostile/contract';
-import { allowedWrites, changes, Ledger, type Fingerprint } from '../support/hostile/ledger';
-import { operationsOf, propertyNames, type OpenApiDocument, type Operation } from '../support/hostile/openapi';
 import { fold } from '../support/hostile/json-text';
+import { allowedWrites, changes, type Fingerprint, Ledger } from '../support/hostile/ledger';
+import { type OpenApiDocument, type Operation, operationsOf, propertyNames } from '../support/hostile/openapi';
 import { rawRequest } from '../support/hostile/raw-http';
 import type { ValueContext } from '../support/hostile/values';
+import { request } from '../support/http';
+import { cliJson, type RunningProcess, startApi } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 
 /**
  * Issue 15: every operation of the service's own OpenAPI document, driven with hostile strings,
@@ -233,7 +233,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
           markInterruptAsFailure: false,
         });
         if (details.failed) {
-          const example = details.counterexample?.[0] as HostileCase | undefined;
+          const example = details.counterexample?.[0];
           const shown = example ? describeCase(operation, example, buildRequest(operation, example, tokens)) : '(no counterexample)';
           const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
           // fast-check's own report, with its raw counterexample folded: the readable one is `shown`.

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { request } from '../support/http';
-import { startWorker, type RunningProcess } from '../support/processes';
+import { type RunningProcess, startWorker } from '../support/processes';
 import { withApiSuite } from '../support/suite';
 
 /** A schedule fires at most once a minute. */

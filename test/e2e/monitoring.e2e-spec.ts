@@ -1,6 +1,6 @@
 import { request } from '../support/http';
-import { startApi, startWorker, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { type RunningProcess, startApi, startWorker } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
 import { eventually, Receiver } from '../support/webhook-receiver';
 

@@ -1,6 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { startRuntime, type Runtime } from '@foresight/platform';
+import { type Runtime, startRuntime } from '@foresight/platform';
 import { PersonalDataStoresService } from '@foresight/privacy';
 import { ApiModule } from '../../apps/api/src/api.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';

@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { request } from '../support/http';
-import { cliJson, runCli, startApi, startWorker, type RunningProcess } from '../support/processes';
+import { cliJson, runCli, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { REDIS_URL } from '../support/services';
-import { withApiSuite, type OrganizationWithToken } from '../support/suite';
+import { type OrganizationWithToken, withApiSuite } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
 
 interface UserExport {

@@ -1,7 +1,7 @@
 import { request } from '../support/http';
 import { freePort } from '../support/ports';
 import { cliJson } from '../support/processes';
-import { startApi, type RunningProcess } from '../support/processes';
+import { type RunningProcess, startApi } from '../support/processes';
 import { TestSuite } from '../support/suite';
 
 /** Fires `count` requests, `concurrency` at a time, and returns every response in order of completion. */

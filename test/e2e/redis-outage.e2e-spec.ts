@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
-import { request, type JsonResponse } from '../support/http';
-import { startApi, type RunningProcess } from '../support/processes';
+import { type JsonResponse, request } from '../support/http';
+import { type RunningProcess, startApi } from '../support/processes';
 import { REDIS_URL } from '../support/services';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { TcpProxy } from '../support/tcp-proxy';
 import { eventually } from '../support/webhook-receiver';
 

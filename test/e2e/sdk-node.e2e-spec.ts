@@ -13,9 +13,9 @@ import {
   WebhookVerificationError,
 } from '@foresight/node';
 import { FaultProxy } from '../support/fault-proxy';
-import { seedPredictionLog, seededSince } from '../support/prediction-log';
-import { cliJson, startApi, startWorker, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { seededSince, seedPredictionLog } from '../support/prediction-log';
+import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { TcpProxy } from '../support/tcp-proxy';
 import { eventually, Receiver } from '../support/webhook-receiver';
 

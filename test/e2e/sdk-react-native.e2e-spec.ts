@@ -1,9 +1,9 @@
 // The React Native SDK's client without React Native: its platform is what this test hands it (a
 // device's storage that outlives the app, an AppState that the test moves, Node's fetch), so these
 // modules are imported directly rather than through the package entry, which loads react-native.
-import { ReactNativeClient, type AppStateLike } from '../../libs/sdk-react-native/src/client';
+import { type AppStateLike, ReactNativeClient } from '../../libs/sdk-react-native/src/client';
 import { LIBRARY } from '../../libs/sdk-react-native/src/library';
-import { loadPersistentStore, type AsyncStorageLike } from '../../libs/sdk-react-native/src/persistent-store';
+import { type AsyncStorageLike, loadPersistentStore } from '../../libs/sdk-react-native/src/persistent-store';
 import { cliJson } from '../support/processes';
 import { withApiSuite } from '../support/suite';
 import { TcpProxy } from '../support/tcp-proxy';

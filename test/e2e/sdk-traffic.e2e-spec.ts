@@ -1,8 +1,8 @@
-import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { deflateSync, gzipSync } from 'node:zlib';
-import { Analytics } from '@segment/analytics-node';
 import RudderAnalytics from '@rudderstack/rudder-sdk-node';
+import { Analytics } from '@segment/analytics-node';
 import { request } from '../support/http';
 import { cliJson, startApi } from '../support/processes';
 import { sdkFixtures, type SdkRequest } from '../support/sdk-uploads';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { request, type JsonResponse } from '../support/http';
-import { startApi, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { type JsonResponse, request } from '../support/http';
+import { type RunningProcess, startApi } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 
 /**
  * One organization's request never fails, slows or shows up in another

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from '../support/http';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
-import { startApi, startWorker, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { type RunningProcess, startApi, startWorker } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { eventually } from '../support/webhook-receiver';
 
 const ROOT = join(__dirname, '..', '..');

@@ -1,5 +1,5 @@
 import { request } from '../support/http';
-import { startWorker, type RunningProcess } from '../support/processes';
+import { type RunningProcess, startWorker } from '../support/processes';
 import { withApiSuite } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel } from '../support/training';
 

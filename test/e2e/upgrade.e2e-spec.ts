@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../libs/platform/src/database/migrations';
 import { MonthlyPartitionsService } from '../../libs/platform/src/database/monthly-partitions.service';
 import { request } from '../support/http';
-import { cliJson, startApi, startWorker, type RunningProcess } from '../support/processes';
+import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { TestSuite } from '../support/suite';
 import { learnablePopulation, settledModel, type TestEvent } from '../support/training';
 

@@ -1,7 +1,7 @@
 import { request } from '../support/http';
 import { freePort } from '../support/ports';
-import { startApi, startWorker, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { type RunningProcess, startApi, startWorker } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { eventually } from '../support/webhook-receiver';
 
 interface Delivery {

@@ -1,8 +1,8 @@
 import { request } from '../support/http';
-import { startApi, startWorker, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { type RunningProcess, startApi, startWorker } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, sendEvents } from '../support/training';
-import { eventually, Receiver, verifySignature, type Answer } from '../support/webhook-receiver';
+import { type Answer, eventually, Receiver, verifySignature } from '../support/webhook-receiver';
 
 interface Delivery {
   id: string;

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { freePort } from '../support/ports';
 import { startWorker } from '../support/processes';

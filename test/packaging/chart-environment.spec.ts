@@ -5,15 +5,15 @@ import {
   container,
   containerPort,
   find,
+  type Manifest,
+  type Release,
   renderRelease,
   schemaErrors,
   secretData,
-  workload,
-  type Manifest,
-  type Release,
   type Values,
+  workload,
 } from './chart';
-import { EVERY_OPTION, EXISTING_SECRET, REQUIRED_INLINE, renderScenario, SCENARIOS } from './chart-scenarios';
+import { EVERY_OPTION, EXISTING_SECRET, renderScenario, REQUIRED_INLINE, SCENARIOS } from './chart-scenarios';
 
 /**
  * The environment each container gets, resolved from the rendered release as the kubelet would,

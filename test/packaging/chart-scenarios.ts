@@ -1,4 +1,4 @@
-import { exampleValues, renderRelease, type Release, type Values } from './chart';
+import { exampleValues, type Release, renderRelease, type Values } from './chart';
 
 /** The setups the chart tests lint, render and validate: the two examples and every optional setting. */
 

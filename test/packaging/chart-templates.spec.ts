@@ -13,19 +13,19 @@ import {
   isHook,
   kubernetesSchemaProblems,
   lintChart,
+  type Manifest,
   NAMESPACE,
+  type PodTemplate,
   podTemplate,
-  REPOSITORY,
+  type Release,
   renderNotes,
   renderRelease,
+  REPOSITORY,
+  type Values,
   workload,
   workloads,
-  type Manifest,
-  type PodTemplate,
-  type Release,
-  type Values,
 } from './chart';
-import { EXISTING_SECRET, REQUIRED_INLINE, renderScenario, SCENARIOS } from './chart-scenarios';
+import { EXISTING_SECRET, renderScenario, REQUIRED_INLINE, SCENARIOS } from './chart-scenarios';
 import { entryPoint } from './entry-points';
 
 /**

@@ -9,8 +9,8 @@ import {
   REPOSITORY,
   schemaErrors,
   valueLeaves,
-  valuesReference,
   type Values,
+  valuesReference,
 } from './chart';
 import { EVERY_OPTION, REQUIRED_INLINE } from './chart-scenarios';
 

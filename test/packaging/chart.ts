@@ -51,7 +51,7 @@ function mergeValues(base: Values, ...overrides: Values[]): Values {
     const result: Values = { ...merged };
     for (const [key, value] of Object.entries(override)) {
       if (value === null) delete result[key];
-      else if (isMap(value) && isMap(result[key])) result[key] = mergeValues(result[key] as Values, value);
+      else if (isMap(value) && isMap(result[key])) result[key] = mergeValues(result[key], value);
       else result[key] = value;
     }
     return result;
@@ -243,7 +243,7 @@ function resolveRef(node: SchemaNode): SchemaNode {
 
 /** The description values.schema.json gives a value, by dotted path (undefined when it has none). */
 export function describeValue(path: string): string | undefined {
-  let node: SchemaNode | undefined = valuesSchema as SchemaNode;
+  let node: SchemaNode | undefined = valuesSchema;
   for (const key of path.split('.')) {
     const container: SchemaNode = resolveRef(node);
     const additional = typeof container.additionalProperties === 'object' ? container.additionalProperties : undefined;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { type BrowserContext, chromium } from 'playwright-core';
 
 /** Debian's chromium, as CI installs it (.ci/run); Playwright adds its own pipe and profile flags. */
 export const CHROMIUM = '/usr/bin/chromium';

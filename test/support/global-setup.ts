@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { Redis } from 'ioredis';
+import { Client } from 'pg';
 import { ADMIN_DATABASE_URL, REDIS_URL } from './services';
 
 /** Fails fast, with the fix in the message, when e2e prerequisites are missing. */

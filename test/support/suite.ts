@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { Redis } from 'ioredis';
-import { cliJson, startApi, type RunningProcess } from './processes';
+import { Client } from 'pg';
+import { cliJson, type RunningProcess, startApi } from './processes';
 import { ADMIN_DATABASE_URL, REDIS_URL } from './services';
 
 export interface OrganizationWithToken {

@@ -1,4 +1,4 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { freePort } from './ports';
 
 /** A loopback TCP proxy that a test can cut, to make Postgres "go away" under a running API. */

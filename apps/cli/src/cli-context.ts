@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AppError, PinoNestLogger, startRuntime, type Runtime } from '@foresight/platform';
+import { AppError, PinoNestLogger, type Runtime, startRuntime } from '@foresight/platform';
 import { CliModule } from './cli.module';
 
 export interface CommandEnvironment {

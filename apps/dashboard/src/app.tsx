@@ -10,7 +10,7 @@ import { MonitoringPage } from './pages/monitoring/monitoring-page';
 import { OverviewPage } from './pages/overview/overview-page';
 import { SignInPage } from './pages/sign-in/sign-in-page';
 import { UserPage } from './pages/user/user-page';
-import { href, useRoute, type Route } from './routes';
+import { href, type Route, useRoute } from './routes';
 
 const NAVIGATION: Array<{ route: Route; label: string }> = [
   { route: { page: 'overview' }, label: 'Overview' },

@@ -1,9 +1,9 @@
+import './styles.css';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ApiError } from './api/client';
 import { App } from './app';
-import './styles.css';
 
 const queries = new QueryClient({
   defaultOptions: {

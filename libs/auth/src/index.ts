@@ -1,18 +1,18 @@
+export { AUDITED_ACTIONS, type AuditedAction, type AuditEntry, AuditLogService } from './audit/audit-log.service';
 export { AuthModule } from './auth.module';
 export { Organization } from './organizations/organization.entity';
 export {
-  OrganizationsService,
   type CreateOrganization,
-  type UpdateOrganization,
-  type RateLimitSettings,
+  OrganizationsService,
   type PrivacySettings,
+  type RateLimitSettings,
+  type UpdateOrganization,
 } from './organizations/organizations.service';
+export { RateLimitedError } from './rate-limit/rate-limited.error';
 export { RateLimiterService } from './rate-limit/rate-limiter.service';
 export type { BucketDecision } from './rate-limit/token-bucket';
 export { ApiToken } from './tokens/api-token.entity';
 export type { Principal } from './tokens/principal';
-export { SCOPES, ENVIRONMENTS, isScope, isEnvironment, type Scope, type TokenEnvironment } from './tokens/scopes';
-export { TokensService, type IssueToken, type IssuedToken } from './tokens/tokens.service';
-export { RateLimitedError } from './rate-limit/rate-limited.error';
-export { tokenView, type TokenView } from './tokens/token-view';
-export { AuditLogService, AUDITED_ACTIONS, type AuditedAction, type AuditEntry } from './audit/audit-log.service';
+export { ENVIRONMENTS, isEnvironment, isScope, type Scope, SCOPES, type TokenEnvironment } from './tokens/scopes';
+export { type TokenView, tokenView } from './tokens/token-view';
+export { type IssuedToken, type IssueToken, TokensService } from './tokens/tokens.service';

@@ -1,6 +1,6 @@
-import { validateEvents, type EventInput } from '@foresight/events';
+import { type EventInput, validateEvents } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
-import { generateDemoUser, generateDemoUsers, type DemoOptions, type DemoUser } from './demo-generator';
+import { type DemoOptions, type DemoUser, generateDemoUser, generateDemoUsers } from './demo-generator';
 import { oracleProbability } from './demo-oracle';
 import { DEMO_TARGETS, type DemoTarget } from './demo-population';
 

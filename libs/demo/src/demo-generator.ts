@@ -1,7 +1,7 @@
 import type { EventInput } from '@foresight/events';
-import type { DemoUserTruth } from './demo-oracle';
-import { drawProfile, type DemoProfile } from './demo-population';
 import { createRandom, DAY_MS, type Random } from '@foresight/platform';
+import type { DemoUserTruth } from './demo-oracle';
+import { type DemoProfile, drawProfile } from './demo-population';
 import { clamp, exponential, gaussian, hashSeed, logNormal, pick, poisson } from './demo-random';
 
 export interface DemoOptions {

@@ -1,4 +1,4 @@
-import { oracleProbability, type DemoUserTruth } from './demo-oracle';
+import { type DemoUserTruth, oracleProbability } from './demo-oracle';
 
 const truth = (overrides: Partial<DemoUserTruth> = {}): DemoUserTruth => ({
   userId: 'u',

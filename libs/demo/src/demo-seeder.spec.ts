@@ -1,5 +1,5 @@
 import type { EventInput } from '@foresight/events';
-import { generateDemoUsers, type DemoOptions } from './demo-generator';
+import { type DemoOptions, generateDemoUsers } from './demo-generator';
 import { SEED_CONCURRENCY, seedDemo } from './demo-seeder';
 
 const options: DemoOptions = { users: 120, days: 30, seed: 7, shift: 0, userPrefix: 's-', now: new Date('2026-03-01T00:00:00Z') };

@@ -1,5 +1,5 @@
-import { MAX_EVENTS_PER_BATCH, type EventInput } from '@foresight/events';
-import { generateDemoUsers, type DemoOptions } from './demo-generator';
+import { type EventInput, MAX_EVENTS_PER_BATCH } from '@foresight/events';
+import { type DemoOptions, generateDemoUsers } from './demo-generator';
 import type { DemoUserTruth } from './demo-oracle';
 
 /** Sends one batch (at most MAX_EVENTS_PER_BATCH events) through the ingestion path. */

@@ -1,5 +1,5 @@
-import { open, type FileHandle } from 'node:fs/promises';
-import { oracleProbability, type DemoUserTruth } from './demo-oracle';
+import { type FileHandle, open } from 'node:fs/promises';
+import { type DemoUserTruth, oracleProbability } from './demo-oracle';
 import type { DemoTarget } from './demo-population';
 
 /** One user in the truth file: the generator's parameters and the oracle at the file's cutoff. */

@@ -1,5 +1,5 @@
-export { DEMO_DEFAULTS, generateDemoUsers, type DemoOptions } from './demo-generator';
-export { oracleProbability, type DemoUserTruth } from './demo-oracle';
+export { DEMO_DEFAULTS, type DemoOptions, generateDemoUsers } from './demo-generator';
+export { type DemoUserTruth, oracleProbability } from './demo-oracle';
 export { DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS } from './demo-population';
 export { seedDemo } from './demo-seeder';
 export { DemoTruthFile } from './demo-truth-file';

@@ -17,7 +17,7 @@ describe('shapeProblems', () => {
   it('walks 100,000 levels without recursion', () => {
     let deep: unknown[] = [];
     const root = deep;
-    for (let i = 0; i < 100_000; i++) deep = (deep[0] = []) as unknown[];
+    for (let i = 0; i < 100_000; i++) deep = (deep[0] = []);
     expect(shapeProblems({ context: root, userId: root })).toEqual([
       { path: 'context', message: expect.stringMatching(/nested deeper/) },
       { path: 'userId', message: expect.stringMatching(/nested deeper/) },

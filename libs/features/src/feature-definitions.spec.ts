@@ -1,5 +1,5 @@
 import { DAY_MS } from '@foresight/platform';
-import { buildManifest, computeFeatures, FEATURE_WINDOW_DAYS, featuresAt, type FeatureManifest } from './feature-definitions';
+import { buildManifest, computeFeatures, FEATURE_WINDOW_DAYS, type FeatureManifest, featuresAt } from './feature-definitions';
 import type { FeatureEvent } from './feature-event';
 
 const cutoff = Date.UTC(2026, 10, 21);

@@ -1,10 +1,10 @@
 export {
+  type Activity,
   buildManifest,
   computeFeatures,
+  FEATURE_WINDOW_DAYS,
+  type FeatureManifest,
   featuresAt,
   firstIndexAtOrAfter,
-  FEATURE_WINDOW_DAYS,
-  type Activity,
-  type FeatureManifest,
 } from './feature-definitions';
 export type { FeatureEvent } from './feature-event';

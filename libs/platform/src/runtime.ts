@@ -1,5 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import { loadConfig, type AppConfig } from './config/config';
+import { type AppConfig, loadConfig } from './config/config';
 import { dataSourceOptions } from './database/data-source-options';
 import { openEmbeddedPostgres } from './database/embedded-postgres';
 import { createLogger, type Logger } from './logging/logger';

@@ -1,7 +1,7 @@
+export { decodeCursor, encodeCursor, type ExportPosition } from './export/export-cursor';
+export { type ExportFilter, PredictionExportService, type SerializedBatch } from './export/prediction-export.service';
+export { ModelMonitoringService, type MonitoringFigures, type MonitoringPoint } from './monitoring/model-monitoring.service';
 export { PredictionsModule } from './predictions.module';
 export { PredictionsProcessorsModule } from './predictions-processors.module';
-export { PredictionService } from './serving/prediction.service';
 export type { Prediction, PredictionSubject, UserPredictions } from './serving/prediction';
-export { PredictionExportService, type ExportFilter, type SerializedBatch } from './export/prediction-export.service';
-export { decodeCursor, encodeCursor, type ExportPosition } from './export/export-cursor';
-export { ModelMonitoringService, type MonitoringFigures, type MonitoringPoint } from './monitoring/model-monitoring.service';
+export { PredictionService } from './serving/prediction.service';

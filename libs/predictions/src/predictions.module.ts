@@ -6,9 +6,9 @@ import { PredictionLogService } from './log/prediction-log.service';
 import { ModelMonitoringService } from './monitoring/model-monitoring.service';
 import { MonitoringQueriesService } from './monitoring/monitoring-queries.service';
 import { PredictionsPersonalDataService } from './privacy/predictions-personal-data.service';
+import { PredictionService } from './serving/prediction.service';
 import { PredictionCacheService } from './serving/prediction-cache.service';
 import { PredictionMetricsService } from './serving/prediction-metrics.service';
-import { PredictionService } from './serving/prediction.service';
 import { ServingModelsService } from './serving/serving-models.service';
 
 /** Serving (ONNX Runtime sessions per serving version), the prediction log, its export and monitoring figures: the API side. */

@@ -1,5 +1,5 @@
+export { type ErasedCounts, type ErasureRecord, ErasureRecordsService, type ErasureStatus } from './erasure/erasure-records.service';
 export { PrivacyModule } from './privacy.module';
+export { type ErasureRequest, PrivacyService, type UserExport } from './privacy.service';
 export { PrivacyProcessorsModule } from './privacy-processors.module';
-export { PrivacyService, type UserExport, type ErasureRequest } from './privacy.service';
-export { ErasureRecordsService, type ErasureRecord, type ErasureStatus, type ErasedCounts } from './erasure/erasure-records.service';
 export { PersonalDataStoresService } from './stores/personal-data-stores.service';

@@ -4,8 +4,8 @@ import { AuthModule } from '@foresight/auth';
 import { EventsModule } from '@foresight/events';
 import { QUEUES } from '@foresight/platform';
 import { PredictionsModule } from '@foresight/predictions';
-import { PrivacyProcessor } from './privacy.processor';
 import { PrivacyModule } from './privacy.module';
+import { PrivacyProcessor } from './privacy.processor';
 import { RetentionService } from './retention/retention.service';
 
 /**

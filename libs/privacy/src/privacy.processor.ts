@@ -1,7 +1,7 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { dispatchJob, inBackground, JOB_SCHEDULES, JOBS, LOGGER, QUEUES, type JobHandlers, type Logger } from '@foresight/platform';
+import { dispatchJob, inBackground, JOB_SCHEDULES, type JobHandlers, JOBS, LOGGER, type Logger, QUEUES } from '@foresight/platform';
 import { PrivacyService } from './privacy.service';
 import { RetentionService } from './retention/retention.service';
 

@@ -1,9 +1,9 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { SuppressionListService, UserIdsService, type StoredUserId } from '@foresight/events';
-import { contractJob, Encryptor, JOBS, notFound, QUEUES, RedisAvailabilityService, type JobPayloads, type PersonalDataStore } from '@foresight/platform';
-import { ErasureRecordsService, type ErasedCounts } from './erasure/erasure-records.service';
+import { type StoredUserId, SuppressionListService, UserIdsService } from '@foresight/events';
+import { contractJob, Encryptor, type JobPayloads, JOBS, notFound, type PersonalDataStore, QUEUES, RedisAvailabilityService } from '@foresight/platform';
+import { type ErasedCounts, ErasureRecordsService } from './erasure/erasure-records.service';
 import { PersonalDataStoresService } from './stores/personal-data-stores.service';
 
 type SweepErasure = JobPayloads[typeof JOBS.privacy.sweepErasure];

@@ -2,7 +2,7 @@ import type { Clock } from './clock';
 import { Dispatcher } from './dispatcher';
 import { MemoryEventQueue } from './event-queue';
 import type { SdkEvent } from './payload';
-import { Transport, type HttpReply } from './transport';
+import { type HttpReply, Transport } from './transport';
 
 const event = (n: number): SdkEvent => ({ event: 'click', messageId: `m${n}`, timestamp: new Date(n).toISOString(), context: {} });
 const reply = (status: number, headers: Record<string, string> = {}, body: unknown = {}): HttpReply => ({

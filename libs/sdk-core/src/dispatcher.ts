@@ -1,5 +1,5 @@
 import type { Clock } from './clock';
-import { retryDelayMs, type EventQueue } from './event-queue';
+import { type EventQueue, retryDelayMs } from './event-queue';
 import type { SdkEvent } from './payload';
 import type { SendOutcome, Transport } from './transport';
 

@@ -1,4 +1,4 @@
-import { MAX_BATCH_EVENTS, MAX_QUEUED_EVENTS, MemoryEventQueue, retryDelayMs, StoredEventQueue, type EventQueue, type QueueLimits } from './event-queue';
+import { type EventQueue, MAX_BATCH_EVENTS, MAX_QUEUED_EVENTS, MemoryEventQueue, type QueueLimits, retryDelayMs, StoredEventQueue } from './event-queue';
 import type { SdkEvent } from './payload';
 import { memoryStore } from './storage';
 

@@ -1,5 +1,5 @@
 import { eventBytes, MAX_REQUEST_BYTES, type SdkEvent } from './payload';
-import { parseJson, type KeyValueStore } from './storage';
+import { type KeyValueStore, parseJson } from './storage';
 
 /** Unsent events kept at most by default; beyond it the oldest go first (an offline device must not fill the disk). */
 export const MAX_QUEUED_EVENTS = 500;

@@ -1,4 +1,4 @@
-import { parseSession, SESSION_TIMEOUT_MS, sessionDurationMs, touchSession, type SessionState } from './session';
+import { parseSession, SESSION_TIMEOUT_MS, sessionDurationMs, type SessionState, touchSession } from './session';
 
 describe('touchSession', () => {
   let next = 0;

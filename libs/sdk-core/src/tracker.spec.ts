@@ -1,7 +1,7 @@
 import { StoredEventQueue } from './event-queue';
 import type { SdkEvent } from './payload';
 import { SESSION_TIMEOUT_MS } from './session';
-import { memoryStore, type KeyValueStore } from './storage';
+import { type KeyValueStore, memoryStore } from './storage';
 import { Tracker } from './tracker';
 
 const LIBRARY = { name: 'foresight-test', version: '1.0.0' };

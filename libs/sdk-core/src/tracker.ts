@@ -1,7 +1,7 @@
 import type { EventQueue } from './event-queue';
 import { randomId } from './ids';
 import { buildEvent, eventBytes, MAX_EVENT_BYTES, type SdkEvent } from './payload';
-import { parseSession, sessionDurationMs, touchSession, type SessionState } from './session';
+import { parseSession, sessionDurationMs, type SessionState, touchSession } from './session';
 import type { KeyValueStore } from './storage';
 
 const MAX_USER_ID_LENGTH = 255;

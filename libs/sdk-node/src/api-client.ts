@@ -1,4 +1,4 @@
-import { HttpClient, type ConnectionOptions, type RequestParts } from './http';
+import { type ConnectionOptions, HttpClient, type RequestParts } from './http';
 import { ndjsonObjects } from './ndjson';
 import { API_ROUTES, type ApiClientOf, type JsonRoute, type StreamRoute } from './routes';
 

@@ -3,13 +3,13 @@ import {
   buildEvent,
   Dispatcher,
   eventBytes,
+  type HttpPost,
   MAX_EVENT_BYTES,
   MemoryEventQueue,
   randomId,
   systemClock,
   trackProblem,
   Transport,
-  type HttpPost,
 } from '@foresight/sdk-core';
 import { createApiClient, type ForesightApi } from './api-client';
 import type { ConnectionOptions } from './http';

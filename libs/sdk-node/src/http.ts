@@ -92,7 +92,7 @@ export class HttpClient {
       return encodeURIComponent(String(path[name]));
     });
     const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
     const text = search.toString();
     return `${this.base}${filled}${text ? `?${text}` : ''}`;
   }

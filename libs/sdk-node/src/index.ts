@@ -12,8 +12,8 @@ export {
   ServerError,
   UnavailableError,
 } from './errors';
-export { Foresight, type EventMessage, type ForesightOptions, type IdentifyMessage, type PageMessage, type ScreenMessage } from './foresight';
+export { type EventMessage, Foresight, type ForesightOptions, type IdentifyMessage, type PageMessage, type ScreenMessage } from './foresight';
 export type { components, operations, paths } from './generated/openapi';
 export type { ConnectionOptions } from './http';
 export { API_ROUTES, type InputOf, type OutputOf, type RowOf } from './routes';
-export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookEvent } from './webhooks';
+export { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent, WebhookVerificationError } from './webhooks';

@@ -1,4 +1,4 @@
-import { Dispatcher, StoredEventQueue, systemClock, trackProblem, Tracker, Transport, type HttpPost, type Library } from '@foresight/sdk-core';
+import { Dispatcher, type HttpPost, type Library, StoredEventQueue, systemClock, Tracker, trackProblem, Transport } from '@foresight/sdk-core';
 import type { PersistentStore } from './persistent-store';
 
 /** What the client needs of React Native's AppState. */
@@ -23,7 +23,7 @@ export interface Platform {
   appState: AppStateLike;
   post: HttpPost;
   library: Library;
-  warn(message: string): void;
+  warn: (message: string) => void;
 }
 
 /** The screen being looked at, for its dwell time; `visibleSince` is unset while the app is in the background. */

@@ -40,7 +40,7 @@ async function launch(options: { startDisabled?: boolean } = {}): Promise<typeof
 
 /** The AppState listener the SDK registered in the latest launch. */
 function appStateListener(): (state: string) => void {
-  const calls = (AppState.addEventListener as jest.Mock).mock.calls;
+  const calls = (AppState.addEventListener as jest.Mock<unknown, [string, (state: string) => void]>).mock.calls;
   return calls[calls.length - 1][1];
 }
 

@@ -1,13 +1,13 @@
 import AsyncStorage from '@react-native-async-storage/async-storage';
 import { AppState } from 'react-native';
-import { ReactNativeClient, type ClientOptions } from './client';
+import { type ClientOptions, ReactNativeClient } from './client';
 import { LIBRARY } from './library';
-import { screenTracking as trackingProps, type NavigationRefLike } from './navigation';
-import { loadPersistentStore, type AsyncStorageLike } from './persistent-store';
+import { type NavigationRefLike, screenTracking as trackingProps } from './navigation';
+import { type AsyncStorageLike, loadPersistentStore } from './persistent-store';
 
-export { ReactNativeClient, type AppStateLike, type ClientOptions, type Platform } from './client';
+export { type AppStateLike, type ClientOptions, type Platform, ReactNativeClient } from './client';
 export type { NavigationRefLike } from './navigation';
-export { loadPersistentStore, type AsyncStorageLike, type PersistentStore } from './persistent-store';
+export { type AsyncStorageLike, loadPersistentStore, type PersistentStore } from './persistent-store';
 
 export interface InitializeOptions extends ClientOptions {
   /** Where the queue, identity and consent are kept. Default: @react-native-async-storage/async-storage. */

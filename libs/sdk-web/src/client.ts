@@ -1,4 +1,4 @@
-import { Dispatcher, MAX_BATCH_EVENTS, StoredEventQueue, systemClock, trackProblem, Tracker, Transport, type KeyValueStore } from '@foresight/sdk-core';
+import { Dispatcher, type KeyValueStore, MAX_BATCH_EVENTS, StoredEventQueue, systemClock, Tracker, trackProblem, Transport } from '@foresight/sdk-core';
 import { anonymizeProperties } from './anonymize';
 import { startAutocapture } from './autocapture';
 import { browserPost } from './network';

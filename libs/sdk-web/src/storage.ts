@@ -1,4 +1,4 @@
-import { memoryStore, type KeyValueStore } from '@foresight/sdk-core';
+import { type KeyValueStore, memoryStore } from '@foresight/sdk-core';
 
 const PREFIX = 'foresight:';
 

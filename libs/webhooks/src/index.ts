@@ -1,7 +1,7 @@
-export { WebhooksModule } from './webhooks.module';
-export { WebhooksProcessorsModule } from './webhooks-processors.module';
-export { WebhooksService, type CreatedWebhook } from './webhooks.service';
 export { Webhook } from './webhook.entity';
-export { WebhookDelivery, type DeliveryStatus } from './webhook-delivery.entity';
+export { type CreateWebhook, createWebhookSchema, type ListDeliveries, listDeliveriesSchema } from './webhook.schema';
+export { type DeliveryStatus, WebhookDelivery } from './webhook-delivery.entity';
 export { signatureHeader } from './webhook-signature';
-export { createWebhookSchema, listDeliveriesSchema, type CreateWebhook, type ListDeliveries } from './webhook.schema';
+export { WebhooksModule } from './webhooks.module';
+export { type CreatedWebhook, WebhooksService } from './webhooks.service';
+export { WebhooksProcessorsModule } from './webhooks-processors.module';

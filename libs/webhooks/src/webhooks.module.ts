@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module, type Provider } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { APP_CONFIG, QUEUES, UserActivityModule, type AppConfig } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, QUEUES, UserActivityModule } from '@foresight/platform';
 import { AddressPolicy } from './address-policy';
 import { DeliveryJobsService } from './delivery/delivery-jobs.service';
 import { WebhookDeliveriesPersonalDataService } from './privacy/webhook-deliveries-personal-data.service';

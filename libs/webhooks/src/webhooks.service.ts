@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository, type EntityManager } from 'typeorm';
+import { type EntityManager, Repository } from 'typeorm';
 import { AppError, Encryptor, invalidRequest, newId, notFound, RedisAvailabilityService, UserActivityFeedService } from '@foresight/platform';
 import { AddressPolicy, ipLiteral } from './address-policy';
 import { DeliveryJobsService } from './delivery/delivery-jobs.service';
 import { Webhook } from './webhook.entity';
-import { WebhookDelivery } from './webhook-delivery.entity';
 import type { CreateWebhook, ListDeliveries } from './webhook.schema';
+import { WebhookDelivery } from './webhook-delivery.entity';
 import { generateWebhookSecret, secretContext } from './webhook-signature';
 
 export interface CreatedWebhook {

@@ -24,7 +24,7 @@ async function rawRows(): Promise<number> {
 }
 
 async function sdkRows(): Promise<number> {
-  const { createApiClient } = require(join(__dirname, '..', '..', '..', 'dist', 'packages', 'node', 'index.cjs')) as typeof import('@foresight/node');
+  const { createApiClient } = (await import(join(__dirname, '..', '..', '..', 'dist', 'packages', 'node', 'index.cjs'))) as typeof import('@foresight/node');
   const api = createApiClient({ token, host });
   let rows = 0;
   for await (const row of api.predictions.export({ query: { since } })) {

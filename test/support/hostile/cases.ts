@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { describe as describeJson, fold, raw, toBytes, type JsonText } from './json-text';
+import { describe as describeJson, fold, type JsonText, raw, toBytes } from './json-text';
 import type { Operation } from './openapi';
 import type { RawRequest } from './raw-http';
-import { amplifiedArb, fieldArb, hostileJson, mutatedArb, urlValueArb, writeUrlValue, type UrlValue, type ValueContext } from './values';
+import { amplifiedArb, fieldArb, hostileJson, mutatedArb, type UrlValue, urlValueArb, type ValueContext, writeUrlValue } from './values';
 
 /** Who the request claims to be. `admin` (organization A, every scope) is most cases, so requests reach validation and the database. */
 export type TokenKind = 'admin' | 'ingest' | 'read' | 'none' | 'garbage' | 'revoked' | 'basic' | 'malformed-header';

@@ -131,7 +131,7 @@ export function acceptedEventViolations(body: unknown, receivedAt: number): stri
   events.forEach((event: unknown, i) => {
     if (event === null || typeof event !== 'object') return;
     const e = event as Record<string, unknown>;
-    const text = (field: string) => (typeof e[field] === 'string' ? (e[field] as string) : undefined);
+    const text = (field: string) => (typeof e[field] === 'string' ? (e[field]) : undefined);
     for (const field of ['event', 'userId']) {
       const value = text(field);
       if (value !== undefined && CONTROL.test(value)) violations.push(`accepted an event whose ${field} holds control characters :: [${i}].${field}=${JSON.stringify(value).slice(0, 80)}`);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { arr, obj, raw, str, type JsonText } from './json-text';
+import { arr, type JsonText, obj, raw, str } from './json-text';
 import type { JsonSchema } from './openapi';
 
 /**

@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { EventActivityService, UserEventsService, type CallerUser, type EventVolume, type RecentEvent } from '@foresight/events';
+import { type CallerUser, EventActivityService, type EventVolume, type RecentEvent, UserEventsService } from '@foresight/events';
 import { DAY_MS, notFound } from '@foresight/platform';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { QueryUser } from '../http/caller-user.pipe';

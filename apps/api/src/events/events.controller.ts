@@ -2,7 +2,7 @@ import { applyDecorators, Body, Controller, HttpCode, Post } from '@nestjs/commo
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { eventSchema, IngestService, segmentLibrary, SegmentMetricsService, segmentToEvents, validateEachEvent, type IngestResult, type SegmentCall } from '@foresight/events';
+import { eventSchema, type IngestResult, IngestService, type SegmentCall, segmentLibrary, SegmentMetricsService, segmentToEvents, validateEachEvent } from '@foresight/events';
 import { CurrentPrincipal, RequireScope, SegmentCompatible } from '../http/access.decorators';
 import { openApiSchema } from '../http/zod';
 

@@ -3,8 +3,8 @@ import { ApiBasicAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swag
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig } from '@foresight/platform';
-import { basicUserName } from '../http/access.guard';
 import { CurrentPrincipal, RequireScope, SegmentCompatible } from '../http/access.decorators';
+import { basicUserName } from '../http/access.guard';
 
 /**
  * The settings Segment and RudderStack SDKs fetch before they send anything, answered so that they

@@ -1,7 +1,7 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RateLimitedError, RateLimiterService, TokensService, type BucketDecision, type Principal, type Scope } from '@foresight/auth';
+import { type BucketDecision, type Principal, RateLimitedError, RateLimiterService, type Scope, TokensService } from '@foresight/auth';
 import { AppError } from '@foresight/platform';
 import { PUBLIC_ROUTE, REQUIRED_SCOPE, SEGMENT_AUTH } from './access.decorators';
 import { refuseNulInBody } from './json-body';

@@ -1,4 +1,4 @@
-import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Inject } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LOGGER, type Logger } from '@foresight/platform';
 import { sendError } from './error-reply';

@@ -1,8 +1,8 @@
-import { applyDecorators, Injectable, SetMetadata, UseInterceptors, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { applyDecorators, type CallHandler, type ExecutionContext, Injectable, type NestInterceptor, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { mergeMap, type Observable } from 'rxjs';
-import { AuditLogService, type AuditedAction } from '@foresight/auth';
+import { type AuditedAction, AuditLogService } from '@foresight/auth';
 import { UserIdsService } from '@foresight/events';
 
 const AUDITED = 'foresight:audited';

@@ -147,7 +147,7 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
 /** preParsing of the ingestion routes: a gzip or deflate body is read decompressed, within the body limit. */
 function decompress(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void): void {
   try {
-    done(null, (decompressedBody(payload, request.headers['content-encoding'], BODY_LIMIT_BYTES) as RequestPayload | undefined) ?? payload);
+    done(null, (decompressedBody(payload, request.headers['content-encoding'], BODY_LIMIT_BYTES)) ?? payload);
   } catch (error) {
     done(error as Error);
   }

@@ -1,6 +1,6 @@
-import { createParamDecorator, Injectable, type ExecutionContext, type PipeTransform } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext, Injectable, type PipeTransform } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { UserIdsService, type CallerUser } from '@foresight/events';
+import { type CallerUser, UserIdsService } from '@foresight/events';
 
 /** Longest user id a query may carry (the events' own limit). */
 const MAX_USER_ID_LENGTH = 255;

@@ -1,4 +1,4 @@
-import { Transform, type Readable } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { createGunzip, createInflate, type Gunzip, type Inflate } from 'node:zlib';
 import { AppError, invalidRequest } from '@foresight/platform';
 

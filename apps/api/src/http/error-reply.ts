@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { postgresErrorCode, type Logger } from '@foresight/platform';
+import { type Logger, postgresErrorCode } from '@foresight/platform';
 import { toErrorResponse } from './error-response';
 
 /** Sends any error as the API's error body. Used by the Nest filter and by Fastify's error handlers alike. */

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { RateLimitedError } from '@foresight/auth';
-import { AppError, isInfrastructureUnavailable, postgresErrorCode, type ErrorCode, type ErrorDetail } from '@foresight/platform';
+import { AppError, type ErrorCode, type ErrorDetail, isInfrastructureUnavailable, postgresErrorCode } from '@foresight/platform';
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,

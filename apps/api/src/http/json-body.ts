@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { invalidRequest, type AppError } from '@foresight/platform';
+import { type AppError, invalidRequest } from '@foresight/platform';
 
 /**
  * How deep a whole JSON body may nest outside ingestion (whose events libs/events bounds at 32

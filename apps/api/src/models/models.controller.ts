@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { createModelSchema, ModelsService, retrainSchema, updateModelSchema, type CreateModel, type ModelVersion, type ModelWithVersion, type UpdateModel } from '@foresight/models';
+import { type CreateModel, createModelSchema, ModelsService, type ModelVersion, type ModelWithVersion, retrainSchema, type UpdateModel, updateModelSchema } from '@foresight/models';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { Audited } from '../http/audit.interceptor';
 import { openApiSchema, queryInteger, ZodPipe } from '../http/zod';

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig } from '@foresight/platform';
-import { decodeCursor, encodeCursor, PredictionExportService, type ExportFilter, type SerializedBatch } from '@foresight/predictions';
+import { decodeCursor, encodeCursor, type ExportFilter, PredictionExportService, type SerializedBatch } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema, queryDay, queryInteger, ZodPipe } from '../http/zod';
 

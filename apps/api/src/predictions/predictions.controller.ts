@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { UserIdsService, type CallerUser } from '@foresight/events';
+import { type CallerUser, UserIdsService } from '@foresight/events';
 import { PredictionService } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { QueryUser } from '../http/caller-user.pipe';

@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { LOGGER, notFound, type Logger } from '@foresight/platform';
+import { LOGGER, type Logger, notFound } from '@foresight/platform';
 import { Public } from '../http/access.decorators';
 import { isFresh, loadSdkAsset, type SdkAsset } from './sdk-asset';
 

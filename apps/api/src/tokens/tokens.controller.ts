@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { ENVIRONMENTS, SCOPES, TokensService, tokenView, type Principal, type TokenView } from '@foresight/auth';
+import { ENVIRONMENTS, type Principal, SCOPES, TokensService, type TokenView, tokenView } from '@foresight/auth';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { Audited } from '../http/audit.interceptor';
 import { openApiSchema, ZodPipe } from '../http/zod';

@@ -2,10 +2,10 @@ import { Controller, Delete, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { SessionsService, type CallerUser, type Session } from '@foresight/events';
+import { type CallerUser, type Session, SessionsService } from '@foresight/events';
 import { PrivacyService, type UserExport } from '@foresight/privacy';
-import { Audited } from '../http/audit.interceptor';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { Audited } from '../http/audit.interceptor';
 import { QueryUser } from '../http/caller-user.pipe';
 import { openApiSchema, queryInstant, ZodPipe } from '../http/zod';
 

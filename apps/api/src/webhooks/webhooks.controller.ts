@@ -4,13 +4,13 @@ import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { DOMAIN_EVENT_TYPES } from '@foresight/platform';
 import {
-  createWebhookSchema,
-  listDeliveriesSchema,
-  WebhooksService,
   type CreateWebhook,
+  createWebhookSchema,
   type ListDeliveries,
+  listDeliveriesSchema,
   type Webhook,
   type WebhookDelivery,
+  WebhooksService,
 } from '@foresight/webhooks';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema, ZodPipe } from '../http/zod';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AuditLogService, type AuditEntry } from '@foresight/auth';
+import { type AuditEntry, AuditLogService } from '@foresight/auth';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { OrganizationsService } from '@foresight/auth';
-import { DEMO_DEFAULTS, DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS, DemoTruthFile, generateDemoUsers, oracleProbability, seedDemo, type DemoOptions } from '@foresight/demo';
+import { DEMO_DEFAULTS, DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS, type DemoOptions, DemoTruthFile, generateDemoUsers, oracleProbability, seedDemo } from '@foresight/demo';
 import { IngestService, validateEvents } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
 import type { CliContext } from '../cli-context';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { OrganizationsService, TokensService, type Organization } from '@foresight/auth';
+import { type Organization, OrganizationsService, TokensService } from '@foresight/auth';
 import type { Region } from '@foresight/platform';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';

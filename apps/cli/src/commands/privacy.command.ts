@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UserIdsService } from '@foresight/events';
-import { ErasureRecordsService, PrivacyService, type ErasureRecord } from '@foresight/privacy';
+import { type ErasureRecord, ErasureRecordsService, PrivacyService } from '@foresight/privacy';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isEnvironment, isScope, TokensService, tokenView, type ApiToken, type Scope, type TokenEnvironment } from '@foresight/auth';
+import { type ApiToken, isEnvironment, isScope, type Scope, type TokenEnvironment, TokensService, tokenView } from '@foresight/auth';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
 

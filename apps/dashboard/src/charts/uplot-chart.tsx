@@ -1,6 +1,6 @@
+import 'uplot/dist/uPlot.min.css';
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 
 export interface UPlotChartProps {
   /** Read by screen readers in place of the drawing; the page also shows the figures as text. */

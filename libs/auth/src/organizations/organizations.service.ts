@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { APP_CONFIG, AppError, newId, notFound, type AppConfig, type Region } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, AppError, newId, notFound, type Region } from '@foresight/platform';
 import { Organization } from './organization.entity';
 
 export interface RateLimitSettings {

@@ -1,16 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { APP_CONFIG, LOGGER, REDIS, RedisKeysService, type AppConfig, type Logger } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, LOGGER, type Logger, REDIS, RedisKeysService } from '@foresight/platform';
 import type { Principal } from '../tokens/principal';
 import { clientAddressBucket } from './client-address';
 import {
-  bucketShape,
-  decisionsFor,
-  takeFromBucket,
   type BatchOutcome,
   type BucketDecision,
   type BucketShape,
+  bucketShape,
   type BucketState,
+  decisionsFor,
+  takeFromBucket,
 } from './token-bucket';
 
 /**

@@ -1,4 +1,4 @@
-import { bucketShape, decisionsFor, takeFromBucket, type BucketState } from './token-bucket';
+import { bucketShape, type BucketState, decisionsFor, takeFromBucket } from './token-bucket';
 
 describe('token bucket', () => {
   const shape = bucketShape(300, 600);

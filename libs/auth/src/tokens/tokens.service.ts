@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
-import { APP_CONFIG, AppError, DAY_MS, newId, notFound, type AppConfig } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, AppError, DAY_MS, newId, notFound } from '@foresight/platform';
 import { ApiToken } from './api-token.entity';
 import type { Principal } from './principal';
 import { type Scope, type TokenEnvironment } from './scopes';

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { contractJob, JOBS, QUEUES, type JobPayloads } from '@foresight/platform';
+import { contractJob, type JobPayloads, JOBS, QUEUES } from '@foresight/platform';
 import { EventPayloadCipherService } from './event-payload-cipher.service';
 
 type Reencrypt = JobPayloads[typeof JOBS.events.reencrypt];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
+import { type EventInput, eventInstant } from '../event.schema';
 import type { StoredUserId } from '../users/stored-user-id';
-import { eventInstant, type EventInput } from '../event.schema';
 
 /** One row of the events table, as the writer inserts it. */
 export interface EventRow {

@@ -1,11 +1,11 @@
 import { finished } from 'node:stream/promises';
-import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
-import { APP_CONFIG, isRowRefusal, postgresErrorCode, retriedOnConflict, type AppConfig } from '@foresight/platform';
-import { storedUserIdFromStorage, type StoredUserId } from '../users/stored-user-id';
+import { APP_CONFIG, type AppConfig, isRowRefusal, postgresErrorCode, retriedOnConflict } from '@foresight/platform';
+import { type StoredUserId, storedUserIdFromStorage } from '../users/stored-user-id';
 import type { EventRow } from './event-row';
 
 export interface WriteResult {

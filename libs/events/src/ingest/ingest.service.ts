@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AppError, invalidRequest, UserActivityFeedService, type ErrorDetail } from '@foresight/platform';
+import { AppError, type ErrorDetail, invalidRequest, UserActivityFeedService } from '@foresight/platform';
 import { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
+import { type EventInput, eventSchema, MAX_EVENT_BYTES, MAX_EVENT_NAME_LENGTH, MAX_EVENTS_PER_BATCH } from '../event.schema';
 import { shapeProblems } from '../event-limits';
-import { eventSchema, MAX_EVENT_BYTES, MAX_EVENT_NAME_LENGTH, MAX_EVENTS_PER_BATCH, type EventInput } from '../event.schema';
 import { looksLikePersonalData, personalDataKeys } from '../pii';
 import { SuppressionListService } from '../suppression/suppression-list.service';
 import { UserEventsService } from '../users/user-events.service';

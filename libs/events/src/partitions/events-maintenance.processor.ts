@@ -1,7 +1,7 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { dispatchJob, inBackground, JOB_SCHEDULES, JOBS, LOGGER, MonthlyPartitionsService, PARTITION_MONTHS_AHEAD, QUEUES, type JobHandlers, type Logger } from '@foresight/platform';
+import { dispatchJob, inBackground, JOB_SCHEDULES, type JobHandlers, JOBS, LOGGER, type Logger, MonthlyPartitionsService, PARTITION_MONTHS_AHEAD, QUEUES } from '@foresight/platform';
 import { EventReencryptionService } from '../encryption/event-reencryption.service';
 
 /** Translates the events queue's jobs to service calls, and schedules them. */

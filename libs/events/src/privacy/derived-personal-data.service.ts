@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
+import { type PersonalDataStore, PersonalDataStoreProvider } from '@foresight/platform';
 import { SessionsService } from '../sessions/sessions.service';
 import { storedUserIdFromStorage } from '../users/stored-user-id';
 import { UserEventsService } from '../users/user-events.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
+import { type PersonalDataStore, PersonalDataStoreProvider } from '@foresight/platform';
 import { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
 import { UserEventsService } from '../users/user-events.service';
 

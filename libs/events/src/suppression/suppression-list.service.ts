@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { UserEventsService } from '../users/user-events.service';
 import type { StoredUserId } from '../users/stored-user-id';
+import { UserEventsService } from '../users/user-events.service';
 import { UserIdsService } from '../users/user-ids.service';
 
 /** How long a process trusts its copy of an organization's list; other replicas see a change within this. */

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { deleteInBatches, RawQueriesService } from '@foresight/platform';
-import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
 import type { EventRow } from '../ingest/event-row';
-import { storedUserIdFromStorage, type StoredUserId } from './stored-user-id';
+import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
+import { type StoredUserId, storedUserIdFromStorage } from './stored-user-id';
 import type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './user-event';
 import {
   ACTIVITY_WITHOUT_EVENTS,
@@ -222,7 +222,7 @@ export class UserEventsService {
    * linked as one, lost events: their revision moves.
    */
   async erase(organizationId: string, user: string): Promise<number> {
-    const [{ n }] = await this.dataSource.query(
+    const [{ n }] = await this.dataSource.query<Array<{ n: string }>>(
       `WITH events_gone AS (DELETE FROM events e WHERE ${ERASABLE_EVENTS} RETURNING e.user_id),
             links_gone AS (DELETE FROM identities WHERE ${ERASABLE_IDENTITIES} RETURNING user_id),
             activity_gone AS (DELETE FROM user_activity WHERE ${ERASABLE_ACTIVITY} RETURNING 1),
@@ -238,7 +238,7 @@ export class UserEventsService {
 
   /** Rows erasure would still find. */
   async remaining(organizationId: string, user: string): Promise<number> {
-    const [{ n }] = await this.dataSource.query(
+    const [{ n }] = await this.dataSource.query<Array<{ n: string }>>(
       `SELECT (SELECT count(*) FROM events e WHERE ${ERASABLE_EVENTS}) + (SELECT count(*) FROM identities WHERE ${ERASABLE_IDENTITIES})
             + (SELECT count(*) FROM user_activity WHERE ${ERASABLE_ACTIVITY}) AS n`,
       [organizationId, user],

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { UserEventsService, type StoredUserId } from '@foresight/events';
+import { type StoredUserId, UserEventsService } from '@foresight/events';
 import {
   buildManifest,
   FEATURE_WINDOW_DAYS,
-  featuresAt,
-  firstIndexAtOrAfter,
   type FeatureEvent,
   type FeatureManifest,
+  featuresAt,
+  firstIndexAtOrAfter,
 } from '@foresight/features';
 import { DAY_MS } from '@foresight/platform';
 import type { TrainingSplit } from '../training';

@@ -3,9 +3,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import { In, IsNull, Not, Repository } from 'typeorm';
+import type { FeatureManifest } from '@foresight/features';
 import {
   contractJob,
   invalidRequest,
+  type JobPayloads,
   JOBS,
   minuteSchedule,
   newId,
@@ -14,9 +16,7 @@ import {
   QUEUES,
   RedisAvailabilityService,
   SCHEDULE_TIME_ZONE,
-  type JobPayloads,
 } from '@foresight/platform';
-import type { FeatureManifest } from '@foresight/features';
 import { Model } from './model.entity';
 import type { CreateModel, UpdateModel } from './model.schema';
 import { ModelVersion } from './model-version.entity';

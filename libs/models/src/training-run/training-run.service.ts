@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Counter, Registry } from 'prom-client';
 import { DataSource, Repository } from 'typeorm';
-import { DomainEventsService, LOGGER, newId, type Logger } from '@foresight/platform';
+import { DomainEventsService, LOGGER, type Logger, newId } from '@foresight/platform';
 import { DatasetBuilderService } from '../dataset/dataset-builder.service';
 import { Model } from '../registry/model.entity';
 import { ModelVersion, type VersionState } from '../registry/model-version.entity';

@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { dispatchJob, inBackground, JOBS, LOGGER, QUEUES, type JobHandlers, type JobPayloads, type Logger } from '@foresight/platform';
+import { dispatchJob, inBackground, type JobHandlers, type JobPayloads, JOBS, LOGGER, type Logger, QUEUES } from '@foresight/platform';
 import { ModelsService } from '../registry/models.service';
 import { TrainingRunService } from './training-run.service';
 

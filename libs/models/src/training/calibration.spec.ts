@@ -1,9 +1,9 @@
+import { createRandom } from '@foresight/platform';
 import { applyCalibration, fitPlattScaling } from './calibration';
 import { GbdtParameters } from './gbdt.trainer';
 import { sigmoid } from './log-loss';
 import { LogisticParameters } from './logistic.trainer';
 import { predictMargins } from './model-parameters';
-import { createRandom } from '@foresight/platform';
 import { gaussian } from './synthetic-data.fixture';
 
 describe('fitPlattScaling', () => {

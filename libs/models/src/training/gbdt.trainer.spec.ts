@@ -1,3 +1,4 @@
+import { createRandom } from '@foresight/platform';
 import {
   binOf,
   binRows,
@@ -9,9 +10,8 @@ import {
 } from './gbdt.trainer';
 import { sigmoid } from './log-loss';
 import { rocAuc } from './metrics';
-import { createRandom } from '@foresight/platform';
 import { makeSyntheticData } from './synthetic-data.fixture';
-import { TrainingSplit, trainingSetFromRows } from './training-set';
+import { trainingSetFromRows, TrainingSplit } from './training-set';
 
 /** x = 0..99, positive from 37 on: the only perfect split is x <= 36. */
 function steppedSplit(): TrainingSplit {

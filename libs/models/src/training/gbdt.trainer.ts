@@ -1,6 +1,6 @@
+import { createRandom } from '@foresight/platform';
 import { PositiveWeight, resolvePositiveWeight } from './class-weight';
 import { marginLogLoss } from './log-loss';
-import { createRandom } from '@foresight/platform';
 import { rowCount, TrainingSplit } from './training-set';
 
 export interface GbdtOptions {

@@ -1,11 +1,11 @@
+import { createRandom } from '@foresight/platform';
 import {
-  CONFIDENCE_BIN_EDGES,
   computeValidationMetrics,
+  CONFIDENCE_BIN_EDGES,
   confidenceHistogram,
   populationStabilityIndex,
   rocAuc,
 } from './metrics';
-import { createRandom } from '@foresight/platform';
 
 const labels = (...values: number[]) => Uint8Array.from(values);
 

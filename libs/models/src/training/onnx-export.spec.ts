@@ -1,5 +1,6 @@
-import { runInThisContext } from 'vm';
 import { Reader } from 'protobufjs';
+import { runInThisContext } from 'vm';
+import { createRandom } from '@foresight/platform';
 import { GbdtParameters } from './gbdt.trainer';
 import { LogisticParameters } from './logistic.trainer';
 import { ModelParameters } from './model-parameters';
@@ -11,7 +12,6 @@ import {
   ONNX_LABEL_OUTPUT,
   ONNX_PROBABILITIES_OUTPUT,
 } from './onnx-export';
-import { createRandom } from '@foresight/platform';
 import { makeSyntheticData } from './synthetic-data.fixture';
 import { predictProbabilities, trainModel } from './train-model';
 

@@ -1,5 +1,5 @@
-import { sigmoid } from './log-loss';
 import { createRandom } from '@foresight/platform';
+import { sigmoid } from './log-loss';
 import { TrainingSet, TrainingSplit } from './training-set';
 
 /** Standard normal draw (Box-Muller) from a uniform source. */

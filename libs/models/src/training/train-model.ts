@@ -1,12 +1,12 @@
-import { validationCurves, type ValidationCurves } from '../curves/validation-curves';
+import { type ValidationCurves, validationCurves } from '../curves/validation-curves';
 import { applyCalibration, fitPlattScaling, PlattCalibration } from './calibration';
 import { FeatureImportance, normalizeImportance } from './feature-importance';
 import { fitGbdt, GbdtOptions } from './gbdt.trainer';
 import { sigmoid } from './log-loss';
 import { fitLogistic, LogisticOptions } from './logistic.trainer';
 import {
-  ConfidenceHistogram,
   computeValidationMetrics,
+  ConfidenceHistogram,
   confidenceHistogram,
   ValidationMetrics,
 } from './metrics';

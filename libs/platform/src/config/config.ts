@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { environmentSchema, REQUIRED_WITH_EXTERNAL_DATABASE, type Environment } from './config.schema';
+import { type Environment, environmentSchema, REQUIRED_WITH_EXTERNAL_DATABASE } from './config.schema';
 import { Secret } from './secret';
 
 export type Region = 'eu' | 'us';

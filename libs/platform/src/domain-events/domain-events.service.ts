@@ -2,49 +2,8 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { newId } from '../ids/ids';
-import { JOBS, QUEUES, type JobPayloads } from '../queue/queue-contract';
-
-/**
- * What the domain announces to the outside world (webhooks today). Producers live in lower libs
- * (models, predictions) and must not know who listens, so the announcement is a job on its own
- * queue; libs/webhooks consumes it and fans it out to the organization's subscriptions.
- */
-export interface DomainEventData {
-  'prediction.updated': {
-    userId: string;
-    model: string;
-    modelId: string;
-    version: number;
-    label: string;
-    previousLabel: string;
-    confidence: number;
-  };
-  'model.retrained': {
-    modelId: string;
-    model: string;
-    version: number;
-    /** false when the new version was kept as a rejected challenger. */
-    promoted: boolean;
-    auc: number;
-    accuracy: number;
-    rejectionReason: string | null;
-  };
-  'model.failed': { modelId: string; model: string; error: string };
-  'drift.detected': { modelId: string; model: string; version: number; status: 'moderate' | 'high'; psi: number; delta: number };
-}
-
-export type DomainEventType = keyof DomainEventData;
-
-export const DOMAIN_EVENT_TYPES = ['prediction.updated', 'model.retrained', 'model.failed', 'drift.detected'] as const satisfies readonly DomainEventType[];
-
-export interface DomainEvent<T extends DomainEventType = DomainEventType> {
-  /** `evt_…`, stable across redelivery: receivers dedupe on it. */
-  id: string;
-  type: T;
-  organizationId: string;
-  createdAt: string;
-  data: DomainEventData[T];
-}
+import { type JobPayloads, JOBS, QUEUES } from '../queue/queue-contract';
+import type { DomainEvent, DomainEventData, DomainEventType } from './domain-event';
 
 @Injectable()
 export class DomainEventsService {

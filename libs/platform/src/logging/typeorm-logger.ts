@@ -1,5 +1,5 @@
-import type { Logger as TypeOrmLogger } from 'typeorm';
 import type { Logger } from 'pino';
+import type { Logger as TypeOrmLogger } from 'typeorm';
 
 /**
  * TypeORM's log lines through the process's pino logger (API, worker and CLI alike), never with a

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
-import { LOGGER } from '../logging/logger.provider';
+import { APP_CONFIG } from '../config/config.module';
 import type { Logger } from '../logging/logger';
+import { LOGGER } from '../logging/logger.provider';
 
 /** Serves Prometheus text on METRICS_PORT, a port kept off the public API. Long-running processes (api, worker) provide it. */
 @Injectable()

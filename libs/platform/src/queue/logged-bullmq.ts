@@ -1,5 +1,5 @@
 import { BullModule } from '@nestjs/bullmq';
-import { Queue, Worker, type Processor, type QueueOptions, type WorkerOptions } from 'bullmq';
+import { type Processor, Queue, type QueueOptions, Worker, type WorkerOptions } from 'bullmq';
 import { redisOutageLog } from '../redis/redis-outage-log';
 
 /**

@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { contractJob, dispatchJob, JOBS, WEBHOOK_DELIVERY_BACKOFF, type JobHandlers } from './queue-contract';
+import { contractJob, dispatchJob, type JobHandlers, JOBS, WEBHOOK_DELIVERY_BACKOFF } from './queue-contract';
 
 describe('the queue contract', () => {
   it("gives a job the contract's options for its payload, and the producer's job id", () => {

@@ -1,7 +1,7 @@
-import type { DefaultJobOptions, Job, JobsOptions, RepeatOptions } from 'bullmq';
-import type { DomainEvent } from '../domain-events/domain-events.service';
 // Installs BullMQ classes that report connection errors once; every queue registration imports this contract.
 import './logged-bullmq';
+import type { DefaultJobOptions, Job, JobsOptions, RepeatOptions } from 'bullmq';
+import type { DomainEvent } from '../domain-events/domain-event';
 
 /**
  * The queue contract: every queue name, job name and payload type, each job's options and
@@ -108,7 +108,7 @@ export interface ContractJob<N extends JobName> {
 
 /** A job as the contract wants it queued (`queue.add(job.name, job.data, job.opts)` or in `addBulk`). */
 export function contractJob<N extends JobName>(name: N, data: JobPayloads[N], jobId?: string): ContractJob<N> {
-  const options = (JOB_OPTIONS[name] as ((data: JobPayloads[N]) => JobsOptions) | undefined)?.(data) ?? {};
+  const options = (JOB_OPTIONS[name])?.(data) ?? {};
   return { name, data, opts: jobId === undefined ? options : { ...options, jobId } };
 }
 

@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { Gauge, Registry } from 'prom-client';
-import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
 import { reconnectDelay } from '../redis/reconnect';
-import { QUEUES } from './queue-contract';
 import { LoggedQueue } from './logged-bullmq';
+import { QUEUES } from './queue-contract';
 
 /** A scrape must not hang while Redis is unreachable: the gauge keeps its last values. */
 const COLLECT_DEADLINE_MS = 1_000;

@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
 import { reconnectDelay } from '../redis/reconnect';
 import { DEFAULT_JOB_OPTIONS } from './queue-contract';
 import { RedisPolicyCheckService } from './redis-policy-check.service';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { LOGGER } from '../logging/logger.provider';
 import type { Logger } from '../logging/logger';
+import { LOGGER } from '../logging/logger.provider';
 import { REDIS } from '../redis/redis.module';
 
 /** Redis evicting keys would silently drop queued jobs: say so loudly at start-up. */

@@ -1,5 +1,5 @@
 import { BullModule } from '@nestjs/bullmq';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { type Attributes, type Context, context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Job, JobsOptions, Processor, Queue, WorkerOptions } from 'bullmq';
 // Importing it installs the logged classes first; traceJobs() then installs these subclasses of them.
 import { LoggedQueue, LoggedWorker } from './logged-bullmq';

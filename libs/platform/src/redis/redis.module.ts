@@ -1,13 +1,13 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
-import { LOGGER } from '../logging/logger.provider';
+import { APP_CONFIG } from '../config/config.module';
 import type { Logger } from '../logging/logger';
+import { LOGGER } from '../logging/logger.provider';
 import { reconnectDelay } from './reconnect';
+import { REDIS } from './redis.tokens';
 import { RedisAvailabilityService } from './redis-availability.service';
 import { redisOutageLog, redisTarget } from './redis-outage-log';
-import { REDIS } from './redis.tokens';
 
 export { REDIS };
 

@@ -1,4 +1,4 @@
-import { tracingSettings, type TracingSettings } from '../config/config';
+import { type TracingSettings, tracingSettings } from '../config/config';
 import type { Tracing } from './tracing-sdk';
 
 export type TracedProcess = 'api' | 'worker';

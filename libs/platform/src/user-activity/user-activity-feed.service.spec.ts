@@ -2,8 +2,8 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '../config/config';
 import type { Logger } from '../logging/logger';
-import type { RedisAvailabilityService } from '../redis/redis-availability.service';
 import type { RedisKeysService } from '../redis/redis.module';
+import type { RedisAvailabilityService } from '../redis/redis-availability.service';
 import { UserActivityFeedService } from './user-activity-feed.service';
 
 const feed = (pepper: string) =>

@@ -3,13 +3,13 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config';
-import { LOGGER } from '../logging/logger.provider';
+import { APP_CONFIG } from '../config/config.module';
 import type { Logger } from '../logging/logger';
-import { contractJob, JOBS, QUEUES, type JobPayloads } from '../queue/queue-contract';
-import { RedisAvailabilityService } from '../redis/redis-availability.service';
+import { LOGGER } from '../logging/logger.provider';
+import { contractJob, type JobPayloads, JOBS, QUEUES } from '../queue/queue-contract';
 import { REDIS, RedisKeysService } from '../redis/redis.module';
+import { RedisAvailabilityService } from '../redis/redis-availability.service';
 
 /** How long a process trusts its copy of the set of organizations that want re-scoring. */
 const WANTED_CACHE_MS = 5_000;

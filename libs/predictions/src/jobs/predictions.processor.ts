@@ -3,18 +3,18 @@ import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import {
   APP_CONFIG,
+  type AppConfig,
   dispatchJob,
   inBackground,
   JOB_SCHEDULES,
+  type JobHandlers,
   JOBS,
   LOGGER,
+  type Logger,
   MonthlyPartitionsService,
   PARTITION_MONTHS_AHEAD,
   QUEUES,
   SCHEDULE_TIME_ZONE,
-  type AppConfig,
-  type JobHandlers,
-  type Logger,
 } from '@foresight/platform';
 import { MonitoringRunService } from '../monitoring/monitoring-run.service';
 

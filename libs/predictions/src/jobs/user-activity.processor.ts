@@ -1,7 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
 import { storedUserIdFromStorage } from '@foresight/events';
-import { dispatchJob, DomainEventsService, JOBS, QUEUES, type JobHandlers, type JobPayloads } from '@foresight/platform';
+import { dispatchJob, DomainEventsService, type JobHandlers, type JobPayloads, JOBS, QUEUES } from '@foresight/platform';
 import { PredictionService } from '../serving/prediction.service';
 
 type Rescore = JobPayloads[typeof JOBS.userActivity.rescore];

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { isRowRefusal, LOGGER, type Logger } from '@foresight/platform';
 

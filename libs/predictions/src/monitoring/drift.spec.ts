@@ -1,5 +1,5 @@
-import { confidenceHistogram, CONFIDENCE_BIN_EDGES } from '@foresight/models';
-import { compareWithBaseline, driftClimbed, driftStatus, MIN_DRIFT_SAMPLE, type BucketCount } from './drift';
+import { CONFIDENCE_BIN_EDGES, confidenceHistogram } from '@foresight/models';
+import { type BucketCount, compareWithBaseline, driftClimbed, driftStatus, MIN_DRIFT_SAMPLE } from './drift';
 
 /** What SQL's width_bucket(confidence, 0.5, 1, 10) groups, computed here from raw confidences. */
 function buckets(confidences: number[]): BucketCount[] {

@@ -1,4 +1,4 @@
-import { CONFIDENCE_BIN_EDGES, populationStabilityIndex, type ConfidenceHistogram } from '@foresight/models';
+import { CONFIDENCE_BIN_EDGES, type ConfidenceHistogram, populationStabilityIndex } from '@foresight/models';
 
 export type DriftStatus = 'none' | 'low' | 'moderate' | 'high';
 

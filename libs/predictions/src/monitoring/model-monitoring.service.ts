@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ModelsService, type ModelVersion } from '@foresight/models';
 import type { DriftStatus } from './drift';
-import { MIN_MATURED_PREDICTIONS, MonitoringQueriesService, type LiveAccuracy, type Snapshot } from './monitoring-queries.service';
+import { type LiveAccuracy, MIN_MATURED_PREDICTIONS, MonitoringQueriesService, type Snapshot } from './monitoring-queries.service';
 
 /** GET /v1/models/monitor/{modelId}, plus the windows each figure covers. */
 export interface MonitoringFigures {

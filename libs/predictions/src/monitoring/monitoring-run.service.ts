@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
-import { CONFIDENCE_BIN_EDGES, ModelsService, type Model, type ModelVersion } from '@foresight/models';
+import { CONFIDENCE_BIN_EDGES, type Model, ModelsService, type ModelVersion } from '@foresight/models';
 import { DomainEventsService, LOGGER, type Logger } from '@foresight/platform';
 import { compareWithBaseline, driftClimbed } from './drift';
 import { currentAccuracy } from './model-monitoring.service';

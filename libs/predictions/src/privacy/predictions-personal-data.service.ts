@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { deleteInBatches, PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
+import { deleteInBatches, type PersonalDataStore, PersonalDataStoreProvider } from '@foresight/platform';
 import { PredictionCacheService } from '../serving/prediction-cache.service';
 
 /** The prediction log, the outcomes matched to it, and this process's cached answers of a user. */

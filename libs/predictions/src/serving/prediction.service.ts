@@ -1,15 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { Injectable } from '@nestjs/common';
 import { Tensor } from 'onnxruntime-node';
-import { UserEventsService, type StoredUserId, type UserEventWindow } from '@foresight/events';
+import { type StoredUserId, UserEventsService, type UserEventWindow } from '@foresight/events';
 import { computeFeatures, FEATURE_WINDOW_DAYS } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { DAY_MS, notFound } from '@foresight/platform';
-import { PredictionLogService, type LoggedPrediction } from '../log/prediction-log.service';
+import { type LoggedPrediction, PredictionLogService } from '../log/prediction-log.service';
 import type { LabelChange, Prediction, PredictionSubject, UserPredictions } from './prediction';
 import { PredictionCacheService } from './prediction-cache.service';
 import { PredictionMetricsService } from './prediction-metrics.service';
-import { ServingModelsService, type ServingModel } from './serving-models.service';
+import { type ServingModel, ServingModelsService } from './serving-models.service';
 
 /**
  * GET /v1/predict: the user's features now (the same definitions training used), one ONNX Runtime

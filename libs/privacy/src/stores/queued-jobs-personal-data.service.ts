@@ -3,15 +3,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Job, JobType, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
+  type DomainEvent,
+  type JobPayloads,
   JOBS,
+  type PersonalDataStore,
   PersonalDataStoreProvider,
   QUEUES,
   REDIS,
   RedisAvailabilityService,
   UserActivityFeedService,
-  type DomainEvent,
-  type JobPayloads,
-  type PersonalDataStore,
 } from '@foresight/platform';
 
 /** Every state a job can sit in Redis with its payload; completed and failed jobs keep theirs for a while too. */
@@ -66,7 +66,7 @@ export class QueuedJobsPersonalDataService implements PersonalDataStore {
   }
 
   async export(organizationId: string, userId: string): Promise<unknown[]> {
-    return (await this.jobsAbout(organizationId, userId)).map((job) => ({ queue: job.queueName, name: job.name, data: job.data }));
+    return (await this.jobsAbout(organizationId, userId)).map((job) => ({ queue: job.queueName, name: job.name, data: job.data as unknown }));
   }
 
   async erase(organizationId: string, userId: string): Promise<number> {

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { APP_CONFIG, contractJob, JOBS, QUEUES, type AppConfig, type JobPayloads } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, contractJob, type JobPayloads, JOBS, QUEUES } from '@foresight/platform';
 
 type DeliverPayload = JobPayloads[typeof JOBS.webhooks.deliver];
 

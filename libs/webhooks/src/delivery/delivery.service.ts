@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository, type QueryDeepPartialEntity } from 'typeorm';
-import { APP_CONFIG, Encryptor, LOGGER, SERVICE_VERSION, type AppConfig, type Logger } from '@foresight/platform';
+import { type QueryDeepPartialEntity, Repository } from 'typeorm';
+import { APP_CONFIG, type AppConfig, Encryptor, LOGGER, type Logger, SERVICE_VERSION } from '@foresight/platform';
 import { Webhook } from '../webhook.entity';
-import { WebhookDelivery, type DeliveryStatus } from '../webhook-delivery.entity';
+import { type DeliveryStatus, WebhookDelivery } from '../webhook-delivery.entity';
 import { secretContext, signatureHeader } from '../webhook-signature';
-import { WebhookSenderService, type AttemptResult } from './webhook-sender.service';
+import { type AttemptResult, WebhookSenderService } from './webhook-sender.service';
 
 /** `retry`: the attempt failed and the queue should run the next one of the schedule. */
 export type AttemptOutcome = 'done' | 'retry';

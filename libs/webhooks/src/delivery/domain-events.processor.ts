@@ -1,6 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
-import { dispatchJob, JOBS, QUEUES, type JobHandlers } from '@foresight/platform';
+import { dispatchJob, type JobHandlers, JOBS, QUEUES } from '@foresight/platform';
 import { FanOutService } from './fan-out.service';
 
 /** Translates announced domain events to fan-out calls. */

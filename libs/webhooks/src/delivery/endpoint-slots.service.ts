@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { APP_CONFIG, REDIS, RedisKeysService, type AppConfig } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, REDIS, RedisKeysService } from '@foresight/platform';
 
 /**
  * At most this many attempts per webhook run at once, across every worker. With the worker's

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
-import { newId, type DomainEvent } from '@foresight/platform';
+import { type DomainEvent, newId } from '@foresight/platform';
 import { Webhook } from '../webhook.entity';
 import { WebhookDelivery, type WebhookPayload } from '../webhook-delivery.entity';
 import { DeliveryJobsService } from './delivery-jobs.service';

@@ -1,6 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { DelayedError, type BackoffStrategy, type Job, type MinimalJob } from 'bullmq';
-import { dispatchJob, JOBS, QUEUES, WEBHOOK_DELIVERY_BACKOFF, type JobHandlers, type JobPayloads } from '@foresight/platform';
+import { type BackoffStrategy, DelayedError, type Job, type MinimalJob } from 'bullmq';
+import { dispatchJob, type JobHandlers, type JobPayloads, JOBS, QUEUES, WEBHOOK_DELIVERY_BACKOFF } from '@foresight/platform';
 import { DeliveryService } from './delivery.service';
 import { EndpointSlotsService } from './endpoint-slots.service';
 

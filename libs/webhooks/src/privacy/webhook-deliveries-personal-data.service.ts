@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { PersonalDataStoreProvider, type PersonalDataStore } from '@foresight/platform';
+import { type PersonalDataStore, PersonalDataStoreProvider } from '@foresight/platform';
 import { WebhookDelivery } from '../webhook-delivery.entity';
 
 /**

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api } from '../../api/client';
 import type { ModelDetails } from '../../api/types';
 import { useCanAct } from '../../auth/access';

@@ -9,8 +9,8 @@ import { Badge, Empty, ErrorState, Loading } from '../../components/states';
 import { href } from '../../routes';
 import { FeatureImportance } from './feature-importance';
 import { ModelActions } from './model-actions';
-import { ReliabilityDiagram, ScoreDistribution } from './validation-charts';
 import { ThresholdExplorer } from './threshold-explorer';
+import { ReliabilityDiagram, ScoreDistribution } from './validation-charts';
 import { VersionHistory } from './version-history';
 
 const RETRAINING_POLL_MS = 2_000;

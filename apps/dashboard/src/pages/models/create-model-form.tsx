@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api } from '../../api/client';
 import type { Algorithm } from '../../api/types';
 import { ErrorState } from '../../components/states';

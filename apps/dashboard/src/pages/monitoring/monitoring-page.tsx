@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { api } from '../../api/client';
 import type { MonitoringPoint } from '../../api/types';
-import { TimeSeriesChart, type TimeSeries } from '../../charts/time-series-chart';
+import { type TimeSeries, TimeSeriesChart } from '../../charts/time-series-chart';
 import { decimal, percent, when } from '../../components/format';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { href } from '../../routes';

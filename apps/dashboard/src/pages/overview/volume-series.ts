@@ -12,11 +12,12 @@ export function volumeSeries(volume: EventVolume): { times: number[]; series: Ti
   for (let t = first; t < Date.parse(volume.until); t += step) times.push(t);
   const index = new Map(times.map((t, k) => [t, k]));
   const named = volume.totals.slice(0, NAMED_EVENTS).map((total) => total.event);
-  const rows = new Map<string, number[]>([...named, 'other'].map((name) => [name, times.map(() => 0)]));
+  const other = times.map(() => 0);
+  const rows = new Map<string, number[]>([...named.map((name): [string, number[]] => [name, times.map(() => 0)]), ['other', other]]);
   for (const point of volume.series) {
     const k = index.get(Date.parse(point.start));
     if (k === undefined) continue;
-    (rows.get(point.event) ?? (rows.get('other') as number[]))[k] += point.count;
+    (rows.get(point.event) ?? other)[k] += point.count;
   }
   const series = [...rows].filter(([, values]) => values.some((v) => v > 0)).map(([name, values]) => ({ name, values }));
   const userValues = times.map(() => 0);

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api, ApiError } from '../../api/client';
 import type { CurrentToken } from '../../api/types';
 import { storeToken } from '../../auth/session';
@@ -36,7 +36,7 @@ export function SignInPage({ notice, onSignedIn }: { notice: string | null; onSi
           {notice}
         </p>
       )}
-      <form onSubmit={signIn}>
+      <form onSubmit={(event) => void signIn(event)}>
         <label htmlFor="token">Organization token</label>
         <input
           id="token"

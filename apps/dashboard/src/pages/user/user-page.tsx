@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api, ApiError } from '../../api/client';
 import { count, percent, when } from '../../components/format';
 import { Empty, ErrorState, Loading } from '../../components/states';
