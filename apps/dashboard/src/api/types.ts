@@ -1,140 +1,36 @@
-// The shapes of the /v1 answers the dashboard reads, as the API's OpenAPI document
-// (GET /v1/openapi.json) describes them.
+// The shapes of the /v1 answers the dashboard reads, taken from the types generated from the API's
+// own OpenAPI document (the Node SDK's build writes them), so the dashboard and the API cannot drift.
+import type { paths } from '../../../../libs/sdk-node/src/generated/openapi';
 
-export type Scope = 'ingest' | 'read' | 'admin';
-export type ModelStatus = 'untrained' | 'active' | 'retraining' | 'failed';
-export type Algorithm = 'gbdt' | 'logistic';
-export type DriftStatus = 'none' | 'low' | 'moderate' | 'high';
+type Operation<P extends keyof paths, M extends 'get' | 'post' | 'patch'> = NonNullable<paths[P][M]>;
+type Ok<P extends keyof paths, M extends 'get' | 'post' | 'patch' = 'get'> =
+  Operation<P, M> extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
+type Body<P extends keyof paths, M extends 'post' | 'patch'> =
+  Operation<P, M> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type Item<T> = T extends ReadonlyArray<infer E> ? E : never;
 
-export interface CurrentToken {
-  tokenId: string;
-  organizationId: string;
-  environment: 'dev' | 'staging' | 'prod';
-  scopes: Scope[];
-  expiresAt: string | null;
-}
+export type CurrentToken = Ok<'/v1/tokens/current'>;
+export type Scope = Item<CurrentToken['scopes']>;
 
-export interface ModelSummary {
-  id: string;
-  name: string;
-  targetEvent: string;
-  status: ModelStatus;
-  version: number | null;
-  accuracy: number | null;
-  lastRetrained: string | null;
-  auc: number | null;
-  schedule: string | null;
-}
+export type ModelSummary = Item<Ok<'/v1/models'>>;
+export type ModelDetails = Ok<'/v1/models/{modelId}'>;
+export type ModelStatus = ModelDetails['status'];
+export type Algorithm = ModelDetails['algorithm'];
+export type CreateModel = Body<'/v1/models', 'post'>;
 
-export interface ModelDetails extends ModelSummary {
-  horizonDays: number;
-  algorithm: Algorithm;
-  labels: string[];
-  precision: number | null;
-  recall: number | null;
-  featureImportance: Array<{ feature: string; weight: number }>;
-  lastError: string | null;
-}
+export type ModelVersion = Item<Ok<'/v1/models/{modelId}/versions'>['versions']>;
+export type ValidationMetrics = ModelVersion['metrics'];
+export type ValidationCurves = NonNullable<ModelVersion['curves']>;
+export type ThresholdPoint = Item<ValidationCurves['thresholds']>;
 
-export interface CreateModel {
-  name: string;
-  targetEvent: string;
-  horizonDays: number;
-  algorithm: Algorithm;
-  schedule: string | null;
-}
+export type MonitoringFigures = Ok<'/v1/models/monitor/{modelId}'>;
+export type MonitoringPoint = Item<Ok<'/v1/models/monitor/{modelId}/history'>['points']>;
+export type DriftStatus = MonitoringFigures['drift']['status'];
 
-export interface ValidationMetrics {
-  rows: number;
-  positives: number;
-  baseRate: number;
-  threshold: number;
-  accuracy: number;
-  precision: number;
-  recall: number;
-  auc: number;
-  logLoss: number;
-}
-
-export interface ThresholdPoint {
-  threshold: number;
-  precision: number | null;
-  recall: number;
-  flaggedShare: number;
-  truePositives: number;
-  falsePositives: number;
-  falseNegatives: number;
-  trueNegatives: number;
-}
-
-export interface ValidationCurves {
-  reliability: Array<{ lower: number; upper: number; rows: number; meanPredicted: number | null; observedRate: number | null }>;
-  scoreHistogram: { binEdges: number[]; positives: number[]; negatives: number[] };
-  thresholds: ThresholdPoint[];
-}
-
-export interface ModelVersion {
-  version: number;
-  state: 'serving' | 'retired' | 'rejected';
-  algorithm: Algorithm;
-  createdAt: string;
-  windowStart: string;
-  windowEnd: string;
-  trainRows: number;
-  validationRows: number;
-  metrics: ValidationMetrics;
-  featureImportance: Array<{ feature: string; weight: number }>;
-  rejectionReason: string | null;
-  curves: ValidationCurves | null;
-}
-
-export interface MonitoringFigures {
-  accuracy: number | null;
-  accuracySource: 'live' | 'validation' | null;
-  latencyMs: number | null;
-  throughput: number;
-  drift: { metric: 'confidence_mean'; delta: number; status: DriftStatus };
-  psi: number | null;
-}
-
-export interface MonitoringPoint extends MonitoringFigures {
-  computedAt: string;
-  version: number;
-  maturedPredictions: number;
-  predictions24h: number;
-}
-
-export interface EventVolume {
-  bucket: 'hour' | 'day';
-  since: string;
-  until: string;
-  series: Array<{ start: string; event: string; count: number }>;
-  activeUsers: Array<{ start: string; users: number }>;
-  totals: Array<{ event: string; count: number }>;
-}
-
-export interface Prediction {
-  model: string;
-  modelId: string;
-  label: string;
-  confidence: number;
-  version: number;
-}
-
-export interface Session {
-  sessionId: string;
-  derived: boolean;
-  startedAt: string;
-  endedAt: string;
-  durationMs: number;
-  eventCount: number;
-}
-
-export interface RecentEvent {
-  event: string;
-  timestamp: string;
-  sessionId: string | null;
-}
+export type EventVolume = Ok<'/v1/events/volume'>;
+export type Prediction = Item<Ok<'/v1/predict'>['predictions']>;
+export type Session = Item<Ok<'/v1/users/sessions'>['sessions']>;
+export type RecentEvent = Item<Ok<'/v1/users/events'>['events']>;
 
 export interface ApiErrorBody {
   error: string;
