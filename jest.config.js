@@ -51,7 +51,6 @@ module.exports = {
       transformIgnorePatterns: ['node_modules/(?!((jest-)?react-native|@react-native(-community)?|@react-native-async-storage)/)'],
       modulePathIgnorePatterns: ['<rootDir>/dist/'],
     },
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'packaging',
