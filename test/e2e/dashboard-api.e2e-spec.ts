@@ -161,8 +161,11 @@ describe('dashboard API: versions, promote, update, delete, events volume', () =
 
   it('deletes a model: gone from the registry and from predictions, its logged predictions kept', async () => {
     const logged = async () => Number((await suite.sql<{ n: string }>('SELECT count(*) AS n FROM predictions WHERE model_id = $1', [modelId]))[0].n);
-    const before = await logged();
-    expect(before).toBeGreaterThan(0);
+    // The prediction log is written in batches: wait until the predictions made above are in it.
+    const before = await eventually('the logged predictions', async () => {
+      const n = await logged();
+      return n > 0 ? n : undefined;
+    });
     expect(await request(url(`/models/${modelId}`), { ...admin(), method: 'DELETE' })).toMatchObject({ status: 200, body: { status: 'deleted', modelId } });
     expect((await request(url(`/models/${modelId}`), admin())).status).toBe(404);
     expect((await request(url(`/models/${modelId}/versions`), admin())).status).toBe(404);
