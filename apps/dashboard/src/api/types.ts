@@ -1,6 +1,6 @@
 // The shapes of the /v1 answers the dashboard reads, taken from the types generated from the API's
 // own OpenAPI document (the Node SDK's build writes them), so the dashboard and the API cannot drift.
-import type { paths } from '../../../../libs/sdk-node/src/generated/openapi';
+import type { paths } from '@foresight/api-types';
 
 type Operation<P extends keyof paths, M extends 'get' | 'post' | 'patch'> = NonNullable<paths[P][M]>;
 type Ok<P extends keyof paths, M extends 'get' | 'post' | 'patch' = 'get'> =
