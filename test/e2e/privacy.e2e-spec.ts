@@ -326,7 +326,12 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     const longMemory = await t.suite.createOrganization('long-memory');
     const sixtyDaysAgo = new Date(Date.now() - 60 * 86_400_000).toISOString();
     await sendEvents(t.api.baseUrl, longMemory.token.secret, [{ event: 'click', userId: 'old-timer', timestamp: sixtyDaysAgo }]);
-    await sendEvents(t.api.baseUrl, t.org.token.secret, [{ event: 'click', userId: 'faded', timestamp: sixtyDaysAgo }]);
+    await sendEvents(t.api.baseUrl, t.org.token.secret, [
+      { event: 'click', userId: 'faded', timestamp: sixtyDaysAgo },
+      // Linked long ago; only a recent anonymous event is left after retention, and it still counts.
+      { event: 'identify', userId: 'linked-only', anonymousId: 'anon-linked-only', timestamp: sixtyDaysAgo },
+      { event: 'click', anonymousId: 'anon-linked-only' },
+    ]);
     const activityRows = async (org: OrganizationWithToken, userId: string) =>
       Number((await t.suite.sql<{ n: string }>(`SELECT count(*) AS n FROM user_activity WHERE organization_id = $1 AND user_id = $2`, [org.organization.id, userId]))[0].n);
     expect(await activityRows(t.org, 'faded')).toBe(1);
@@ -347,6 +352,7 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     // A user left with no event keeps no activity row either.
     await until('the activity row of a user with no event left removed', () => activityRows(t.org, 'faded'), (rows) => rows === 0);
     expect(await activityRows(longMemory, 'old-timer')).toBe(1);
+    expect(await activityRows(t.org, 'linked-only')).toBe(1);
   });
 
   it('never names a user in BullMQ job ids or event streams, and the erasure sweeps the streams too', async () => {

@@ -6,7 +6,7 @@ import { EventWriterService, type WriteResult } from '../ingest/event-writer.ser
 import { type StoredUserId, storedUserIdFromStorage } from './stored-user-id';
 import type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './user-event';
 import {
-  ACTIVITY_WITHOUT_EVENTS,
+  ACTIVITY_STILL_WITHOUT_EVENTS,
   ERASABLE_ACTIVITY,
   ERASABLE_EVENTS,
   ERASABLE_IDENTITIES,
@@ -17,7 +17,11 @@ import {
   SESSION_USER_SQL,
   TARGET_REACHED_SQL,
   USER_EVENTS,
+  USERS_WITHOUT_EVENTS_SQL,
 } from './user-events.sql';
+
+/** Users whose activity rows one retention statement deletes (each checked again for events). */
+const ACTIVITY_DELETE_USERS = 2_000;
 
 /** Rows a training cursor fetches per round trip. */
 const CURSOR_FETCH_ROWS = 20_000;
@@ -253,7 +257,13 @@ export class UserEventsService {
    */
   async expire(organizationId: string, before: Date): Promise<number> {
     const events = await deleteInBatches(this.dataSource, 'events', 'organization_id = $1 AND occurred_at < $2', [organizationId, before.toISOString()]);
-    return events + (await deleteInBatches(this.dataSource, 'user_activity', ACTIVITY_WITHOUT_EVENTS, [organizationId]));
+    const users = (await this.dataSource.query<Array<{ user_id: string }>>(USERS_WITHOUT_EVENTS_SQL, [organizationId])).map((row) => row.user_id);
+    let activity = 0;
+    for (let start = 0; start < users.length; start += ACTIVITY_DELETE_USERS) {
+      const chunk = users.slice(start, start + ACTIVITY_DELETE_USERS);
+      activity += await deleteInBatches(this.dataSource, 'user_activity', ACTIVITY_STILL_WITHOUT_EVENTS, [organizationId, chunk]);
+    }
+    return events + activity;
   }
 }
 

@@ -23,8 +23,23 @@ export const ERASABLE_EVENTS = `(${USER_EVENTS('$2')} OR (e.organization_id = $1
 export const ERASABLE_IDENTITIES = `organization_id = $1 AND (user_id = $2 OR anonymous_id = $2)`;
 export const ERASABLE_ACTIVITY = `organization_id = $1 AND user_id = $2`;
 
-/** Activity rows of users with no event left, own or linked (after retention). */
-export const ACTIVITY_WITHOUT_EVENTS = `organization_id = $1 AND NOT EXISTS (SELECT 1 FROM events e WHERE ${USER_EVENTS('user_activity.user_id')})`;
+/**
+ * Users with an activity row and no event left, own or linked (after retention): one pass over the
+ * organization's events with the per-event rule, hashed, linear in the events. (A NOT EXISTS per
+ * activity row probes every partition once per user and, deleted in batches, rescans the users who
+ * keep their events once per batch: quadratic, minutes at 50,000 users.)
+ */
+export const USERS_WITHOUT_EVENTS_SQL = `
+  SELECT user_id FROM user_activity WHERE organization_id = $1
+  EXCEPT
+  SELECT ${EVENT_USER} FROM events e ${EVENT_USER_JOIN} WHERE e.organization_id = $1`;
+/**
+ * Activity rows of the users in $2 that still have no event, checked again at delete time so an
+ * event stored since the pass above keeps its user's row. Set-based too: one read of these users'
+ * events, not one probe per row.
+ */
+export const ACTIVITY_STILL_WITHOUT_EVENTS = `organization_id = $1 AND user_id = ANY($2::text[]) AND user_id NOT IN (
+  SELECT ${EVENT_USER} FROM events e ${EVENT_USER_JOIN} WHERE ${USER_EVENTS('ANY($2::text[])')} AND ${EVENT_USER} IS NOT NULL)`;
 
 /** An event as the feature definitions read it (epoch ms, typed behavioral columns). */
 export const FEATURE_EVENT_JSON = `json_build_object(
