@@ -67,6 +67,6 @@ describe('training runs in the worker', () => {
     await retrain(model.body.id);
     const details = await settled(model.body.id);
     expect(details.status).toBe('failed');
-    expect(details.lastError).toMatch(/needs at least 50 positive and 50 negative training examples; found 0 positive/);
+    expect(details.lastError).toBe('needs at least 50 users who did "never_happens" within 7 days after a training cutoff; found 0');
   });
 });

@@ -4,6 +4,8 @@ export interface UserEvent {
   occurredAt: number;
   event: string;
   sessionId: string | null;
+  /** The `screen` or `url` the event was sent from, as stored (the features normalise it). */
+  screen: string | null;
   dwellMs: number | null;
   hesitationMs: number | null;
   scrollDepth: number | null;

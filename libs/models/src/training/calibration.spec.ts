@@ -1,6 +1,6 @@
 import { createRandom } from '@foresight/platform';
 import { applyCalibration, fitPlattScaling } from './calibration';
-import { GbdtParameters } from './gbdt.trainer';
+import { GbdtParameters } from './gbdt';
 import { sigmoid } from './log-loss';
 import { LogisticParameters } from './logistic.trainer';
 import { predictMargins } from './model-parameters';

@@ -1,4 +1,4 @@
-import { GbdtParameters } from './gbdt.trainer';
+import { GbdtParameters } from './gbdt';
 import { marginLogLoss, sigmoid } from './log-loss';
 import { LogisticParameters } from './logistic.trainer';
 import { ModelParameters } from './model-parameters';

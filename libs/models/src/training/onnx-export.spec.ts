@@ -1,7 +1,7 @@
 import { Reader } from 'protobufjs';
 import { runInThisContext } from 'vm';
 import { createRandom } from '@foresight/platform';
-import { GbdtParameters } from './gbdt.trainer';
+import { GbdtParameters } from './gbdt';
 import { LogisticParameters } from './logistic.trainer';
 import { ModelParameters } from './model-parameters';
 import {

@@ -1,5 +1,5 @@
 import { INamespace, Root, Type } from 'protobufjs';
-import { GbdtParameters } from './gbdt.trainer';
+import { GbdtParameters } from './gbdt';
 import { LogisticParameters } from './logistic.trainer';
 import { ModelParameters } from './model-parameters';
 

@@ -1,4 +1,8 @@
 import { createRandom } from '@foresight/platform';
+import { sigmoid } from '../log-loss';
+import { rocAuc } from '../metrics';
+import { makeSyntheticData } from '../synthetic-data.fixture';
+import { trainingSetFromRows, TrainingSplit } from '../training-set';
 import {
   binOf,
   binRows,
@@ -7,11 +11,7 @@ import {
   kthLargest,
   predictGbdtMargins,
   resolveGbdtOptions,
-} from './gbdt.trainer';
-import { sigmoid } from './log-loss';
-import { rocAuc } from './metrics';
-import { makeSyntheticData } from './synthetic-data.fixture';
-import { trainingSetFromRows, TrainingSplit } from './training-set';
+} from './index';
 
 /** x = 0..99, positive from 37 on: the only perfect split is x <= 36. */
 function steppedSplit(): TrainingSplit {
