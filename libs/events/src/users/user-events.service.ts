@@ -38,6 +38,7 @@ interface CursorRow {
   dwell_ms: number | null;
   hesitation_ms: number | null;
   scroll_depth: number | null;
+  numeric_properties: Record<string, number> | null;
 }
 
 /** An event of the user's, as export shows it (payloads still sealed). */
@@ -150,6 +151,26 @@ export class UserEventsService {
     return rows.map((r) => ({ screen: r.screen, views: Number(r.views) }));
   }
 
+  /**
+   * The `limit` numeric custom properties most often sent with the events `events` in [from, until),
+   * most frequent first (ties by event, then key).
+   */
+  async frequentNumericProperties(
+    organizationId: string,
+    events: readonly string[],
+    from: Date,
+    until: Date,
+    limit: number,
+  ): Promise<Array<{ event: string; key: string }>> {
+    return this.dataSource.query(
+      `SELECT e.event, p.key FROM events e, jsonb_object_keys(e.numeric_properties) AS p(key)
+        WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND e.event = ANY($4::text[])
+          AND e.numeric_properties IS NOT NULL
+        GROUP BY e.event, p.key ORDER BY count(*) DESC, e.event, p.key LIMIT $5`,
+      [organizationId, from.toISOString(), until.toISOString(), events, limit],
+    );
+  }
+
   /** Which behavioral signals the organization's events of [from, until) carry at all. */
   async signalsSent(organizationId: string, from: Date, until: Date): Promise<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }> {
     const [signals]: Array<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }> = await this.dataSource.query(
@@ -192,7 +213,7 @@ export class UserEventsService {
       await runner.query(
         `DECLARE user_histories NO SCROLL CURSOR FOR
            SELECT ${EVENT_USER} AS user_id, (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id,
-                  e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth
+                  e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
              FROM events e ${EVENT_USER_JOIN}
             WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND ${EVENT_USER} IS NOT NULL
               AND ($4::text[] IS NULL OR ${EVENT_USER} = ANY($4::text[]))
@@ -216,6 +237,7 @@ export class UserEventsService {
             dwellMs: row.dwell_ms,
             hesitationMs: row.hesitation_ms,
             scrollDepth: row.scroll_depth,
+            numbers: row.numeric_properties,
           });
         }
       }

@@ -19,6 +19,7 @@ import { keepsUser, planUserSample } from './user-sample';
 
 const TRACKED_EVENTS = 20;
 const TRACKED_SCREENS = 12;
+const TRACKED_PROPERTIES = 8;
 /** Raw screens read to find the top normalised ones (ids in paths make many raw values of one page). */
 const SCREEN_CANDIDATES = 5_000;
 
@@ -98,7 +99,7 @@ export class DatasetBuilderService {
     }
   }
 
-  /** The organization's own data decides what is described: its frequent events and screens, the signals it sends. */
+  /** The organization's own data decides what is described: its frequent events, screens and numeric properties, the signals it sends. */
   private async chooseFeatures(model: ModelDefinition, from: Date, until: Date): Promise<FeatureChoice> {
     const { organizationId } = model;
     const [trackedEvents, screens, signals] = await Promise.all([
@@ -106,7 +107,8 @@ export class DatasetBuilderService {
       this.userEvents.frequentScreens(organizationId, from, until, SCREEN_CANDIDATES),
       this.userEvents.signalsSent(organizationId, from, until),
     ]);
-    return { trackedEvents, trackedScreens: topScreens(screens), targetEvent: model.targetEvent, signals };
+    const trackedProperties = await this.userEvents.frequentNumericProperties(organizationId, [...trackedEvents, model.targetEvent], from, until, TRACKED_PROPERTIES);
+    return { trackedEvents, trackedScreens: topScreens(screens), trackedProperties, targetEvent: model.targetEvent, signals };
   }
 }
 
