@@ -182,6 +182,17 @@ export class UserEventsService {
     return signals;
   }
 
+  /** The users who did `event` in [from, until) (training's sample is stratified by it). */
+  async usersWhoDid(organizationId: string, event: string, from: Date, until: Date): Promise<Set<StoredUserId>> {
+    const rows: Array<{ user_id: StoredUserId }> = await this.dataSource.query(
+      `SELECT DISTINCT ${EVENT_USER} AS user_id
+         FROM events e ${EVENT_USER_JOIN}
+        WHERE e.organization_id = $1 AND e.event = $2 AND e.occurred_at >= $3 AND e.occurred_at < $4 AND ${EVENT_USER} IS NOT NULL`,
+      [organizationId, event, from.toISOString(), until.toISOString()],
+    );
+    return new Set(rows.map((r) => r.user_id));
+  }
+
   /** When each user of the organization was first seen (epoch ms), over all their events. */
   async firstSeen(organizationId: string): Promise<Map<StoredUserId, number>> {
     const rows: Array<{ user_id: StoredUserId; first_seen: Date }> = await this.dataSource.query(
