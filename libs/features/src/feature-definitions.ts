@@ -17,16 +17,20 @@ export interface Activity {
   lastSeenAt: number;
 }
 
-/** Sums and counts of the signals measured on one screen over the window. */
-interface ScreenTotals {
-  views7d: number;
-  views30d: number;
-  dwellMs7d: number;
-  dwellMs30d: number;
+/** Sums and counts of the signals features average (over the window, or on one screen). */
+interface AveragedSignals {
   hesitationSum: number;
   hesitationCount: number;
   scrollSum: number;
   scrollCount: number;
+}
+
+/** Sums and counts of the signals measured on one screen over the window. */
+interface ScreenTotals extends AveragedSignals {
+  views7d: number;
+  views30d: number;
+  dwellMs7d: number;
+  dwellMs30d: number;
 }
 
 /** A tracked numeric property's values over the window. */
@@ -36,7 +40,7 @@ interface PropertyTotals {
 }
 
 /** One pass over a user's window; every feature is read off it. */
-interface WindowSummary {
+interface WindowSummary extends AveragedSignals {
   cutoff: number;
   activity: Activity;
   /** Tracked event e, window w at e * WINDOW_COUNT + w. */
@@ -56,10 +60,6 @@ interface WindowSummary {
   sessionMs: number;
   dwellMs: number;
   dwellCount: number;
-  hesitationSum: number;
-  hesitationCount: number;
-  scrollSum: number;
-  scrollCount: number;
   lastTargetAt: number;
 }
 
@@ -230,14 +230,7 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
       s.dwellMs += e.dwellMs;
       s.dwellCount++;
     }
-    if (e.hesitationMs !== null) {
-      s.hesitationSum += e.hesitationMs;
-      s.hesitationCount++;
-    }
-    if (e.scrollDepth !== null) {
-      s.scrollSum += e.scrollDepth;
-      s.scrollCount++;
-    }
+    addAveragedSignals(s, e);
 
     const key = `${e.sessionId === null ? 'd' : 's'}:${sessionOf(e.occurredAt, e.sessionId)}`;
     const session = sessions.get(key);
@@ -285,13 +278,17 @@ function addToScreen(screen: ScreenTotals, e: FeatureEvent, age: number, isView:
     screen.dwellMs30d += e.dwellMs;
     if (lastWeek) screen.dwellMs7d += e.dwellMs;
   }
+  addAveragedSignals(screen, e);
+}
+
+function addAveragedSignals(totals: AveragedSignals, e: FeatureEvent): void {
   if (e.hesitationMs !== null) {
-    screen.hesitationSum += e.hesitationMs;
-    screen.hesitationCount++;
+    totals.hesitationSum += e.hesitationMs;
+    totals.hesitationCount++;
   }
   if (e.scrollDepth !== null) {
-    screen.scrollSum += e.scrollDepth;
-    screen.scrollCount++;
+    totals.scrollSum += e.scrollDepth;
+    totals.scrollCount++;
   }
 }
 
