@@ -98,6 +98,10 @@ describe('training runs in the worker', () => {
     );
     expect(stored.numeric_properties).toEqual({ items: expect.any(Number) }); // the string sku stays sealed only
     expect(stored.properties).not.toContain('sku');
+    // A key jsonb cannot hold (an unpaired surrogate) is accepted as before and stays sealed only.
+    await sendEvents(t.api.baseUrl, shop.token.secret, [{ event: 'add_to_cart', userId: 'cart-odd', messageId: 'odd-key', properties: { 'odd\uD800': 1, items: 2 } }]);
+    const [odd] = await t.suite.sql<{ numeric_properties: unknown }>(`SELECT numeric_properties FROM events WHERE organization_id = $1 AND message_id = 'odd-key'`, [shop.organization.id]);
+    expect(odd.numeric_properties).toEqual({ items: 2 });
 
     const model = await request<{ id: string }>(`${t.api.baseUrl}/v1/models`, { ...shopToken, method: 'POST', body: { name: 'cart_checkout', targetEvent: 'checkout', horizonDays: 7 } });
     await request(`${t.api.baseUrl}/v1/models/retrain`, { ...shopToken, method: 'POST', body: { modelId: model.body.id } });

@@ -18,6 +18,10 @@ describe('numeric properties kept in clear', () => {
     expect(Object.keys(kept)).toEqual(Array.from({ length: MAX_NUMERIC_PROPERTIES }, (_, i) => `k${i}`));
   });
 
+  it('leaves a key that is not Unicode text (an unpaired surrogate, which jsonb refuses) sealed only', () => {
+    expect(numericProperties({ 'bad\uD800': 1, '\uDC00x': 2, 'emoji \uD83D\uDE00': 3 })).toEqual({ 'emoji \uD83D\uDE00': 3 });
+  });
+
   it('stores a "__proto__" key as data, not as a prototype', () => {
     const parsed = JSON.parse('{"__proto__": 4, "items": 1}') as Record<string, unknown>;
     expect(JSON.parse(JSON.stringify(numericProperties(parsed)))).toEqual(JSON.parse('{"__proto__": 4, "items": 1}'));

@@ -36,6 +36,8 @@ export interface RowProtection {
 export const MAX_NUMERIC_PROPERTIES = 32;
 /** Properties already lifted into their own typed columns. */
 const SIGNAL_PROPERTIES = new Set(['depth', 'dwellMs', 'hesitationMs']);
+/** A UTF-16 half without its pair: jsonb refuses its escape, so such a key stays sealed only. */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * The finite numbers among an event's top-level custom properties (cart items, amounts): stored in
@@ -47,7 +49,7 @@ export function numericProperties(properties: Record<string, unknown>): Record<s
   const kept: Array<[string, number]> = [];
   for (const [key, value] of Object.entries(properties)) {
     if (kept.length === MAX_NUMERIC_PROPERTIES) break;
-    if (typeof value === 'number' && Number.isFinite(value) && !SIGNAL_PROPERTIES.has(key)) kept.push([key, value]);
+    if (typeof value === 'number' && Number.isFinite(value) && !SIGNAL_PROPERTIES.has(key) && !UNPAIRED_SURROGATE.test(key)) kept.push([key, value]);
   }
   // fromEntries defines own properties: a "__proto__" key stays data.
   return kept.length === 0 ? null : Object.fromEntries(kept);
