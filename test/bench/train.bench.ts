@@ -1,30 +1,79 @@
-// npm run bench:train — 50,000 demo users (≥ 1,000,000 events) through ingestion, then a real training
-// run per algorithm in a real worker: wall time, the worker's peak memory, and validation AUC beside
-// the demo generator's oracle AUC on the same holdout (validation users at the validation cutoffs).
-import { readFileSync, rmSync } from 'node:fs';
+// npm run bench:train — per demo mode (intent in event names, or only in screens), 50,000 demo users
+// through ingestion, then:
+//  - a real training run in a real worker: wall time (matrix + fit + export), peak memory, validation AUC;
+//  - the same matrix, rebuilt here at the run's cutoff, fitted in this process by Foresight and, as
+//    references nobody here wrote, by XGBoost (hist) and scikit-learn HistGradientBoosting (python3):
+//    AUC, log loss, ECE and fit time of each, beside the generator's oracle AUC on the same holdout;
+//  - "before": the same learners on the columns of the pre-issue feature set (version-1 manifests:
+//    event counts and session totals), the same rows.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DemoUserTruth, oracleProbability } from '@foresight/demo';
-import { ACTIVE_DAYS, isValidationUser, planTraining, rocAuc } from '@foresight/models';
+import { DataSource } from 'typeorm';
+import { DEMO_INTENT_SIGNALS, type DemoIntentSignal, type DemoUserTruth, oracleProbability } from '@foresight/demo';
+import { UserEventsService } from '@foresight/events';
+import { ACTIVE_DAYS, DatasetBuilderService, isValidationUser, planTraining, rocAuc, type TrainingPlan, type TrainingSet, type TrainingSplit, trainModel } from '@foresight/models';
+import { loadConfig, RawQueriesService } from '@foresight/platform';
 import { request } from '../support/http';
-import { cliJson, startApi, startWorker } from '../support/processes';
+import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';
-import type { ModelDetails } from '../support/training';
 import { benchmark } from './support/benchmark';
 
 const USERS = Number(process.env.BENCH_TRAIN_USERS ?? 50_000);
+const SIGNALS = (process.env.BENCH_TRAIN_SIGNALS?.split(',') ?? DEMO_INTENT_SIGNALS) as DemoIntentSignal[];
 const DAYS = 45;
 const TARGET = 'checkout';
 const HORIZON_DAYS = 7;
 const DAY = 86_400_000;
+/** The machine the targets are stated for. */
+const THREADS = 2;
+/** TRAINING_MAX_USERS below the bench's users shows the bounded cost of a sampled run (e.g. 10000 of 50000). */
+const TRAINING_ENV: Record<string, string> = process.env.TRAINING_MAX_USERS ? { TRAINING_MAX_USERS: process.env.TRAINING_MAX_USERS } : {};
+const REFERENCES_SCRIPT = join(__dirname, 'support', 'reference_learners.py');
+/** Debian's packages install for the system interpreter, which may not be the first python3 on the PATH (pyenv). */
+const PYTHONS = ['python3', '/usr/bin/python3'];
+
+/** What version-1 manifests (before screens, trends, target history and numeric properties) held besides event counts. */
+const VERSION_1_WINDOW_FEATURES = new Set([
+  'events_1d', 'events_7d', 'events_30d', 'sessions_7d', 'sessions_30d', 'mean_session_seconds_30d', 'events_per_session_30d',
+  'total_dwell_seconds_30d', 'mean_hesitation_ms_30d', 'mean_scroll_depth_30d', 'distinct_events_30d', 'days_since_last_event', 'days_since_first_event',
+]);
+const isVersion1Feature = (name: string) => name.startsWith('count_') || VERSION_1_WINDOW_FEATURES.has(name);
+
+interface LearnerResult {
+  auc: number;
+  logLoss: number;
+  calibrationError: number;
+  fitSeconds: number;
+}
 
 benchmark('bench_train', async (suite) => {
-  const { organization, token } = await suite.createOrganization('Bench', ['--rate-limit', '100000000', '--burst', '200000000']);
-  const truthFile = join(tmpdir(), `foresight-bench-truth-${process.pid}.ndjson`);
-  const seeded = await cliJson<{ events: number; accepted: number; seconds: number }>(suite.env, [
-    'demo', 'seed', '--org', organization.id, '--users', String(USERS), '--days', String(DAYS), '--truth-file', truthFile,
+  const python = ensureReferenceLearners();
+  const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
+  const dataSource = await new DataSource({ type: 'postgres', url: suite.env.DATABASE_URL }).initialize();
+  // The matrix is read, never written: the events writer UserEventsService also holds is not needed here.
+  const userEvents = new UserEventsService(dataSource, new RawQueriesService(dataSource), undefined as never);
+  const builder = new DatasetBuilderService(userEvents, loadConfig({ ...suite.env, ...TRAINING_ENV }));
+  const report: string[] = [];
+  try {
+    for (const signal of SIGNALS) report.push(...(await benchMode(suite, api, builder, signal, python)));
+  } finally {
+    await dataSource.destroy();
+    await api.stop();
+  }
+  console.log(`\nbench:train (${USERS} users, target "${TARGET}" within ${HORIZON_DAYS} days, references on ${THREADS} threads)`);
+  for (const line of report) console.log(line);
+  console.log('targets: real run <= 60 s for 50,000 users; Foresight AUC >= XGBoost - 0.005; Foresight fit <= 3x XGBoost fit; ECE <= 0.03');
+});
+
+async function benchMode(suite: TestSuite, api: RunningProcess, builder: DatasetBuilderService, signal: DemoIntentSignal, python: string | undefined): Promise<string[]> {
+  const { organization, token } = await suite.createOrganization(`Bench ${signal}`, ['--rate-limit', '100000000', '--burst', '200000000']);
+  const truthFile = join(tmpdir(), `foresight-bench-truth-${process.pid}-${signal}.ndjson`);
+  const seeded = await cliJson<{ accepted: number; seconds: number }>(suite.env, [
+    'demo', 'seed', '--org', organization.id, '--users', String(USERS), '--days', String(DAYS), '--intent-signal', signal, '--truth-file', truthFile,
   ]);
-  console.log(`seeded ${USERS} users, ${seeded.accepted} events through ingestion in ${seeded.seconds.toFixed(1)} s`);
+  console.log(`[${signal}] seeded ${USERS} users, ${seeded.accepted} events through ingestion in ${seeded.seconds.toFixed(1)} s`);
   const truth = new Map<string, DemoUserTruth>();
   for (const line of readFileSync(truthFile, 'utf8').split('\n')) {
     if (!line) continue;
@@ -33,44 +82,106 @@ benchmark('bench_train', async (suite) => {
   }
   rmSync(truthFile);
 
-  const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
-  const auth = { token: token.secret };
-  const rows: string[] = [];
-  try {
-    for (const algorithm of ['gbdt', 'logistic'] as const) {
-      const worker = await startWorker(suite.env); // a fresh process, so its peak RSS is this run's
-      try {
-        const model = await request<{ id: string }>(`${api.baseUrl}/v1/models`, {
-          ...auth, method: 'POST', body: { name: `bench_${algorithm}`, targetEvent: TARGET, horizonDays: HORIZON_DAYS, algorithm },
-        });
-        const started = Date.now();
-        await request(`${api.baseUrl}/v1/models/retrain`, { ...auth, method: 'POST', body: { modelId: model.body.id } });
-        let details: ModelDetails = { status: 'retraining', lastError: null };
-        while (Date.now() - started < 15 * 60_000) {
-          details = (await request<ModelDetails>(`${api.baseUrl}/v1/models/${model.body.id}`, auth)).body;
-          if (details.status !== 'retraining') break;
-          await new Promise((r) => setTimeout(r, 250));
-        }
-        const seconds = (Date.now() - started) / 1000;
-        if (details.status !== 'active') throw new Error(`${algorithm}: ${details.status} ${details.lastError}\n${worker.output().slice(-2000)}`);
-        const peakMb = peakRssMb(worker.child.pid as number);
-        const oracle = await oracleAuc(suite, organization.id, model.body.id, truth);
-        const auc = details.auc as number;
-        rows.push(
-          `${algorithm.padEnd(10)}${seconds.toFixed(1).padStart(9)}${peakMb.toFixed(0).padStart(10)}${auc.toFixed(4).padStart(10)}${oracle.auc.toFixed(4).padStart(10)}${(auc - oracle.auc).toFixed(4).padStart(9)}${String(oracle.rows).padStart(10)}`,
-        );
-      } finally {
-        await worker.stop();
-      }
+  const run = await realTrainingRun(suite, api, token.secret);
+  const [version] = await suite.sql<{ window_end: Date; validation_rows: number }>(`SELECT window_end, validation_rows FROM model_versions WHERE model_id = $1`, [run.modelId]);
+  const matrixStarted = Date.now();
+  const dataset = await builder.build({ organizationId: organization.id, targetEvent: TARGET, horizonDays: HORIZON_DAYS }, version.window_end.getTime());
+  const matrixSeconds = (Date.now() - matrixStarted) / 1000;
+
+  const { split, manifest } = dataset;
+  const before = selectColumns(split, manifest.names.map(isVersion1Feature));
+  const learners: Array<[string, LearnerResult]> = [];
+  let xgboostSeconds: number | undefined;
+  for (const [era, matrix] of [['', split], ['before: ', before]] as const) {
+    for (const algorithm of era ? (['gbdt'] as const) : (['gbdt', 'logistic'] as const)) {
+      const started = Date.now();
+      const trained = trainModel({ algorithm, split: matrix });
+      learners.push([`${era}foresight ${algorithm}`, { ...trained.metrics, fitSeconds: (Date.now() - started) / 1000 }]);
     }
-  } finally {
-    await api.stop();
+    const references = python ? referenceLearners(python, matrix) : {};
+    for (const [name, result] of Object.entries(references)) learners.push([`${era}${name === 'xgboost' ? 'xgboost hist' : 'sklearn HistGB'}`, result]);
+    if (!era) xgboostSeconds = references.xgboost?.fitSeconds;
   }
-  console.log(`\nbench:train (${USERS} users, ${seeded.accepted} events, target "${TARGET}" within ${HORIZON_DAYS} days; wall time from retrain request to active)`);
-  console.log(`${'algorithm'.padEnd(10)}${'wall s'.padStart(9)}${'peak MB'.padStart(10)}${'val AUC'.padStart(10)}${'oracle'.padStart(10)}${'diff'.padStart(9)}${'holdout'.padStart(10)}`);
-  for (const row of rows) console.log(row);
-  console.log('targets: gbdt wall <= 60 s; AUC >= oracle - 0.03');
-});
+  const oracle = await oracleAuc(suite, organization.id, planTraining(version.window_end.getTime(), HORIZON_DAYS, manifest.trainedOn?.cutoffStepDays), truth);
+
+  const lines = [
+    ``,
+    `[${signal}] ${seeded.accepted} events; real run ${run.seconds.toFixed(1)} s (matrix + fit + export), worker peak ${run.peakMb.toFixed(0)} MB, validation AUC ${run.auc.toFixed(4)}`,
+    `[${signal}] matrix ${split.train.labels.length} train + ${split.tuning?.labels.length ?? 0} tuning + ${split.validation.labels.length} validation rows x ${manifest.names.length} features` +
+      ` (before: ${before.train.featureNames.length}), rebuilt here in ${matrixSeconds.toFixed(1)} s` +
+      ` (cutoffs every ${manifest.trainedOn?.cutoffStepDays} d, ${manifest.trainedOn?.sampledUsers} of ${manifest.trainedOn?.users} users)`,
+    `${'learner'.padEnd(26)}${'AUC'.padStart(8)}${'log loss'.padStart(10)}${'ECE'.padStart(8)}${'fit s'.padStart(8)}${'fit/xgb'.padStart(9)}`,
+    ...learners.map(
+      ([name, r]) =>
+        `${name.padEnd(26)}${r.auc.toFixed(4).padStart(8)}${r.logLoss.toFixed(4).padStart(10)}${r.calibrationError.toFixed(4).padStart(8)}${r.fitSeconds.toFixed(2).padStart(8)}` +
+        `${(xgboostSeconds ? (r.fitSeconds / xgboostSeconds).toFixed(2) : '-').padStart(9)}`,
+    ),
+    `${'oracle'.padEnd(26)}${oracle.auc.toFixed(4).padStart(8)}   (${oracle.rows} holdout rows, the model validated on ${version.validation_rows})`,
+  ];
+  if (!python) lines.push('references skipped: python3 with xgboost and sklearn is not available (see above)');
+  return lines;
+}
+
+/** A retrain through the API, run by a fresh worker process (so its peak RSS is this run's). */
+async function realTrainingRun(suite: TestSuite, api: RunningProcess, token: string) {
+  const worker = await startWorker({ ...suite.env, ...TRAINING_ENV });
+  try {
+    const model = await request<{ id: string }>(`${api.baseUrl}/v1/models`, {
+      token, method: 'POST', body: { name: 'bench_gbdt', targetEvent: TARGET, horizonDays: HORIZON_DAYS, algorithm: 'gbdt' },
+    });
+    const started = Date.now();
+    await request(`${api.baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId: model.body.id } });
+    let details: Record<string, unknown> = {};
+    while (Date.now() - started < 15 * 60_000) {
+      details = (await request<Record<string, unknown>>(`${api.baseUrl}/v1/models/${model.body.id}`, { token })).body;
+      if (details.status !== 'retraining') break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const seconds = (Date.now() - started) / 1000;
+    if (details.status !== 'active') throw new Error(`${String(details.status)} ${String(details.lastError)}\n${worker.output().slice(-2000)}`);
+    return { modelId: model.body.id, seconds, auc: details.auc as number, peakMb: peakRssMb(worker.child.pid as number) };
+  } finally {
+    await worker.stop();
+  }
+}
+
+/** A Python 3 with XGBoost and scikit-learn, installed from Debian when absent (the bench's set-up; CI never runs it). */
+function ensureReferenceLearners(): string | undefined {
+  const importable = () => PYTHONS.find((python) => spawnSync(python, ['-c', 'import numpy, xgboost, sklearn'], { stdio: 'ignore' }).status === 0);
+  const found = importable();
+  if (found) return found;
+  console.log('installing python3-xgboost and python3-sklearn (apt-get) for the reference learners…');
+  const install = spawnSync('apt-get', ['install', '-y', '-q', 'python3-xgboost', 'python3-sklearn'], { stdio: 'inherit' });
+  if (install.status !== 0) console.log(`apt-get install failed (${install.status ?? install.error?.message}); references will be skipped`);
+  return importable();
+}
+
+/** The same rows with only the columns `keep` marks. */
+function selectColumns(split: TrainingSplit, keep: readonly boolean[]): TrainingSplit {
+  const columns = keep.flatMap((kept, j) => (kept ? [j] : []));
+  const select = (set: TrainingSet): TrainingSet => {
+    const d = set.featureNames.length;
+    const features = new Float32Array(set.labels.length * columns.length);
+    for (let i = 0; i < set.labels.length; i++) columns.forEach((j, c) => (features[i * columns.length + c] = set.features[i * d + j]));
+    return { features, labels: set.labels, featureNames: columns.map((j) => set.featureNames[j]) };
+  };
+  return { train: select(split.train), ...(split.tuning ? { tuning: select(split.tuning) } : {}), validation: select(split.validation) };
+}
+
+/** The matrix as raw float32/uint8 files, fitted by reference_learners.py on THREADS threads. */
+function referenceLearners(python: string, split: TrainingSplit): Record<string, LearnerResult> {
+  const directory = mkdtempSync(join(tmpdir(), 'foresight-bench-matrix-'));
+  try {
+    for (const [part, set] of Object.entries(split) as Array<[string, TrainingSet]>) {
+      writeFileSync(join(directory, `${part}.features`), Buffer.from(set.features.buffer, set.features.byteOffset, set.features.byteLength));
+      writeFileSync(join(directory, `${part}.labels`), Buffer.from(set.labels.buffer, set.labels.byteOffset, set.labels.byteLength));
+    }
+    const output = execFileSync(python, [REFERENCES_SCRIPT, directory, String(split.train.featureNames.length), String(THREADS)], { encoding: 'utf8' });
+    return JSON.parse(output) as Record<string, LearnerResult>;
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
 
 /** Peak resident memory of a running process (VmHWM), in MB. */
 function peakRssMb(pid: number): number {
@@ -78,16 +189,10 @@ function peakRssMb(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-/** AUC of the generator's true probabilities on exactly the rows the model was validated on. */
-async function oracleAuc(suite: TestSuite, organizationId: string, modelId: string, truth: Map<string, DemoUserTruth>) {
-  const [version] = await suite.sql<{ window_end: Date; validation_rows: number }>(
-    `SELECT window_end, validation_rows FROM model_versions WHERE model_id = $1`,
-    [modelId],
-  );
-  const plan = planTraining(version.window_end.getTime(), HORIZON_DAYS);
+/** AUC of the generator's true probabilities on the validation rows (validation users at the run's validation cutoffs). */
+async function oracleAuc(suite: TestSuite, organizationId: string, plan: TrainingPlan, truth: Map<string, DemoUserTruth>) {
   const labels: number[] = [];
   const scores: number[] = [];
-  let withoutTruth = 0;
   for (const cutoff of plan.validationCutoffs) {
     const users = await suite.sql<{ user_id: string; label: boolean }>(
       `SELECT coalesce(e.user_id, i.user_id) AS user_id,
@@ -100,22 +205,10 @@ async function oracleAuc(suite: TestSuite, organizationId: string, modelId: stri
     );
     for (const user of users) {
       const userTruth = truth.get(user.user_id);
-      if (!isValidationUser(user.user_id)) continue;
-      if (!userTruth) {
-        withoutTruth++;
-        continue;
-      }
+      if (!isValidationUser(user.user_id) || !userTruth) continue;
       labels.push(user.label ? 1 : 0);
       scores.push(oracleProbability(userTruth, TARGET, new Date(cutoff), HORIZON_DAYS));
     }
-  }
-  if (labels.length !== version.validation_rows) {
-    // Both reads must select the same rows. They once differed when the worker's first partition job
-    // moved the seeded rows out of the default partition under this query (now migrate creates them).
-    console.log(
-      `WARNING holdout mismatch: the model validated on ${version.validation_rows} rows, this oracle selection has ${labels.length} ` +
-        `(${withoutTruth} without a truth record); the oracle AUC below is over the selection, not the exact holdout`,
-    );
   }
   return { auc: rocAuc(Uint8Array.from(labels), Float64Array.from(scores)), rows: labels.length };
 }

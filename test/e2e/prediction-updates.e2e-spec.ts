@@ -44,7 +44,10 @@ describe('prediction.updated webhooks', () => {
     org = await suite.createOrganization('updates', ['--rate-limit', '100000', '--burst', '200000']);
     const env = { ...suite.env, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '1s' };
     api = await startApi(env);
-    await sendEvents(api.baseUrl, token(), learnablePopulation(400, 100));
+    // Intent shifts (every 14 days on average), so the last days' looks at pricing are what predicts the
+    // coming week. With a fixed intent, 30-day totals name each user's type and a browser's sudden
+    // burst of looks is a mix training never saw: whether it reads as "likely" was a coin toss.
+    await sendEvents(api.baseUrl, token(), learnablePopulation(400, 100, { intentShiftDays: 14 }));
     worker = await startWorker(env);
     // Whether the user looks at pricing within a week: browsers rarely do, people who just did, will again.
     const model = await request<{ id: string }>(`${api.baseUrl}/v1/models`, {

@@ -8,18 +8,26 @@ export type TestEvent = Record<string, unknown>;
 /**
  * A small learnable population: each user has a propensity; likely buyers view pricing and add to
  * cart more often, and check out more often. Users are `${prefix}${index}`; `buyerShare` (0.35 by
- * default) changes the behavior mix, e.g. for a shifted population.
+ * default) changes the behavior mix, e.g. for a shifted population. With `intentShiftDays`, a user's
+ * propensity is drawn again on any day with probability 1 / intentShiftDays, so what a user did
+ * lately says more about the coming week than the month before; without it, it never changes.
  */
-export function learnablePopulation(users: number, days: number, options: { seed?: number; prefix?: string; buyerShare?: number } = {}): TestEvent[] {
+export function learnablePopulation(
+  users: number,
+  days: number,
+  options: { seed?: number; prefix?: string; buyerShare?: number; intentShiftDays?: number } = {},
+): TestEvent[] {
   let state = options.seed ?? 11;
   const prefix = options.prefix ?? 'user-';
   const buyerShare = options.buyerShare ?? 0.35;
   const random = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+  const drawPropensity = () => (random() < buyerShare ? 0.6 : 0.05);
   const now = Date.now();
   const events: TestEvent[] = [];
   for (let u = 0; u < users; u++) {
-    const propensity = random() < buyerShare ? 0.6 : 0.05;
+    let propensity = drawPropensity();
     for (let day = days; day >= 1; day--) {
+      if (options.intentShiftDays !== undefined && random() < 1 / options.intentShiftDays) propensity = drawPropensity();
       if (random() > 0.35) continue;
       const start = now - day * DAY + random() * 3600_000;
       const n = 2 + Math.floor(random() * 5);

@@ -10,7 +10,7 @@ export interface ReceivedRequest {
 /** What a receiver answers to its n-th request (1-based); `hang` never answers. */
 export type Answer = (n: number) => number | 'hang';
 
-/** A delivery's JSON body (CONTRACT.md's webhook payload). */
+/** A delivery's JSON body (the webhook payload). */
 export interface WebhookBody {
   id: string;
   type: string;

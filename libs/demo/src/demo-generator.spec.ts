@@ -96,6 +96,33 @@ describe('demo generator', () => {
     expect(meanSignal(top, 'hesitationMs')).toBeLessThan(0.8 * meanSignal(bottom, 'hesitationMs'));
   });
 
+  it('in `screens` mode shows intent only through screens, dwell and hesitation, never through event names', () => {
+    const screensOnly = usersOf({ users: 6000, intentSignal: 'screens' });
+    const ranked = [...screensOnly].sort((a, b) => a.truth.perSession.checkout - b.truth.perSession.checkout);
+    const decile = screensOnly.length / 10;
+    const [bottom, top] = [ranked.slice(0, decile), ranked.slice(-decile)];
+    const nonTarget = (u: DemoUser) => u.events.filter((e) => !(DEMO_TARGETS as readonly string[]).includes(e.event));
+    const perUser = (users: DemoUser[], value: (own: EventInput[]) => number) => mean(users.map((u) => value(nonTarget(u))));
+    const views = (own: EventInput[]) => own.filter((e) => e.event === 'screen_view' || e.event === 'page_view');
+    const productViews = (own: EventInput[]) => views(own).filter((e) => /ProductDetail|\/products\//.test(String(e.properties?.screen ?? e.properties?.url)));
+    const share = (own: EventInput[]) => productViews(own).length / Math.max(1, views(own).length);
+    const viewHesitation = (own: EventInput[]) => mean(productViews(own).map((e) => e.properties?.hesitationMs).filter((v): v is number => typeof v === 'number'));
+
+    // Event names: every kind of event is as frequent at the top as at the bottom (within noise).
+    expect(screensOnly.some((u) => count(u.events, 'add_to_cart') > 0)).toBe(false);
+    for (const name of ['tap', 'click', 'scroll', 'search']) {
+      const ratio = perUser(top, (own) => count(own, name)) / perUser(bottom, (own) => count(own, name));
+      expect(ratio).toBeGreaterThan(0.8);
+      expect(ratio).toBeLessThan(1.25);
+    }
+    expect(perUser(top, (own) => own.length) / perUser(bottom, (own) => own.length)).toBeLessThan(1.25);
+    // Screens: buyers look at products far more, and hesitate less there.
+    expect(perUser(top, share)).toBeGreaterThan(1.5 * perUser(bottom, share));
+    expect(mean(top.map((u) => viewHesitation(u.events)).filter((v) => !Number.isNaN(v)))).toBeLessThan(
+      0.8 * mean(bottom.map((u) => viewHesitation(u.events)).filter((v) => !Number.isNaN(v))),
+    );
+  });
+
   describe('the oracle matches what the generated events do', () => {
     const horizonDays = 7;
     const cutoff = new Date(NOW.getTime() - horizonDays * DAY_MS);

@@ -1,7 +1,7 @@
 import type { EventInput } from '@foresight/events';
 import { createRandom, DAY_MS, type Random } from '@foresight/platform';
 import type { DemoUserTruth } from './demo-oracle';
-import { type DemoProfile, drawProfile } from './demo-population';
+import { type DemoIntentSignal, type DemoProfile, drawProfile } from './demo-population';
 import { clamp, exponential, gaussian, hashSeed, logNormal, pick, poisson } from './demo-random';
 
 export interface DemoOptions {
@@ -14,9 +14,11 @@ export interface DemoOptions {
   userPrefix: string;
   /** End of the timeline; events fall in [now - days, now]. */
   now: Date;
+  /** Where buying and upgrade intent show (see DemoIntentSignal); `events` when absent. */
+  intentSignal?: DemoIntentSignal;
 }
 
-export const DEMO_DEFAULTS = { seed: 42, shift: 0, userPrefix: 'demo-' } as const;
+export const DEMO_DEFAULTS = { seed: 42, shift: 0, userPrefix: 'demo-', intentSignal: 'events' } as const;
 
 export interface DemoUser {
   truth: DemoUserTruth;
@@ -77,9 +79,11 @@ export function* generateDemoUsers(options: DemoOptions): Generator<DemoUser> {
 
 export function generateDemoUser(options: DemoOptions, index: number): DemoUser {
   const userId = `${options.userPrefix}${String(index).padStart(6, '0')}`;
-  const tag = options.shift === 0 ? `${options.seed}` : `${options.seed}s${options.shift}`;
+  const intentSignal = options.intentSignal ?? DEMO_DEFAULTS.intentSignal;
+  // The tag is part of every id, so populations of different seeds, shifts or signals never share a messageId.
+  const tag = `${options.seed}${options.shift === 0 ? '' : `s${options.shift}`}${intentSignal === 'events' ? '' : `i${intentSignal}`}`;
   const random = createRandom(hashSeed(`${tag}|${userId}`));
-  const profile = drawProfile(random, options.shift);
+  const profile = drawProfile(random, options.shift, intentSignal);
   const start = options.now.getTime() - options.days * DAY_MS;
   const span = options.days * DAY_MS - SESSION_START_MARGIN_MS;
   const joined = random() < EXISTING_USER_SHARE ? 0 : random() * span;
@@ -166,13 +170,13 @@ class UserTimeline {
         const shown = random();
         if (shown < profile.style.productShare) {
           const sku = pick(random, SKUS);
-          this.view(screens.product(sku), sku);
+          this.view(screens.product(sku), true, sku);
           if (i + 1 < regular && random() < profile.style.addToCart) {
             i++;
             this.emit('add_to_cart', { sku, quantity: 1 + poisson(random, 0.3), hesitationMs: this.hesitation() });
           }
-        } else if (shown < profile.style.productShare + profile.style.pricingShare) this.view(screens.pricing);
-        else this.view(pick(random, screens.generic));
+        } else if (shown < profile.style.productShare + profile.style.pricingShare) this.view(screens.pricing, true);
+        else this.view(pick(random, screens.generic), false);
       } else if (kind < 0.7) {
         this.emit(screens.press, { element: pick(random, ['nav', 'card', 'button', 'link']), hesitationMs: this.hesitation() });
       } else if (kind < 0.92) {
@@ -182,15 +186,15 @@ class UserTimeline {
       }
     }
     if (checkout) {
-      this.view(screens.cart);
+      this.view(screens.cart, true);
       this.emit('checkout', { items: 1 + poisson(random, 0.6), value: Math.round(logNormal(random, 45, 0.5) * 100) / 100, currency: 'EUR' });
     }
     if (upgrade) {
-      this.view(screens.pricing);
+      this.view(screens.pricing, true);
       this.emit('upgrade', { item: pick(random, ['plan', 'seats', 'add_on']) });
     }
     if (churn) {
-      this.view(screens.settings);
+      this.view(screens.settings, false);
       this.churnedAt = this.clock;
       this.emit('churn', { reason: pick(random, ['too_expensive', 'not_using', 'switched']) });
     }
@@ -201,14 +205,17 @@ class UserTimeline {
     const { random, profile, screens } = this;
     if (random() < profile.style.productShare / 2) {
       const sku = pick(random, SKUS);
-      this.view(screens.product(sku), sku);
-    } else this.view(pick(random, screens.generic));
+      this.view(screens.product(sku), true, sku);
+    } else this.view(pick(random, screens.generic), false);
   }
 
-  private view(screen: string, sku?: string): void {
-    const dwellMs = Math.round(Math.min(logNormal(this.random, this.profile.style.dwellMedianMs, 0.6), MAX_GAP_MS));
+  /** `showsIntent`: a product, pricing or cart screen, where dwell (and in `screens` mode hesitation) follow intent. */
+  private view(screen: string, showsIntent: boolean, sku?: string): void {
+    const { style } = this.profile;
+    const dwellMs = Math.round(Math.min(logNormal(this.random, showsIntent ? style.dwellMedianMs : style.browseDwellMedianMs, 0.6), MAX_GAP_MS));
     const properties: Record<string, unknown> = { [this.screens.key]: screen, dwellMs };
     if (sku !== undefined) properties.sku = sku;
+    if (showsIntent && style.hesitationOnViews) properties.hesitationMs = this.hesitation();
     // The next event comes once the user has looked at this screen.
     this.emit(this.screens.view, properties, dwellMs);
   }

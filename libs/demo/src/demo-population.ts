@@ -14,6 +14,15 @@ export const DEMO_TARGET_DESCRIPTIONS: Record<DemoTarget, string> = {
 export type DemoPlatform = 'web' | 'ios' | 'android';
 
 /**
+ * Where intent shows. `events`: in which events users send (add_to_cart, more and longer sessions) as
+ * well as in what they look at. `screens`: only in which screens/pages they view, how long they dwell
+ * there and how hesitantly they act; every event name, the session rate and length are intent-free,
+ * as in a product whose events are all generic screen views and taps.
+ */
+export const DEMO_INTENT_SIGNALS = ['events', 'screens'] as const;
+export type DemoIntentSignal = (typeof DEMO_INTENT_SIGNALS)[number];
+
+/**
  * Latent per-user factors, each N(mean, 1). `shift` moves the means (and the platform mix), which
  * is how a drifted population is made: the behavior mix and the target probabilities move together.
  */
@@ -31,12 +40,17 @@ export interface DemoStyle {
   productShare: number;
   /** Share of screen/page views that are the pricing page. */
   pricingShare: number;
-  /** Probability that a product view is followed by add_to_cart. */
+  /** Probability that a product view is followed by add_to_cart (0 in `screens`). */
   addToCart: number;
   /** Mean scroll depth, 0..1. */
   scrollDepth: number;
+  /** Median dwell on the screens that show intent (products, pricing, cart). */
   dwellMedianMs: number;
+  /** Median dwell on every other screen. */
+  browseDwellMedianMs: number;
   hesitationMedianMs: number;
+  /** Views of intent screens carry the hesitation before the user acted on them. */
+  hesitationOnViews: boolean;
 }
 
 export interface DemoProfile {
@@ -68,7 +82,7 @@ const STYLE_NOISE = 0.2;
  * (engagement +0.5·shift, buying intent +0.9·shift, upgrade intent +0.7·shift) and the mobile share
  * (+0.35·shift): positive shifts give a more engaged, more buying population, negative ones the opposite.
  */
-export function drawProfile(random: Random, shift: number): DemoProfile {
+export function drawProfile(random: Random, shift: number, intentSignal: DemoIntentSignal = 'events'): DemoProfile {
   const engagement = gaussian(random) + 0.5 * shift;
   const buyIntent = gaussian(random) + 0.9 * shift;
   // Buyers are likelier upgraders: correlation 0.4 between the two intents.
@@ -80,8 +94,9 @@ export function drawProfile(random: Random, shift: number): DemoProfile {
   const source = random() < 0.75 ? 'sdk' : 'backend';
   const startsAnonymous = source === 'sdk' && random() < 0.35;
 
+  const inEvents = intentSignal === 'events' ? 1 : 0;
   // Power users (frequent, long sessions) are the ones who outgrow their plan.
-  const sessionsPerDay = clamp(MEDIAN_SESSIONS_PER_DAY * Math.exp(0.4 * engagement + 0.15 * buyIntent + 0.15 * upgradeIntent), 0.02, 4);
+  const sessionsPerDay = clamp(MEDIAN_SESSIONS_PER_DAY * Math.exp(0.4 * engagement + inEvents * (0.15 * buyIntent + 0.15 * upgradeIntent)), 0.02, 4);
   const perSession: Record<DemoTarget, number> = {
     checkout: sigmoid(CHECKOUT_INTERCEPT + INTENT_WEIGHT * buyIntent),
     upgrade: sigmoid(UPGRADE_INTERCEPT + INTENT_WEIGHT * upgradeIntent),
@@ -90,13 +105,18 @@ export function drawProfile(random: Random, shift: number): DemoProfile {
 
   const noise = () => STYLE_NOISE * gaussian(random);
   const style: DemoStyle = {
-    eventsPerSession: clamp(4 * Math.exp(0.3 * engagement + 0.1 * buyIntent + 0.25 * upgradeIntent + noise() / 2), 1.5, 12),
+    eventsPerSession: clamp(4 * Math.exp(0.3 * engagement + inEvents * (0.1 * buyIntent + 0.25 * upgradeIntent) + noise() / 2), 1.5, 12),
     productShare: sigmoid(-1 + 0.7 * buyIntent + noise()),
     pricingShare: 0.3 * sigmoid(-1.5 + 0.9 * upgradeIntent + noise()),
-    addToCart: sigmoid(-2 + buyIntent + noise()),
+    // An add_to_cart event would name intent; in `screens` the product has none.
+    addToCart: inEvents * sigmoid(-2 + buyIntent + noise()),
     scrollDepth: sigmoid(-0.2 + 0.2 * engagement + 0.35 * buyIntent + 0.25 * upgradeIntent + noise()),
     dwellMedianMs: 9000 * Math.exp(0.15 * engagement + 0.2 * buyIntent + 0.15 * upgradeIntent + noise()),
+    browseDwellMedianMs: 0,
     hesitationMedianMs: 1100 * Math.exp(-0.3 * buyIntent - 0.2 * upgradeIntent + noise()),
+    hesitationOnViews: !inEvents,
   };
+  // Browsing dwell shows intent only when events do; in `screens` it is engagement alone.
+  style.browseDwellMedianMs = inEvents ? style.dwellMedianMs : 9000 * Math.exp(0.15 * engagement);
   return { latent, platform, source, startsAnonymous, sessionsPerDay, perSession, style };
 }

@@ -9,7 +9,7 @@ describe('DemoTruthFile', () => {
     const now = new Date('2026-11-21T00:00:00Z');
     const options = { users: 4000, days: 10, seed: 3, shift: 0, userPrefix: 't-', now };
     const path = join(mkdtempSync(join(tmpdir(), 'truth-')), 'truth.ndjson');
-    const file = await DemoTruthFile.create(path, { seed: 3, shift: 0, userPrefix: 't-', days: 10, now: now.toISOString(), cutoff: now.toISOString(), horizonDays: 7 });
+    const file = await DemoTruthFile.create(path, { seed: 3, shift: 0, intentSignal: 'events', userPrefix: 't-', days: 10, now: now.toISOString(), cutoff: now.toISOString(), horizonDays: 7 });
     // Several MiB of records: flushes happen while other adds are still running.
     await Promise.all(Array.from({ length: options.users }, (_, i) => file.add(generateDemoUser(options, i).truth)));
     await file.close(true);

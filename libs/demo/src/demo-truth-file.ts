@@ -1,6 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { type DemoUserTruth, oracleProbability } from './demo-oracle';
-import type { DemoTarget } from './demo-population';
+import type { DemoIntentSignal, DemoTarget } from './demo-population';
 
 /** One user in the truth file: the generator's parameters and the oracle at the file's cutoff. */
 export interface DemoTruthRecord extends DemoUserTruth {
@@ -11,6 +11,7 @@ export interface DemoTruthRecord extends DemoUserTruth {
 export interface DemoTruthHeader {
   seed: number;
   shift: number;
+  intentSignal: DemoIntentSignal;
   userPrefix: string;
   days: number;
   now: string;

@@ -1,6 +1,7 @@
 import { DAY_MS } from '@foresight/platform';
-import { buildManifest, computeFeatures, FEATURE_WINDOW_DAYS, type FeatureManifest, featuresAt } from './feature-definitions';
+import { computeFeatures, FEATURE_WINDOW_DAYS, featuresAt, TARGET_NOT_IN_WINDOW_DAYS } from './feature-definitions';
 import type { FeatureEvent } from './feature-event';
+import { buildManifest, type FeatureManifest } from './feature-manifest';
 
 const cutoff = Date.UTC(2026, 10, 21);
 const at = (daysBefore: number, minutes = 0) => cutoff - daysBefore * DAY_MS + minutes * 60_000;
@@ -8,48 +9,127 @@ const ev = (occurredAt: number, event: string, extra: Partial<FeatureEvent> = {}
   occurredAt,
   event,
   sessionId: null,
+  screen: null,
   dwellMs: null,
   hesitationMs: null,
   scrollDepth: null,
+  numbers: null,
   ...extra,
 });
 const named = (manifest: FeatureManifest, vector: Float32Array) => Object.fromEntries(manifest.names.map((n, i) => [n, vector[i]]));
+const f32 = Math.fround; // vectors are float32, as ONNX Runtime reads them
+const ALL_SIGNALS = { dwell: true, hesitation: true, scrollDepth: true };
 
 describe('feature definitions', () => {
-  const manifest = buildManifest(['click', 'checkout']);
+  const trackedProperties = [
+    { event: 'screen_view', key: 'price' },
+    { event: 'click', key: 'items' },
+    { event: 'checkout', key: 'amount' },
+    { event: 'checkout', key: 'coupon' }, // never sent in the window
+  ];
+  const manifest = buildManifest({ trackedEvents: ['click'], trackedScreens: ['/pricing', 'Home'], trackedProperties, targetEvent: 'checkout', signals: ALL_SIGNALS });
+  const history = [
+    ev(at(40), 'click', { numbers: { items: 100 } }), // before the 30-day window: only first-seen counts it
+    ev(at(10), 'screen_view', { screen: '/pricing?ref=ad', dwellMs: 4000, numbers: { price: 10 } }),
+    ev(at(10, 5), 'scroll', { scrollDepth: 0.5, hesitationMs: 300 }), // on /pricing, the screen of its (derived) session
+    ev(at(3), 'click', { sessionId: 's1', hesitationMs: 100, numbers: { items: 2, price: 99 } }), // a new session: on no screen yet
+    ev(at(3, 1), 'screen_view', { sessionId: 's1', screen: 'Home', dwellMs: 2000, numbers: { price: 25, items: 1 } }),
+    ev(at(3, 20), 'checkout', { sessionId: 's1', scrollDepth: 1, numbers: { amount: 30 } }), // on Home
+    ev(at(0, -30), 'page_view', { screen: 'https://shop.example/pricing/', dwellMs: 1000, numbers: { price: 7 } }), // half an hour before the cutoff
+    ev(cutoff, 'checkout', { numbers: { amount: 1000 } }), // at the cutoff: not part of the past
+  ];
 
   it('computes every feature of a hand-made history', () => {
-    const history = [
-      ev(at(40), 'click'), // before the 30-day window: only first-seen counts it
-      ev(at(10), 'click', { dwellMs: 4000 }),
-      ev(at(10, 5), 'scroll', { scrollDepth: 0.5, hesitationMs: 300 }),
-      ev(at(3), 'click', { sessionId: 's1', hesitationMs: 100 }),
-      ev(at(3, 20), 'checkout', { sessionId: 's1', dwellMs: 2000, scrollDepth: 1 }),
-      ev(at(0, -30), 'click'), // half an hour before the cutoff
-      ev(cutoff, 'checkout'), // at the cutoff: not part of the past
-    ];
-    const features = named(manifest, featuresAt(history, cutoff, manifest) as Float32Array);
-    expect(features).toEqual({
-      'count_1d:click': 1,
-      'count_7d:click': 2,
-      'count_30d:click': 3,
+    expect(named(manifest, featuresAt(history, cutoff, manifest) as Float32Array)).toEqual({
       'count_1d:checkout': 0,
       'count_7d:checkout': 1,
       'count_30d:checkout': 1,
+      'count_1d:click': 0,
+      'count_7d:click': 1,
+      'count_30d:click': 1,
+      'screen_views_7d:/pricing': 1,
+      'screen_views_30d:/pricing': 2,
+      'screen_view_share_30d:/pricing': f32(2 / 3),
+      'screen_dwell_seconds_7d:/pricing': 1,
+      'screen_dwell_seconds_30d:/pricing': 5,
+      'screen_mean_hesitation_ms_30d:/pricing': 300,
+      'screen_mean_scroll_depth_30d:/pricing': 0.5,
+      'screen_views_7d:Home': 1,
+      'screen_views_30d:Home': 1,
+      'screen_view_share_30d:Home': f32(1 / 3),
+      'screen_dwell_seconds_7d:Home': 2,
+      'screen_dwell_seconds_30d:Home': 2,
+      'screen_mean_hesitation_ms_30d:Home': 0, // the click came before the Home view
+      'screen_mean_scroll_depth_30d:Home': 1,
+      // Each property counts on its own event only: the click's price and the page view's price do not.
+      'property_sum_30d:screen_view/price': 35,
+      'property_mean_30d:screen_view/price': 17.5,
+      'property_sum_30d:click/items': 2, // the click 40 days ago is outside the window
+      'property_mean_30d:click/items': 2,
+      'property_sum_30d:checkout/amount': 30, // the checkout at the cutoff is the future
+      'property_mean_30d:checkout/amount': 30,
+      'property_sum_30d:checkout/coupon': 0,
+      'property_mean_30d:checkout/coupon': 0,
       events_1d: 1,
-      events_7d: 3,
-      events_30d: 5,
+      events_7d: 4,
+      events_30d: 6,
+      events_8_to_14d: 2,
+      events_trend_7d: f32(Math.log(5 / 3)),
+      active_days_7d: 2, // 3 days and half an hour ago
+      active_days_30d: 3, // and 10 days ago
       sessions_7d: 2, // s1 and the derived session 30 minutes ago
       sessions_30d: 3, // plus the derived one 10 days ago (two events 5 minutes apart)
       mean_session_seconds_30d: (5 * 60 + 20 * 60 + 0) / 3,
-      events_per_session_30d: Math.fround(5 / 3), // vectors are float32, as ONNX Runtime reads them
-      total_dwell_seconds_30d: 6,
+      events_per_session_30d: 2,
+      screen_views_30d: 3,
+      distinct_screens_30d: 2,
+      distinct_events_30d: 5,
+      days_since_last_event: f32(30 / 1440),
+      days_since_first_event: 40,
+      days_since_target_event: f32(3 - 20 / 1440),
+      total_dwell_seconds_30d: 7,
+      mean_view_dwell_seconds_30d: f32(7 / 3),
       mean_hesitation_ms_30d: 200,
       mean_scroll_depth_30d: 0.75,
-      distinct_events_30d: 3,
-      days_since_last_event: expect.closeTo(30 / 1440, 6),
-      days_since_first_event: 40,
     });
+  });
+
+  it('describes only what the organization sends, and always the target event', () => {
+    const chosen = buildManifest({ trackedEvents: ['click'], trackedScreens: ['Home'], trackedProperties: [], targetEvent: 'upgrade', signals: { dwell: false, hesitation: false, scrollDepth: false } });
+    expect(chosen.trackedEvents).toEqual(['click', 'upgrade']);
+    expect(chosen.names.filter((name) => /dwell|hesitation|scroll/.test(name))).toEqual([]);
+    expect(chosen.names).toContain('screen_view_share_30d:Home');
+  });
+
+  it('names a numeric property once even when two event/key pairs spell the same label', () => {
+    const colliding = buildManifest({
+      trackedEvents: [],
+      trackedScreens: [],
+      trackedProperties: [{ event: 'a/b', key: 'c' }, { event: 'a', key: 'b/c' }],
+      targetEvent: 'x',
+      signals: { dwell: false, hesitation: false, scrollDepth: false },
+    });
+    expect(colliding.trackedProperties).toEqual([{ event: 'a/b', key: 'c' }]);
+    expect(colliding.names.filter((name) => name.startsWith('property_'))).toEqual(['property_sum_30d:a/b/c', 'property_mean_30d:a/b/c']);
+  });
+
+  it('says how long ago the target event was, or that it is not in the window', () => {
+    const withoutTarget = history.filter((e) => e.event !== 'checkout');
+    expect(named(manifest, featuresAt(withoutTarget, cutoff, manifest) as Float32Array).days_since_target_event).toBe(TARGET_NOT_IN_WINDOW_DAYS);
+  });
+
+  it('still computes the vectors of version-1 manifests (versions trained before screens and trends)', () => {
+    const version1: FeatureManifest = {
+      version: 1,
+      trackedEvents: ['click'],
+      names: ['count_1d:click', 'count_7d:click', 'count_30d:click', 'events_30d', 'sessions_30d', 'total_dwell_seconds_30d', 'days_since_first_event'],
+    };
+    expect(Array.from(featuresAt(history, cutoff, version1) as Float32Array)).toEqual([0, 1, 1, 6, 3, 7, 40]);
+  });
+
+  it('refuses a manifest naming a feature no definition computes', () => {
+    const unknown: FeatureManifest = { version: 2, trackedEvents: [], trackedScreens: [], targetEvent: 'x', names: ['screen_views_7d:/nowhere'] };
+    expect(() => featuresAt(history, cutoff, unknown)).toThrow('the manifest names feature "screen_views_7d:/nowhere", which no definition computes');
   });
 
   it('returns nothing for a user with no event before the cutoff', () => {
@@ -57,37 +137,53 @@ describe('feature definitions', () => {
   });
 
   it('never reads events at or after the cutoff (no label leakage)', () => {
-    const past = [ev(at(5), 'click'), ev(at(1), 'checkout')];
-    const future = [...past, ev(cutoff, 'checkout'), ev(cutoff + DAY_MS, 'click', { dwellMs: 99_000 })];
+    const past = [ev(at(5), 'click'), ev(at(1), 'checkout', { screen: 'Home' })];
+    const future = [...past, ev(cutoff, 'checkout'), ev(cutoff + DAY_MS, 'click', { dwellMs: 99_000, screen: '/pricing' })];
     expect(featuresAt(future, cutoff, manifest)).toEqual(featuresAt(past, cutoff, manifest));
   });
 
-  it('gives training (whole history at a past cutoff) and serving (SQL-style window + activity) identical vectors', () => {
+  it('gives training (whole history at a past cutoff) and serving (SQL-style window + activity) identical vectors, feature by feature', () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     const names = ['click', 'checkout', 'scroll', 'screen_view'];
+    const screens = ['Home', '/pricing?plan=pro', '/products/sku-0042', '/products/sku-0007#reviews', 'https://shop.example/cart/'];
+    const every = buildManifest({
+      trackedEvents: ['click', 'scroll'],
+      trackedScreens: ['Home', '/pricing', '/products/:id', '/cart'],
+      trackedProperties: [{ event: 'checkout', key: 'amount' }, { event: 'click', key: 'items' }],
+      targetEvent: 'checkout',
+      signals: ALL_SIGNALS,
+    });
+    const nonZero = new Set<string>();
     for (let user = 0; user < 200; user++) {
-      const history: FeatureEvent[] = [];
+      const userHistory: FeatureEvent[] = [];
       let t = at(90);
       while (t < cutoff + 10 * DAY_MS) {
         t += random() < 0.2 ? random() * 5 * DAY_MS : random() * 40 * 60_000;
-        history.push(
-          ev(Math.round(t), names[Math.floor(random() * names.length)], {
+        const event = names[Math.floor(random() * names.length)];
+        userHistory.push(
+          ev(Math.round(t), event, {
             sessionId: random() < 0.5 ? `s${Math.floor(t / (2 * 3600_000))}` : null,
+            screen: event === 'screen_view' ? screens[Math.floor(random() * screens.length)] : null,
             dwellMs: random() < 0.5 ? Math.round(random() * 10_000) : null,
             hesitationMs: random() < 0.3 ? Math.round(random() * 900) : null,
             scrollDepth: random() < 0.3 ? Math.round(random() * 100) / 100 : null,
+            numbers: random() < 0.5 ? { amount: Math.round(random() * 5000) / 100, items: Math.floor(random() * 6) } : null,
           }),
         );
       }
       for (const pastCutoff of [at(45), at(20), at(7), cutoff]) {
         // What serving loads: the window by time range, first and last seen by min/max before the cutoff.
-        const window = history.filter((e) => e.occurredAt >= pastCutoff - FEATURE_WINDOW_DAYS * DAY_MS && e.occurredAt < pastCutoff);
-        const before = history.filter((e) => e.occurredAt < pastCutoff);
+        const window = userHistory.filter((e) => e.occurredAt >= pastCutoff - FEATURE_WINDOW_DAYS * DAY_MS && e.occurredAt < pastCutoff);
+        const before = userHistory.filter((e) => e.occurredAt < pastCutoff);
         if (before.length === 0) continue;
         const activity = { firstSeenAt: Math.min(...before.map((e) => e.occurredAt)), lastSeenAt: Math.max(...before.map((e) => e.occurredAt)) };
-        expect(featuresAt(history, pastCutoff, manifest)).toEqual(computeFeatures(window, activity, pastCutoff, manifest));
+        const training = named(every, featuresAt(userHistory, pastCutoff, every) as Float32Array);
+        expect(training).toEqual(named(every, computeFeatures(window, activity, pastCutoff, every)));
+        for (const [name, value] of Object.entries(training)) if (value !== 0) nonZero.add(name);
       }
     }
+    // The comparison above means something for every feature only if each one took a value besides 0.
+    expect(every.names.filter((name) => !nonZero.has(name))).toEqual([]);
   });
 });

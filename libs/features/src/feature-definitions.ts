@@ -1,37 +1,15 @@
 import { sessionCutter } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
 import type { FeatureEvent } from './feature-event';
+import { COUNT_WINDOWS_DAYS, type FeatureManifest, numericPropertyLabel } from './feature-manifest';
+import { normalisedScreenOf } from './screen-path';
 
 /** The longest look-back of any feature: events older than this before the cutoff change nothing. */
 export const FEATURE_WINDOW_DAYS = 30;
-const COUNT_WINDOWS_DAYS = [1, 7, 30] as const;
-
-/** Names and order of a model version's inputs; stored with the version so serving builds the same vector. */
-export interface FeatureManifest {
-  version: 1;
-  /** Event names counted per window (chosen at training time, e.g. the most frequent ones). */
-  trackedEvents: string[];
-  names: string[];
-}
-
-export function buildManifest(trackedEvents: readonly string[]): FeatureManifest {
-  const names: string[] = [];
-  for (const event of trackedEvents) for (const days of COUNT_WINDOWS_DAYS) names.push(`count_${days}d:${event}`);
-  names.push(
-    ...COUNT_WINDOWS_DAYS.map((days) => `events_${days}d`),
-    'sessions_7d',
-    'sessions_30d',
-    'mean_session_seconds_30d',
-    'events_per_session_30d',
-    'total_dwell_seconds_30d',
-    'mean_hesitation_ms_30d',
-    'mean_scroll_depth_30d',
-    'distinct_events_30d',
-    'days_since_last_event',
-    'days_since_first_event',
-  );
-  return { version: 1, trackedEvents: [...trackedEvents], names };
-}
+/** days_since_target_event of a user without the target event in the window: "longer than the window". */
+export const TARGET_NOT_IN_WINDOW_DAYS = FEATURE_WINDOW_DAYS + 1;
+const WINDOW_COUNT = COUNT_WINDOWS_DAYS.length;
+const LAST_WEEK_DAYS = 7;
 
 /** When the user was first and last seen at or before the cutoff (epoch ms), whatever the window. */
 export interface Activity {
@@ -39,76 +17,279 @@ export interface Activity {
   lastSeenAt: number;
 }
 
+/** Sums and counts of the signals features average (over the window, or on one screen). */
+interface AveragedSignals {
+  hesitationSum: number;
+  hesitationCount: number;
+  scrollSum: number;
+  scrollCount: number;
+}
+
+/** Sums and counts of the signals measured on one screen over the window. */
+interface ScreenTotals extends AveragedSignals {
+  views7d: number;
+  views30d: number;
+  dwellMs7d: number;
+  dwellMs30d: number;
+}
+
+/** A tracked numeric property's values over the window. */
+interface PropertyTotals {
+  sum: number;
+  count: number;
+}
+
+/** One pass over a user's window; every feature is read off it. */
+interface WindowSummary extends AveragedSignals {
+  cutoff: number;
+  activity: Activity;
+  /** Tracked event e, window w at e * WINDOW_COUNT + w. */
+  eventCounts: Float64Array;
+  totals: number[];
+  eventsPreviousWeek: number;
+  /** Bit b: an event 24·b to 24·(b+1) hours before the cutoff. */
+  activeDays: number;
+  screens: ScreenTotals[];
+  /** Per tracked numeric property, in manifest order. */
+  properties: PropertyTotals[];
+  views30d: number;
+  distinctScreens: number;
+  distinctEvents: number;
+  sessions7d: number;
+  sessions: number;
+  sessionMs: number;
+  dwellMs: number;
+  dwellCount: number;
+  lastTargetAt: number;
+}
+
+type Extractor = (s: WindowSummary) => number;
+
+/** A manifest made ready to compute: indexes of its tracked names and one extractor per feature. */
+interface CompiledManifest {
+  events: Map<string, number>;
+  screens: Map<string, number>;
+  /** Per event name, the keys it is tracked for and their index in WindowSummary.properties. */
+  propertiesByEvent: Map<string, Array<{ key: string; index: number }>>;
+  propertyIndexes: Map<string, number>;
+  targetEvent: string | undefined;
+  extractors: Extractor[];
+}
+
+const mean = (sum: number, count: number) => (count > 0 ? sum / count : 0);
+const popcount = (bits: number) => {
+  let count = 0;
+  for (let b = bits; b !== 0; b &= b - 1) count++;
+  return count;
+};
+
+/** Features that describe the whole window, by name. */
+const WINDOW_FEATURES: Record<string, Extractor> = {
+  ...Object.fromEntries(COUNT_WINDOWS_DAYS.map((days, w) => [`events_${days}d`, (s: WindowSummary) => s.totals[w]])),
+  events_8_to_14d: (s) => s.eventsPreviousWeek,
+  // Log ratio of the last week to the one before (+1 each): 0 steady, > 0 rising, < 0 fading.
+  events_trend_7d: (s) => Math.log((s.totals[COUNT_WINDOWS_DAYS.indexOf(LAST_WEEK_DAYS)] + 1) / (s.eventsPreviousWeek + 1)),
+  active_days_7d: (s) => popcount(s.activeDays & ((1 << LAST_WEEK_DAYS) - 1)),
+  active_days_30d: (s) => popcount(s.activeDays),
+  sessions_7d: (s) => s.sessions7d,
+  sessions_30d: (s) => s.sessions,
+  mean_session_seconds_30d: (s) => mean(s.sessionMs, s.sessions) / 1000,
+  events_per_session_30d: (s) => mean(s.totals[WINDOW_COUNT - 1], s.sessions),
+  screen_views_30d: (s) => s.views30d,
+  distinct_screens_30d: (s) => s.distinctScreens,
+  distinct_events_30d: (s) => s.distinctEvents,
+  total_dwell_seconds_30d: (s) => s.dwellMs / 1000,
+  mean_view_dwell_seconds_30d: (s) => mean(s.dwellMs, s.dwellCount) / 1000,
+  mean_hesitation_ms_30d: (s) => mean(s.hesitationSum, s.hesitationCount),
+  mean_scroll_depth_30d: (s) => mean(s.scrollSum, s.scrollCount),
+  days_since_last_event: (s) => (s.cutoff - s.activity.lastSeenAt) / DAY_MS,
+  days_since_first_event: (s) => (s.cutoff - s.activity.firstSeenAt) / DAY_MS,
+  days_since_target_event: (s) => (s.lastTargetAt === -Infinity ? TARGET_NOT_IN_WINDOW_DAYS : (s.cutoff - s.lastTargetAt) / DAY_MS),
+};
+
+/** Features of one tracked screen (`<family>:<screen>`), given the screen's totals. */
+const SCREEN_FEATURES: Record<string, (screen: ScreenTotals, s: WindowSummary) => number> = {
+  screen_views_7d: (screen) => screen.views7d,
+  screen_views_30d: (screen) => screen.views30d,
+  screen_view_share_30d: (screen, s) => mean(screen.views30d, s.views30d),
+  screen_dwell_seconds_7d: (screen) => screen.dwellMs7d / 1000,
+  screen_dwell_seconds_30d: (screen) => screen.dwellMs30d / 1000,
+  screen_mean_hesitation_ms_30d: (screen) => mean(screen.hesitationSum, screen.hesitationCount),
+  screen_mean_scroll_depth_30d: (screen) => mean(screen.scrollSum, screen.scrollCount),
+};
+
+/** Features of one tracked numeric property (`<family>:<event>/<key>`), given its totals. */
+const PROPERTY_FEATURES: Record<string, (property: PropertyTotals) => number> = {
+  property_sum_30d: (property) => property.sum,
+  property_mean_30d: (property) => mean(property.sum, property.count),
+};
+
+const compiled = new WeakMap<FeatureManifest, CompiledManifest>();
+
+function compile(manifest: FeatureManifest): CompiledManifest {
+  const cached = compiled.get(manifest);
+  if (cached) return cached;
+  const events = new Map(manifest.trackedEvents.map((name, i) => [name, i]));
+  const screens = new Map((manifest.trackedScreens ?? []).map((name, i) => [name, i]));
+  const trackedProperties = manifest.trackedProperties ?? [];
+  const propertyIndexes = new Map(trackedProperties.map((property, index) => [numericPropertyLabel(property), index]));
+  const propertiesByEvent = new Map<string, Array<{ key: string; index: number }>>();
+  trackedProperties.forEach(({ event, key }, index) => propertiesByEvent.set(event, [...(propertiesByEvent.get(event) ?? []), { key, index }]));
+  const extractors = manifest.names.map((name): Extractor => {
+    const window = WINDOW_FEATURES[name];
+    if (window) return window;
+    const separator = name.indexOf(':');
+    const family = name.slice(0, separator);
+    const key = name.slice(separator + 1);
+    const counted = COUNT_WINDOWS_DAYS.findIndex((days) => family === `count_${days}d`);
+    const event = events.get(key);
+    if (counted >= 0 && event !== undefined) return (s) => s.eventCounts[event * WINDOW_COUNT + counted];
+    const screenFeature = SCREEN_FEATURES[family];
+    const screen = screens.get(key);
+    if (screenFeature && screen !== undefined) return (s) => screenFeature(s.screens[screen], s);
+    const propertyFeature = PROPERTY_FEATURES[family];
+    const property = propertyIndexes.get(key);
+    if (propertyFeature && property !== undefined) return (s) => propertyFeature(s.properties[property]);
+    throw new RangeError(`the manifest names feature "${name}", which no definition computes`);
+  });
+  const result = { events, screens, propertiesByEvent, propertyIndexes, targetEvent: manifest.targetEvent, extractors };
+  compiled.set(manifest, result);
+  return result;
+}
+
+const emptyScreen = (): ScreenTotals => ({
+  views7d: 0,
+  views30d: 0,
+  dwellMs7d: 0,
+  dwellMs30d: 0,
+  hesitationSum: 0,
+  hesitationCount: 0,
+  scrollSum: 0,
+  scrollCount: 0,
+});
+
 /**
  * The one definition of every feature, evaluated "as of" `cutoff`: only events strictly before it
  * count. `events` are the user's events, sorted by time; any outside [cutoff - 30 d, cutoff) are ignored.
  */
 export function computeFeatures(events: readonly FeatureEvent[], activity: Activity, cutoff: number, manifest: FeatureManifest): Float32Array {
-  const vector = new Float32Array(manifest.names.length);
-  const tracked = new Map(manifest.trackedEvents.map((name, i) => [name, i]));
+  const plan = compile(manifest);
+  const summary = summarise(events, activity, cutoff, plan);
+  return Float32Array.from(plan.extractors, (extract) => extract(summary));
+}
+
+function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: number, plan: CompiledManifest): WindowSummary {
+  const s: WindowSummary = {
+    cutoff,
+    activity,
+    eventCounts: new Float64Array(plan.events.size * WINDOW_COUNT),
+    totals: COUNT_WINDOWS_DAYS.map(() => 0),
+    eventsPreviousWeek: 0,
+    activeDays: 0,
+    screens: Array.from({ length: plan.screens.size }, emptyScreen),
+    properties: Array.from({ length: plan.propertyIndexes.size }, () => ({ sum: 0, count: 0 })),
+    views30d: 0,
+    distinctScreens: 0,
+    distinctEvents: 0,
+    sessions7d: 0,
+    sessions: 0,
+    sessionMs: 0,
+    dwellMs: 0,
+    dwellCount: 0,
+    hesitationSum: 0,
+    hesitationCount: 0,
+    scrollSum: 0,
+    scrollCount: 0,
+    lastTargetAt: -Infinity,
+  };
   const windowStart = cutoff - FEATURE_WINDOW_DAYS * DAY_MS;
-  const totals = [0, 0, 0];
-  const distinct = new Set<string>();
-  let dwellMs = 0;
-  let hesitationSum = 0;
-  let hesitationCount = 0;
-  let scrollSum = 0;
-  let scrollCount = 0;
-  const sessions = new Map<string, { start: number; end: number; events: number }>();
+  const distinctEvents = new Set<string>();
+  const distinctScreens = new Set<string>();
+  const sessions = new Map<string, { start: number; end: number }>();
   const sessionOf = sessionCutter();
+  let sessionKey = '';
+  /** The screen the user is on: the last one an event of this session was sent from. */
+  let currentScreen: string | null = null;
 
   for (const e of events) {
     if (e.occurredAt < windowStart || e.occurredAt >= cutoff) continue;
     const age = cutoff - e.occurredAt;
-    const index = tracked.get(e.event);
+    const tracked = plan.events.get(e.event);
     COUNT_WINDOWS_DAYS.forEach((days, w) => {
       if (age <= days * DAY_MS) {
-        totals[w]++;
-        if (index !== undefined) vector[index * COUNT_WINDOWS_DAYS.length + w]++;
+        s.totals[w]++;
+        if (tracked !== undefined) s.eventCounts[tracked * WINDOW_COUNT + w]++;
       }
     });
-    distinct.add(e.event);
-    if (e.dwellMs !== null) dwellMs += e.dwellMs;
-    if (e.hesitationMs !== null) {
-      hesitationSum += e.hesitationMs;
-      hesitationCount++;
+    if (age > LAST_WEEK_DAYS * DAY_MS && age <= 2 * LAST_WEEK_DAYS * DAY_MS) s.eventsPreviousWeek++;
+    s.activeDays |= 1 << (Math.ceil(age / DAY_MS) - 1);
+    distinctEvents.add(e.event);
+    if (e.event === plan.targetEvent) s.lastTargetAt = e.occurredAt;
+    if (e.numbers !== null) addProperties(s.properties, plan.propertiesByEvent.get(e.event), e.numbers);
+    if (e.dwellMs !== null) {
+      s.dwellMs += e.dwellMs;
+      s.dwellCount++;
     }
-    if (e.scrollDepth !== null) {
-      scrollSum += e.scrollDepth;
-      scrollCount++;
-    }
+    addAveragedSignals(s, e);
 
-    // Keyed apart: a client could name its session like a derived one.
     const key = `${e.sessionId === null ? 'd' : 's'}:${sessionOf(e.occurredAt, e.sessionId)}`;
     const session = sessions.get(key);
-    if (session) {
-      session.end = e.occurredAt;
-      session.events++;
-    } else {
-      sessions.set(key, { start: e.occurredAt, end: e.occurredAt, events: 1 });
+    if (session) session.end = e.occurredAt;
+    else sessions.set(key, { start: e.occurredAt, end: e.occurredAt });
+
+    if (key !== sessionKey) currentScreen = null;
+    sessionKey = key;
+    if (e.screen !== null) {
+      currentScreen = normalisedScreenOf(e.screen);
+      distinctScreens.add(currentScreen);
+      s.views30d++;
     }
+    const screenIndex = currentScreen === null ? undefined : plan.screens.get(currentScreen);
+    if (screenIndex !== undefined) addToScreen(s.screens[screenIndex], e, age, e.screen !== null);
   }
 
-  let at = manifest.trackedEvents.length * COUNT_WINDOWS_DAYS.length;
-  for (const total of totals) vector[at++] = total;
-  let sessions7d = 0;
-  let durationMs = 0;
-  for (const s of sessions.values()) {
-    if (cutoff - s.start <= 7 * DAY_MS) sessions7d++;
-    durationMs += s.end - s.start;
+  for (const session of sessions.values()) {
+    if (cutoff - session.start <= LAST_WEEK_DAYS * DAY_MS) s.sessions7d++;
+    s.sessionMs += session.end - session.start;
   }
-  const sessionCount = sessions.size;
-  vector[at++] = sessions7d;
-  vector[at++] = sessionCount;
-  vector[at++] = sessionCount > 0 ? durationMs / sessionCount / 1000 : 0;
-  vector[at++] = sessionCount > 0 ? totals[2] / sessionCount : 0;
-  vector[at++] = dwellMs / 1000;
-  vector[at++] = hesitationCount > 0 ? hesitationSum / hesitationCount : 0;
-  vector[at++] = scrollCount > 0 ? scrollSum / scrollCount : 0;
-  vector[at++] = distinct.size;
-  vector[at++] = (cutoff - activity.lastSeenAt) / DAY_MS;
-  vector[at] = (cutoff - activity.firstSeenAt) / DAY_MS;
-  return vector;
+  s.sessions = sessions.size;
+  s.distinctEvents = distinctEvents.size;
+  s.distinctScreens = distinctScreens.size;
+  return s;
+}
+
+function addProperties(totals: PropertyTotals[], tracked: ReadonlyArray<{ key: string; index: number }> | undefined, numbers: Record<string, number>): void {
+  for (const { key, index } of tracked ?? []) {
+    const value = Object.hasOwn(numbers, key) ? numbers[key] : undefined;
+    if (typeof value !== 'number') continue;
+    totals[index].sum += value;
+    totals[index].count++;
+  }
+}
+
+/** A view counts on its own screen; dwell, hesitation and scroll depth count on the screen they happened on. */
+function addToScreen(screen: ScreenTotals, e: FeatureEvent, age: number, isView: boolean): void {
+  const lastWeek = age <= LAST_WEEK_DAYS * DAY_MS;
+  if (isView) {
+    screen.views30d++;
+    if (lastWeek) screen.views7d++;
+  }
+  if (e.dwellMs !== null) {
+    screen.dwellMs30d += e.dwellMs;
+    if (lastWeek) screen.dwellMs7d += e.dwellMs;
+  }
+  addAveragedSignals(screen, e);
+}
+
+function addAveragedSignals(totals: AveragedSignals, e: FeatureEvent): void {
+  if (e.hesitationMs !== null) {
+    totals.hesitationSum += e.hesitationMs;
+    totals.hesitationCount++;
+  }
+  if (e.scrollDepth !== null) {
+    totals.scrollSum += e.scrollDepth;
+    totals.scrollCount++;
+  }
 }
 
 /**

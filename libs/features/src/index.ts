@@ -1,10 +1,11 @@
 export {
   type Activity,
-  buildManifest,
   computeFeatures,
   FEATURE_WINDOW_DAYS,
-  type FeatureManifest,
   featuresAt,
   firstIndexAtOrAfter,
+  TARGET_NOT_IN_WINDOW_DAYS,
 } from './feature-definitions';
 export type { FeatureEvent } from './feature-event';
+export { buildManifest, type FeatureChoice, type FeatureManifest, type NumericProperty, type TrainingDraw } from './feature-manifest';
+export { normalisedScreenOf, normaliseScreen } from './screen-path';

@@ -1,4 +1,4 @@
-export { type AppConfig, ConfigError, loadConfig, type Region, type Subnet, type WebhookSettings, type WorkerMode } from './config/config';
+export { type AppConfig, ConfigError, loadConfig, type Region, type Subnet, type TrainingSettings, type WebhookSettings, type WorkerMode } from './config/config';
 export { APP_CONFIG } from './config/config.module';
 export { type Environment, environmentSchema } from './config/config.schema';
 export { cronExpression, isMinuteCron, minuteSchedule } from './config/cron-expression';

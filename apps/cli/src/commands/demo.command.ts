@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { OrganizationsService } from '@foresight/auth';
-import { DEMO_DEFAULTS, DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS, type DemoOptions, DemoTruthFile, generateDemoUsers, oracleProbability, seedDemo } from '@foresight/demo';
+import { DEMO_DEFAULTS, DEMO_INTENT_SIGNALS, DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS, type DemoIntentSignal, type DemoOptions, DemoTruthFile, generateDemoUsers, oracleProbability, seedDemo } from '@foresight/demo';
 import { IngestService, validateEvents } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
 import type { CliContext } from '../cli-context';
@@ -13,6 +13,7 @@ interface SeedOptions {
   seed: number;
   shift: number;
   userPrefix: string;
+  intentSignal: DemoIntentSignal;
   truthFile?: string;
   horizonDays: number;
 }
@@ -34,6 +35,12 @@ export function registerDemoCommands(program: Command, context: CliContext): voi
     .option('--seed <s>', 'random seed; the same seed gives the same events and messageIds', parseSeed, DEMO_DEFAULTS.seed)
     .option('--shift <x>', 'population drift from -1 to 1 (0: reference population); moves behavior and propensities', parseShift, DEMO_DEFAULTS.shift)
     .option('--user-prefix <prefix>', 'user id prefix, so several populations can share an organization', parseUserPrefix, DEMO_DEFAULTS.userPrefix)
+    .option(
+      '--intent-signal <where>',
+      `where buying and upgrade intent show: ${DEMO_INTENT_SIGNALS.join(' or ')} (screens: only which screens are viewed, how long and how hesitantly; no event name carries it)`,
+      parseIntentSignal,
+      DEMO_DEFAULTS.intentSignal,
+    )
     .option('--truth-file <path>', "write each user's true parameters and oracle probabilities (.ndjson/.jsonl: one user per line; else JSON)")
     .option(
       '--horizon-days <h>',
@@ -46,12 +53,13 @@ export function registerDemoCommands(program: Command, context: CliContext): voi
         // Ingestion trusts its caller for the organization; an unknown id must not leave orphan events.
         await app.get(OrganizationsService).get(options.org);
         const ingest = app.get(IngestService);
-        const { users, days, seed, shift, userPrefix } = options;
-        const generation: DemoOptions = { users, days, seed, shift, userPrefix, now: new Date() };
+        const { users, days, seed, shift, userPrefix, intentSignal } = options;
+        const generation: DemoOptions = { users, days, seed, shift, userPrefix, intentSignal, now: new Date() };
         const truth = options.truthFile
           ? await DemoTruthFile.create(options.truthFile, {
               seed: options.seed,
               shift: options.shift,
+              intentSignal: options.intentSignal,
               userPrefix: options.userPrefix,
               days: options.days,
               now: generation.now.toISOString(),
@@ -73,6 +81,7 @@ export function registerDemoCommands(program: Command, context: CliContext): voi
               organizationId: options.org,
               seed: options.seed,
               shift: options.shift,
+              intentSignal: options.intentSignal,
               userPrefix: options.userPrefix,
               days: options.days,
               ...result,
@@ -141,4 +150,10 @@ function parseShift(value: string): number {
 function parseUserPrefix(value: string): string {
   if (!/^[A-Za-z0-9_.:-]{1,40}$/.test(value)) throw new Error('--user-prefix takes 1 to 40 letters, digits or _ . : -');
   return value;
+}
+
+function parseIntentSignal(value: string): DemoIntentSignal {
+  const signal = DEMO_INTENT_SIGNALS.find((known) => known === value);
+  if (!signal) throw new Error(`--intent-signal must be one of ${DEMO_INTENT_SIGNALS.join(', ')}; got "${value}"`);
+  return signal;
 }

@@ -4,9 +4,13 @@ export interface UserEvent {
   occurredAt: number;
   event: string;
   sessionId: string | null;
+  /** The `screen` or `url` the event was sent from, as stored (the features normalise it). */
+  screen: string | null;
   dwellMs: number | null;
   hesitationMs: number | null;
   scrollDepth: number | null;
+  /** The event's top-level numeric custom properties (cart items, amounts); null when it sent none. */
+  numbers: Record<string, number> | null;
 }
 
 /** A user's events in a window, oldest first, with when the user was first and last seen before its end. */

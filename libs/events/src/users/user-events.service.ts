@@ -38,9 +38,11 @@ interface CursorRow {
   t: number;
   event: string;
   session_id: string | null;
+  screen: string | null;
   dwell_ms: number | null;
   hesitation_ms: number | null;
   scroll_depth: number | null;
+  numeric_properties: Record<string, number> | null;
 }
 
 /** An event of the user's, as export shows it (payloads still sealed). */
@@ -143,6 +145,58 @@ export class UserEventsService {
     return rows.map((r) => r.event).sort();
   }
 
+  /** The screens (or urls) of [from, until) with their views, most viewed first, at most `limit` raw values. */
+  async frequentScreens(organizationId: string, from: Date, until: Date, limit: number): Promise<Array<{ screen: string; views: number }>> {
+    const rows: Array<{ screen: string; views: string }> = await this.dataSource.query(
+      `SELECT screen, count(*) AS views FROM events WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3 AND screen IS NOT NULL
+        GROUP BY screen ORDER BY count(*) DESC, screen LIMIT $4`,
+      [organizationId, from.toISOString(), until.toISOString(), limit],
+    );
+    return rows.map((r) => ({ screen: r.screen, views: Number(r.views) }));
+  }
+
+  /**
+   * The `limit` numeric custom properties most often sent with the events `events` in [from, until),
+   * most frequent first (ties by event, then key).
+   */
+  async frequentNumericProperties(
+    organizationId: string,
+    events: readonly string[],
+    from: Date,
+    until: Date,
+    limit: number,
+  ): Promise<Array<{ event: string; key: string }>> {
+    return this.dataSource.query(
+      `SELECT e.event, p.key FROM events e, jsonb_object_keys(e.numeric_properties) AS p(key)
+        WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND e.event = ANY($4::text[])
+          AND e.numeric_properties IS NOT NULL
+        GROUP BY e.event, p.key ORDER BY count(*) DESC, e.event, p.key LIMIT $5`,
+      [organizationId, from.toISOString(), until.toISOString(), events, limit],
+    );
+  }
+
+  /** Which behavioral signals the organization's events of [from, until) carry at all. */
+  async signalsSent(organizationId: string, from: Date, until: Date): Promise<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }> {
+    const [signals]: Array<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }> = await this.dataSource.query(
+      `SELECT coalesce(bool_or(dwell_ms IS NOT NULL), false) AS dwell, coalesce(bool_or(hesitation_ms IS NOT NULL), false) AS hesitation,
+              coalesce(bool_or(scroll_depth IS NOT NULL), false) AS "scrollDepth"
+         FROM events WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3`,
+      [organizationId, from.toISOString(), until.toISOString()],
+    );
+    return signals;
+  }
+
+  /** The users who did `event` in [from, until) (training's sample is stratified by it). */
+  async usersWhoDid(organizationId: string, event: string, from: Date, until: Date): Promise<Set<StoredUserId>> {
+    const rows: Array<{ user_id: StoredUserId }> = await this.dataSource.query(
+      `SELECT DISTINCT ${EVENT_USER} AS user_id
+         FROM events e ${EVENT_USER_JOIN}
+        WHERE e.organization_id = $1 AND e.event = $2 AND e.occurred_at >= $3 AND e.occurred_at < $4 AND ${EVENT_USER} IS NOT NULL`,
+      [organizationId, event, from.toISOString(), until.toISOString()],
+    );
+    return new Set(rows.map((r) => r.user_id));
+  }
+
   /** When each user of the organization was first seen (epoch ms), over all their events. */
   async firstSeen(organizationId: string): Promise<Map<StoredUserId, number>> {
     const rows: Array<{ user_id: StoredUserId; first_seen: Date }> = await this.dataSource.query(
@@ -157,9 +211,16 @@ export class UserEventsService {
 
   /**
    * The training cursor: every user's events of [from, until), one user at a time in user order,
-   * streamed through a server-side cursor in one repeatable-read snapshot (flat memory).
+   * streamed through a server-side cursor in one repeatable-read snapshot (flat memory). With `users`,
+   * only theirs: a sample is chosen in SQL, so the cursor sorts and sends only its events.
    */
-  async eachUserHistory(organizationId: string, from: Date, until: Date, onUser: (user: StoredUserId, history: UserEvent[]) => void): Promise<void> {
+  async eachUserHistory(
+    organizationId: string,
+    from: Date,
+    until: Date,
+    users: readonly StoredUserId[] | null,
+    onUser: (user: StoredUserId, history: UserEvent[]) => void,
+  ): Promise<void> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
@@ -167,11 +228,12 @@ export class UserEventsService {
       await runner.query(
         `DECLARE user_histories NO SCROLL CURSOR FOR
            SELECT ${EVENT_USER} AS user_id, (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id,
-                  e.dwell_ms, e.hesitation_ms, e.scroll_depth
+                  e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
              FROM events e ${EVENT_USER_JOIN}
             WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND ${EVENT_USER} IS NOT NULL
+              AND ($4::text[] IS NULL OR ${EVENT_USER} = ANY($4::text[]))
             ORDER BY 1, e.occurred_at`,
-        [organizationId, from.toISOString(), until.toISOString()],
+        [organizationId, from.toISOString(), until.toISOString(), users],
       );
       let current: StoredUserId | undefined;
       let history: UserEvent[] = [];
@@ -186,9 +248,11 @@ export class UserEventsService {
             occurredAt: row.t,
             event: row.event,
             sessionId: row.session_id,
+            screen: row.screen,
             dwellMs: row.dwell_ms,
             hesitationMs: row.hesitation_ms,
             scrollDepth: row.scroll_depth,
+            numbers: row.numeric_properties,
           });
         }
       }

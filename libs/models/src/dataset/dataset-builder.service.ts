@@ -1,19 +1,27 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type StoredUserId, UserEventsService } from '@foresight/events';
 import {
   buildManifest,
   FEATURE_WINDOW_DAYS,
+  type FeatureChoice,
   type FeatureEvent,
   type FeatureManifest,
   featuresAt,
   firstIndexAtOrAfter,
+  normaliseScreen,
 } from '@foresight/features';
-import { DAY_MS } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, DAY_MS } from '@foresight/platform';
 import type { TrainingSplit } from '../training';
+import { IneligibleModelError } from './ineligible-model.error';
 import { RowBuffer } from './row-buffer';
-import { ACTIVE_DAYS, isValidationUser, planTraining, type TrainingPlan } from './training-plan';
+import { ACTIVE_DAYS, cutoffStepDays, isValidationUser, planTraining, type TrainingPlan } from './training-plan';
+import { planUserSample, stratifiedUsers } from './user-sample';
 
 const TRACKED_EVENTS = 20;
+const TRACKED_SCREENS = 12;
+const TRACKED_PROPERTIES = 8;
+/** Raw screens read to find the top normalised ones (ids in paths make many raw values of one page). */
+const SCREEN_CANDIDATES = 5_000;
 
 export interface ModelDefinition {
   organizationId: string;
@@ -27,40 +35,104 @@ export interface BuiltDataset {
   plan: TrainingPlan;
 }
 
+/** Users with a positive row and users with a negative row: what the eligibility gate counts. */
+interface ClassUsers {
+  positive: number;
+  negative: number;
+}
+
 /**
  * Builds the training matrix from the organization's events: each user's history, streamed in user
- * order (UserEventsService's training cursor, flat memory), is evaluated at weekly past cutoffs with the
- * same feature definitions serving uses; the label is whether the target event followed within the horizon.
+ * order (UserEventsService's training cursor, flat memory), is evaluated at past cutoffs (daily when
+ * data is small, up to weekly) with the same feature definitions serving uses; the label is whether
+ * the target event followed within the horizon. Beyond TRAINING_MAX_USERS users a sample is read.
  */
 @Injectable()
 export class DatasetBuilderService {
-  constructor(private readonly userEvents: UserEventsService) {}
+  constructor(
+    private readonly userEvents: UserEventsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  async build(model: ModelDefinition): Promise<BuiltDataset> {
-    const now = Date.now();
-    const plan = planTraining(now, model.horizonDays);
+  async build(model: ModelDefinition, now = Date.now()): Promise<BuiltDataset> {
+    const firstSeen = await this.userEvents.firstSeen(model.organizationId);
+    const sample = planUserSample(firstSeen.size, this.config.training.maxUsers);
+    const plan = planTraining(now, model.horizonDays, cutoffStepDays(sample.sampledUsers));
     const loadFrom = new Date(plan.windowStart - FEATURE_WINDOW_DAYS * DAY_MS);
     const until = new Date(now);
-    const manifest = buildManifest(await this.userEvents.frequentEvents(model.organizationId, loadFrom, until, TRACKED_EVENTS));
-    const firstSeen = await this.userEvents.firstSeen(model.organizationId);
+    const manifest = buildManifest(await this.chooseFeatures(model, loadFrom, until));
     const train = new RowBuffer(manifest.names.length);
+    const tuning = new RowBuffer(manifest.names.length);
     const validation = new RowBuffer(manifest.names.length);
+    const classUsers: ClassUsers = { positive: 0, negative: 0 };
+    const sampledIds =
+      sample.rate < 1
+        ? stratifiedUsers([...firstSeen.keys()], await this.userEvents.usersWhoDid(model.organizationId, model.targetEvent, loadFrom, until), sample.rate)
+        : null;
 
+    // Validation users' rows at the holdout cutoffs calibrate and measure; the other users train before
+    // those cutoffs and tune (early stopping, the search) at them: later in time, and no user on both sides.
+    const heldOut = { cutoffs: plan.validationCutoffs, rows: validation };
+    const parts = [
+      { cutoffs: plan.trainCutoffs, rows: train },
+      { cutoffs: plan.validationCutoffs, rows: tuning },
+    ];
     const addUser = (userId: StoredUserId, history: FeatureEvent[]) => {
-      const held = isValidationUser(userId);
-      for (const cutoff of held ? plan.validationCutoffs : plan.trainCutoffs) {
-        const end = firstIndexAtOrAfter(history, cutoff);
-        if (end === 0 || history[end - 1].occurredAt < cutoff - ACTIVE_DAYS * DAY_MS) continue;
-        const vector = featuresAt(history, cutoff, manifest, firstSeen.get(userId));
-        if (!vector) continue;
-        let label = false;
-        for (let i = end; i < history.length && history[i].occurredAt < cutoff + plan.horizonMs; i++) {
-          if (history[i].event === model.targetEvent) label = true;
+      let positive = false;
+      let negative = false;
+      for (const part of isValidationUser(userId) ? [heldOut] : parts) {
+        for (const cutoff of part.cutoffs) {
+          const end = firstIndexAtOrAfter(history, cutoff);
+          if (end === 0 || history[end - 1].occurredAt < cutoff - ACTIVE_DAYS * DAY_MS) continue;
+          const vector = featuresAt(history, cutoff, manifest, firstSeen.get(userId));
+          if (!vector) continue;
+          let label = false;
+          for (let i = end; i < history.length && history[i].occurredAt < cutoff + plan.horizonMs; i++) {
+            if (history[i].event === model.targetEvent) label = true;
+          }
+          if (label) positive = true;
+          else negative = true;
+          part.rows.push(vector, label);
         }
-        (held ? validation : train).push(vector, label);
       }
+      if (positive) classUsers.positive++;
+      if (negative) classUsers.negative++;
     };
-    await this.userEvents.eachUserHistory(model.organizationId, loadFrom, until, addUser);
-    return { split: { train: train.toSet(manifest.names), validation: validation.toSet(manifest.names) }, manifest, plan };
+    await this.userEvents.eachUserHistory(model.organizationId, loadFrom, until, sampledIds, addUser);
+    this.requireEligible(model, classUsers);
+    manifest.trainedOn = { users: sample.users, sampledUsers: sampledIds?.length ?? sample.users, cutoffStepDays: plan.cutoffStepDays };
+    return { split: { train: train.toSet(manifest.names), tuning: tuning.toSet(manifest.names), validation: validation.toSet(manifest.names) }, manifest, plan };
   }
+
+  private requireEligible(model: ModelDefinition, users: ClassUsers): void {
+    const minimum = this.config.training.minUsersPerClass;
+    for (const [didTarget, found] of [[true, users.positive], [false, users.negative]] as const) {
+      if (found < minimum) throw new IneligibleModelError(minimum, model.targetEvent, model.horizonDays, found, didTarget);
+    }
+  }
+
+  /** The organization's own data decides what is described: its frequent events, screens and numeric properties, the signals it sends. */
+  private async chooseFeatures(model: ModelDefinition, from: Date, until: Date): Promise<FeatureChoice> {
+    const { organizationId } = model;
+    const [trackedEvents, screens, signals] = await Promise.all([
+      this.userEvents.frequentEvents(organizationId, from, until, TRACKED_EVENTS),
+      this.userEvents.frequentScreens(organizationId, from, until, SCREEN_CANDIDATES),
+      this.userEvents.signalsSent(organizationId, from, until),
+    ]);
+    const trackedProperties = await this.userEvents.frequentNumericProperties(organizationId, [...trackedEvents, model.targetEvent], from, until, TRACKED_PROPERTIES);
+    return { trackedEvents, trackedScreens: topScreens(screens), trackedProperties, targetEvent: model.targetEvent, signals };
+  }
+}
+
+/** The most viewed normalised screens, most viewed first (ties by name). */
+function topScreens(rows: ReadonlyArray<{ screen: string; views: number }>): string[] {
+  const views = new Map<string, number>();
+  for (const row of rows) {
+    const screen = normaliseScreen(row.screen);
+    views.set(screen, (views.get(screen) ?? 0) + row.views);
+  }
+  return [...views]
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .slice(0, TRACKED_SCREENS)
+    .map(([screen]) => screen);
 }

@@ -66,7 +66,18 @@ export class TrainingRunService {
         trainRows: trained.trainRows,
         validationRows: rowCount(dataset.split.validation),
       });
-      this.logger.info({ modelId: model.id, auc: trained.metrics.auc, seconds: (Date.now() - startedAt) / 1000 }, 'training run finished');
+      this.logger.info(
+        {
+          modelId: model.id,
+          auc: trained.metrics.auc,
+          calibrationError: trained.metrics.calibrationError,
+          hyperparameters: trained.hyperparameters,
+          candidatesTried: trained.candidatesTried,
+          trainedOn: dataset.manifest.trainedOn,
+          seconds: (Date.now() - startedAt) / 1000,
+        },
+        'training run finished',
+      );
       this.runs.inc({ algorithm: model.algorithm, result: stored.state === 'serving' ? 'promoted' : 'rejected' });
       await this.domainEvents.publish(
         model.organizationId,

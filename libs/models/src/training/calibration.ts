@@ -1,4 +1,4 @@
-import { GbdtParameters } from './gbdt.trainer';
+import { GbdtParameters } from './gbdt';
 import { marginLogLoss, sigmoid } from './log-loss';
 import { LogisticParameters } from './logistic.trainer';
 import { ModelParameters } from './model-parameters';
@@ -94,6 +94,7 @@ function calibrateGbdt(parameters: GbdtParameters, { a, b }: PlattCalibration): 
 function calibrateLogistic(parameters: LogisticParameters, { a, b }: PlattCalibration): LogisticParameters {
   return {
     kind: 'logistic',
+    logScaled: [...parameters.logScaled],
     coefficients: parameters.coefficients.map((c) => Math.fround(a * c)),
     center: [...parameters.center],
     offset: Math.fround(a * parameters.offset + b),

@@ -3,6 +3,7 @@ import {
   computeValidationMetrics,
   CONFIDENCE_BIN_EDGES,
   confidenceHistogram,
+  expectedCalibrationError,
   populationStabilityIndex,
   rocAuc,
 } from './metrics';
@@ -63,6 +64,19 @@ describe('computeValidationMetrics', () => {
 
   it('reports precision 0 rather than NaN when nothing is predicted positive', () => {
     expect(computeValidationMetrics(labels(1, 0), Float64Array.from([0.1, 0.2])).precision).toBe(0);
+  });
+});
+
+describe('expectedCalibrationError', () => {
+  it('weights each bin\'s gap between mean prediction and positive share by its rows', () => {
+    // Bin [0.1, 0.2): predictions 0.1, 0.1, 0.1, 0.1 with one positive: gap |0.1 - 0.25| = 0.15, 4 of 6 rows.
+    // Bin [0.9, 1]: predictions 0.9 and 1 (the top bin includes 1), both positive: gap |0.95 - 1| = 0.05, 2 of 6 rows.
+    const value = expectedCalibrationError(labels(0, 0, 1, 0, 1, 1), Float64Array.from([0.1, 0.1, 0.1, 0.1, 0.9, 1]));
+    expect(value).toBeCloseTo((4 / 6) * 0.15 + (2 / 6) * 0.05, 12);
+  });
+
+  it('is 0 for predictions that match every bin\'s frequency', () => {
+    expect(expectedCalibrationError(labels(1, 0, 1, 0), Float64Array.from([0.5, 0.5, 0.5, 0.5]))).toBe(0);
   });
 });
 

@@ -18,7 +18,11 @@ export interface ValidationMetrics {
   /** Area under the ROC curve; tied scores count one half. */
   auc: number;
   logLoss: number;
+  /** Expected calibration error over CALIBRATION_BINS equal-width probability bins. */
+  calibrationError: number;
 }
+
+export const CALIBRATION_BINS = 10;
 
 /**
  * Confidence is the probability of the predicted label, max(p, 1 - p), in [0.5, 1].
@@ -65,7 +69,27 @@ export function computeValidationMetrics(
     recall: positives > 0 ? truePositives / positives : 0,
     auc: rocAuc(labels, probabilities),
     logLoss: loss / n,
+    calibrationError: expectedCalibrationError(labels, probabilities),
   };
+}
+
+/**
+ * ECE: rows go to `bins` equal-width bins of predicted probability; the gap between a bin's mean
+ * prediction and its observed positive share, weighted by the bin's share of rows, summed.
+ */
+export function expectedCalibrationError(labels: Uint8Array, probabilities: ArrayLike<number>, bins = CALIBRATION_BINS): number {
+  const predicted = new Float64Array(bins);
+  const observed = new Float64Array(bins);
+  const rows = new Float64Array(bins);
+  for (let i = 0; i < labels.length; i++) {
+    const bin = Math.min(bins - 1, Math.floor(probabilities[i] * bins));
+    predicted[bin] += probabilities[i];
+    observed[bin] += labels[i];
+    rows[bin]++;
+  }
+  let error = 0;
+  for (let bin = 0; bin < bins; bin++) error += Math.abs(predicted[bin] - observed[bin]) / labels.length;
+  return error;
 }
 
 /**

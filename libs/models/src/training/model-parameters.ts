@@ -1,4 +1,4 @@
-import { GbdtParameters, predictGbdtMargins } from './gbdt.trainer';
+import { GbdtParameters, predictGbdtMargins } from './gbdt';
 import { LogisticParameters, predictLogisticMargins } from './logistic.trainer';
 
 export type Algorithm = 'gbdt' | 'logistic';

@@ -28,6 +28,11 @@ describe('trainModel', () => {
     const data = makeSyntheticData({ trainRows: 6000, validationRows: 3000, features: 8, positiveRate: 0.25, seed: 31 });
     const model = trainModel({ algorithm, split: data.split });
 
+    it('chooses its hyperparameters among several candidates on the validation split', () => {
+      expect(model.candidatesTried).toBeGreaterThan(1);
+      expect(model.hyperparameters).toEqual(expect.any(Object));
+    });
+
     it('reports validation metrics of the calibrated model', () => {
       const { metrics } = model;
       expect(metrics.rows).toBe(3000);
@@ -36,6 +41,7 @@ describe('trainModel', () => {
       expect(metrics.auc).toBeGreaterThan(0.75);
       expect(metrics.accuracy).toBeGreaterThan(1 - metrics.baseRate);
       expect(metrics.logLoss).toBeLessThan(0.5);
+      expect(metrics.calibrationError).toBeLessThan(0.03);
       expect(metrics.precision).toBeGreaterThan(0.5);
       expect(metrics.recall).toBeGreaterThan(0.2);
     });
@@ -72,7 +78,9 @@ describe('trainModel', () => {
 
   it.each(algorithms)('%s: copes with a 3%% positive rate', (algorithm) => {
     const data = makeSyntheticData({ trainRows: 15000, validationRows: 10000, features: 8, positiveRate: 0.03, seed: 17 });
-    const model = trainModel({ algorithm, split: data.split });
+    // The balanced class weights of the first candidate alone: what calibration must undo.
+    const model = trainModel({ algorithm, split: data.split, searchBudgetCells: 0 });
+    expect(model.candidatesTried).toBe(1);
     const probabilities = predictProbabilities(model, data.split.validation.features);
     const meanProbability = probabilities.reduce((s, p) => s + p, 0) / probabilities.length;
     expect(model.metrics.baseRate).toBeGreaterThan(0.02);

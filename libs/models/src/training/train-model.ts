@@ -1,9 +1,10 @@
 import { type ValidationCurves, validationCurves } from '../curves/validation-curves';
 import { applyCalibration, fitPlattScaling, PlattCalibration } from './calibration';
 import { FeatureImportance, normalizeImportance } from './feature-importance';
-import { fitGbdt, GbdtOptions } from './gbdt.trainer';
+import type { GbdtOptions } from './gbdt';
+import { DEFAULT_SEARCH_BUDGET_CELLS, searchGbdt, searchLogistic } from './hyperparameter-search';
 import { sigmoid } from './log-loss';
-import { fitLogistic, LogisticOptions } from './logistic.trainer';
+import type { LogisticOptions } from './logistic.trainer';
 import {
   computeValidationMetrics,
   ConfidenceHistogram,
@@ -20,9 +21,19 @@ import {
 } from './training.errors';
 import { assertTrainingSplit, countClasses, rowCount, TrainingSplit } from './training-set';
 
+/**
+ * `options` fix hyperparameters; the search tries its candidates merged over them, unless `search`
+ * is false (exactly these options, one fit). `searchBudgetCells` bounds the search's work.
+ */
+interface TrainingControls {
+  split: TrainingSplit;
+  search?: boolean;
+  searchBudgetCells?: number;
+}
+
 export type TrainModelInput =
-  | { algorithm: 'gbdt'; split: TrainingSplit; options?: Partial<GbdtOptions> }
-  | { algorithm: 'logistic'; split: TrainingSplit; options?: Partial<LogisticOptions> };
+  | ({ algorithm: 'gbdt'; options?: Partial<GbdtOptions> } & TrainingControls)
+  | ({ algorithm: 'logistic'; options?: Partial<LogisticOptions> } & TrainingControls);
 
 /** Result of a training run: plain data and typed arrays, safe to post from a worker thread. */
 export interface TrainedModel {
@@ -46,9 +57,12 @@ export interface TrainedModel {
   trainPositives: number;
   /** Boosting rounds kept (gbdt) or Newton iterations (logistic). */
   iterations: number;
+  /** The hyperparameters chosen on the tuning split, and how many candidates were fitted. */
+  hyperparameters: object;
+  candidatesTried: number;
 }
 
-/** Fit on train, calibrate and evaluate on validation, export to ONNX. Pure and synchronous. */
+/** Fit on train (choices made on tuning), calibrate and evaluate on validation, export to ONNX. Pure and synchronous. */
 export function trainModel(input: TrainModelInput): TrainedModel {
   const { split } = input;
   assertTrainingSplit(split);
@@ -56,22 +70,26 @@ export function trainModel(input: TrainModelInput): TrainedModel {
   requireExamples('train', train.positives, train.negatives, MIN_TRAINING_EXAMPLES_PER_CLASS);
   const validation = countClasses(split.validation.labels);
   requireExamples('validation', validation.positives, validation.negatives, MIN_VALIDATION_EXAMPLES_PER_CLASS);
+  if (split.tuning) {
+    const tuning = countClasses(split.tuning.labels);
+    requireExamples('tuning', tuning.positives, tuning.negatives, MIN_VALIDATION_EXAMPLES_PER_CLASS);
+  }
 
   const { featureNames } = split.train;
   const d = featureNames.length;
+  const budgetCells = input.searchBudgetCells ?? DEFAULT_SEARCH_BUDGET_CELLS;
   let raw: ModelParameters;
   let importance: ArrayLike<number>;
   let iterations: number;
+  let searched: { options: object; candidatesTried: number };
   if (input.algorithm === 'gbdt') {
-    const fit = fitGbdt(split, input.options);
-    raw = fit.parameters;
-    importance = fit.featureGain;
-    iterations = fit.bestIteration;
+    const search = searchGbdt(split, input.options ?? {}, budgetCells, input.search !== false);
+    ({ parameters: raw, featureGain: importance, bestIteration: iterations } = search.fit);
+    searched = search;
   } else {
-    const fit = fitLogistic(split, input.options);
-    raw = fit.parameters;
-    importance = fit.featureEffect;
-    iterations = fit.iterations;
+    const search = searchLogistic(split, input.options ?? {}, budgetCells, input.search !== false);
+    ({ parameters: raw, featureEffect: importance, iterations } = search.fit);
+    searched = search;
   }
 
   // Class weights shift and stretch the margins; Platt scaling on held-out rows maps
@@ -94,6 +112,8 @@ export function trainModel(input: TrainModelInput): TrainedModel {
     trainRows: rowCount(split.train),
     trainPositives: train.positives,
     iterations,
+    hyperparameters: searched.options,
+    candidatesTried: searched.candidatesTried,
   };
 }
 

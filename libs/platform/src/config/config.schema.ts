@@ -85,6 +85,10 @@ export const environmentSchema = z.object({
   OTEL_TRACES_SAMPLER_ARG: z.string().trim().min(1).pipe(z.coerce.number<string>().min(0).max(1)).default(1),
   /** When the monitoring job runs (outcomes, accuracy, drift): a five-field cron expression (at most once a minute). */
   MONITORING_SCHEDULE: cronExpression('7 * * * *').default('7 * * * *'),
+  /** A training run fails unless at least this many users did the target event after a cutoff, and as many did not. */
+  TRAINING_MIN_USERS_PER_CLASS: z.coerce.number().int().min(1).default(50),
+  /** Organizations with more users train on a stratified sample of this many (serving still scores everyone). */
+  TRAINING_MAX_USERS: z.coerce.number().int().min(1000).default(200_000),
   /** Delay before each webhook retry; the number of entries is the number of retries (about 24 h by default). */
   WEBHOOK_RETRY_SCHEDULE: listOf(duration).prefault('5s,5m,30m,2h,5h,10h,10h'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),

@@ -43,6 +43,13 @@ export interface TracingSettings {
   readonly sampleRatio: number;
 }
 
+export interface TrainingSettings {
+  /** The eligibility gate: users with the target event (and users without it) a run needs. */
+  readonly minUsersPerClass: number;
+  /** Users beyond this are sampled, stratified by whether they did the target event. */
+  readonly maxUsers: number;
+}
+
 export interface AppConfig {
   readonly port: number;
   readonly host: string;
@@ -62,6 +69,7 @@ export interface AppConfig {
   readonly workerMode: WorkerMode;
   readonly embedded: boolean;
   readonly monitoringSchedule: string;
+  readonly training: TrainingSettings;
   readonly webhooks: WebhookSettings;
   readonly http: HttpEdgeSettings;
   readonly tracing?: TracingSettings;
@@ -113,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     workerMode: vars.WORKER_MODE ?? (embedded ? 'inline' : 'off'),
     embedded,
     monitoringSchedule: vars.MONITORING_SCHEDULE,
+    training: { minUsersPerClass: vars.TRAINING_MIN_USERS_PER_CLASS, maxUsers: vars.TRAINING_MAX_USERS },
     webhooks: {
       retryScheduleMs: vars.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,

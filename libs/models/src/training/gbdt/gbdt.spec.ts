@@ -1,4 +1,8 @@
 import { createRandom } from '@foresight/platform';
+import { sigmoid } from '../log-loss';
+import { rocAuc } from '../metrics';
+import { makeSyntheticData } from '../synthetic-data.fixture';
+import { trainingSetFromRows, TrainingSplit } from '../training-set';
 import {
   binOf,
   binRows,
@@ -7,11 +11,7 @@ import {
   kthLargest,
   predictGbdtMargins,
   resolveGbdtOptions,
-} from './gbdt.trainer';
-import { sigmoid } from './log-loss';
-import { rocAuc } from './metrics';
-import { makeSyntheticData } from './synthetic-data.fixture';
-import { trainingSetFromRows, TrainingSplit } from './training-set';
+} from './index';
 
 /** x = 0..99, positive from 37 on: the only perfect split is x <= 36. */
 function steppedSplit(): TrainingSplit {
@@ -84,6 +84,15 @@ describe('fitGbdt', () => {
     const gain = Array.from(fit.featureGain);
     expect(Math.max(...gain)).toBe(gain[0]);
     expect(Math.max(gain[6], gain[7])).toBeLessThan(Math.min(...gain.slice(0, 6)));
+  });
+
+  it('early-stops on the tuning rows when the split has them, not on the validation rows', () => {
+    const { split } = makeSyntheticData({ trainRows: 3000, validationRows: 1000, features: 6, positiveRate: 0.3, seed: 4 });
+    const flipped = { ...split.validation, labels: split.validation.labels.map((y) => 1 - y) };
+    const options = { maxTrees: 60, earlyStoppingPatience: 5 };
+    // Tuning rows whose labels are all wrong get worse with every tree: one round is kept, whatever validation says.
+    expect(fitGbdt({ train: split.train, tuning: flipped, validation: split.validation }, options).bestIteration).toBe(1);
+    expect(fitGbdt({ train: split.train, tuning: split.validation, validation: flipped }, options).bestIteration).toBeGreaterThan(10);
   });
 
   it('stops early on noise and keeps only the best rounds', () => {

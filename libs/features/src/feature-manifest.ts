@@ -1,0 +1,92 @@
+/** Names and order of a model version's inputs; stored with the version so serving builds the same vector. */
+export interface FeatureManifest {
+  /** 1: event counts and session totals; 2 adds screens, trends, active days and the target's history. */
+  version: 1 | 2;
+  /** Event names counted per window (chosen at training time: the most frequent ones, and the target). */
+  trackedEvents: string[];
+  /** Normalised screens/pages (normaliseScreen) described one by one; absent in version 1. */
+  trackedScreens?: string[];
+  /** Numeric custom properties summed and averaged per event (`property_*_30d:<event>/<key>`); absent before they existed. */
+  trackedProperties?: NumericProperty[];
+  /** The event the model predicts, whose own history is a feature; absent in version 1. */
+  targetEvent?: string;
+  names: string[];
+  /** How the training matrix was drawn (written after the run has read the data); absent in version 1. */
+  trainedOn?: TrainingDraw;
+}
+
+/** The users and cutoffs a version's training matrix came from. */
+export interface TrainingDraw {
+  /** Users with an event before the run. */
+  users: number;
+  /** Users whose rows were read: all, or a sample when the organization is larger than the training limit. */
+  sampledUsers: number;
+  /** Days between training cutoffs: 1 when data is small, up to 7. */
+  cutoffStepDays: number;
+}
+
+/** A numeric custom property as sent with one event name, e.g. `items` of `add_to_cart`. */
+export interface NumericProperty {
+  event: string;
+  key: string;
+}
+
+/** How a numeric property is named in feature names. */
+export const numericPropertyLabel = (property: NumericProperty) => `${property.event}/${property.key}`;
+
+/** What training chose from the organization's own data. */
+export interface FeatureChoice {
+  trackedEvents: readonly string[];
+  trackedScreens: readonly string[];
+  /** The most frequent numeric properties of the tracked events. */
+  trackedProperties: readonly NumericProperty[];
+  targetEvent: string;
+  /** Whether any event of the organization carries the signal; features of an absent signal would be constant. */
+  signals: { dwell: boolean; hesitation: boolean; scrollDepth: boolean };
+}
+
+export const COUNT_WINDOWS_DAYS = [1, 7, 30] as const;
+
+/** Per tracked event: how often in each window. */
+export const eventFeatureNames = (event: string) => COUNT_WINDOWS_DAYS.map((days) => `count_${days}d:${event}`);
+
+export function buildManifest(choice: FeatureChoice): FeatureManifest {
+  const { signals } = choice;
+  const trackedEvents = [...new Set([...choice.trackedEvents, choice.targetEvent])].sort();
+  const names = trackedEvents.flatMap(eventFeatureNames);
+  for (const screen of choice.trackedScreens) {
+    names.push(`screen_views_7d:${screen}`, `screen_views_30d:${screen}`, `screen_view_share_30d:${screen}`);
+    if (signals.dwell) names.push(`screen_dwell_seconds_7d:${screen}`, `screen_dwell_seconds_30d:${screen}`);
+    if (signals.hesitation) names.push(`screen_mean_hesitation_ms_30d:${screen}`);
+    if (signals.scrollDepth) names.push(`screen_mean_scroll_depth_30d:${screen}`);
+  }
+  // Two properties whose labels collide (an event or key holding "/") would make one feature name twice: the first is kept.
+  const byLabel = new Map<string, NumericProperty>();
+  for (const { event, key } of choice.trackedProperties) {
+    const label = numericPropertyLabel({ event, key });
+    if (!byLabel.has(label)) byLabel.set(label, { event, key });
+  }
+  for (const label of byLabel.keys()) names.push(`property_sum_30d:${label}`, `property_mean_30d:${label}`);
+  const trackedProperties = [...byLabel.values()];
+  names.push(
+    ...COUNT_WINDOWS_DAYS.map((days) => `events_${days}d`),
+    'events_8_to_14d',
+    'events_trend_7d',
+    'active_days_7d',
+    'active_days_30d',
+    'sessions_7d',
+    'sessions_30d',
+    'mean_session_seconds_30d',
+    'events_per_session_30d',
+    'screen_views_30d',
+    'distinct_screens_30d',
+    'distinct_events_30d',
+    'days_since_last_event',
+    'days_since_first_event',
+    'days_since_target_event',
+  );
+  if (signals.dwell) names.push('total_dwell_seconds_30d', 'mean_view_dwell_seconds_30d');
+  if (signals.hesitation) names.push('mean_hesitation_ms_30d');
+  if (signals.scrollDepth) names.push('mean_scroll_depth_30d');
+  return { version: 2, trackedEvents, trackedScreens: [...choice.trackedScreens], trackedProperties, targetEvent: choice.targetEvent, names };
+}

@@ -1,0 +1,107 @@
+import { resolvePositiveWeight } from '../class-weight';
+import { marginLogLoss } from '../log-loss';
+import { rowCount, TrainingSplit, tuningSet } from '../training-set';
+import { binRows, computeBinThresholds } from './binning';
+import { GbdtOptions, resolveGbdtOptions } from './gbdt-options';
+import { GossSampler } from './goss-sampler';
+import type { GbdtParameters, RegressionTree } from './regression-tree';
+import { addLeafValues, TreeGrower } from './tree-grower';
+
+/** Floor on per-row hessian so confident rows cannot make a leaf's denominator vanish. */
+const MIN_ROW_HESSIAN = 1e-16;
+
+export interface GbdtFit {
+  parameters: GbdtParameters;
+  /** Total split gain per feature over the kept trees (unnormalized). */
+  featureGain: Float64Array;
+  treesTrained: number;
+  /** Rounds kept: the round with the best tuning loss. */
+  bestIteration: number;
+  /** Class-weighted log loss on the tuning rows at bestIteration (the objective being early-stopped). */
+  bestTuningLoss: number;
+}
+
+export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}): GbdtFit {
+  const opts = resolveGbdtOptions(options);
+  const { train } = split;
+  // Early stopping chooses the number of trees: on the tuning rows, never on those that calibrate and measure.
+  const tuning = tuningSet(split);
+  const d = train.featureNames.length;
+  const n = rowCount(train);
+  const nt = rowCount(tuning);
+  const positiveWeight = resolvePositiveWeight(train.labels, opts.positiveWeight);
+
+  const thresholds = computeBinThresholds(train.features, n, d, opts.maxBins);
+  const trainBins = binRows(train.features, n, d, thresholds);
+  const tuningBins = binRows(tuning.features, nt, d, thresholds);
+  const grower = new TreeGrower(trainBins, n, thresholds, opts);
+  const sampler = n >= opts.gossMinRows ? new GossSampler(n, opts) : null;
+  // Early gradients are nearly uniform, so sampling by their size would only add noise.
+  const gossWarmup = Math.ceil(1 / opts.learningRate);
+  const allRows = Int32Array.from({ length: n }, (_, i) => i);
+
+  // Start from the weighted log-odds, so the first tree already sees centred gradients.
+  let weightedPositives = 0;
+  let negatives = 0;
+  for (let i = 0; i < n; i++) {
+    if (train.labels[i] === 1) weightedPositives += positiveWeight;
+    else negatives++;
+  }
+  const baseScore = Math.fround(Math.log(weightedPositives / negatives));
+
+  const scores = new Float64Array(n).fill(baseScore);
+  const tuningScores = new Float64Array(nt).fill(baseScore);
+  const grad = new Float64Array(n);
+  const hess = new Float64Array(n);
+  const trees: RegressionTree[] = [];
+  const gains: Float64Array[] = [];
+  let bestLoss = Infinity;
+  let bestIteration = 0;
+
+  for (let t = 0; t < opts.maxTrees; t++) {
+    for (let i = 0; i < n; i++) {
+      const y = train.labels[i];
+      const w = y === 1 ? positiveWeight : 1;
+      const p = 1 / (1 + Math.exp(-scores[i]));
+      grad[i] = w * (p - y);
+      hess[i] = Math.max(w * p * (1 - p), MIN_ROW_HESSIAN);
+    }
+    const rows = sampler !== null && t >= gossWarmup ? sampler.sample(grad, hess) : allRows;
+    const grown = grower.grow(grad, hess, rows);
+    trees.push(grown.tree);
+    gains.push(grown.gainByFeature);
+
+    // Every row, sampled or not, moves by its leaf. Walking bin ids is exact because
+    // `x <= threshold` holds precisely when bin(x) <= the split's bin.
+    addLeafValues(grown.binned, trainBins, scores);
+    addLeafValues(grown.binned, tuningBins, tuningScores);
+    let lossSum = 0;
+    let weightSum = 0;
+    for (let i = 0; i < nt; i++) {
+      const y = tuning.labels[i];
+      const w = y === 1 ? positiveWeight : 1;
+      lossSum += w * marginLogLoss(tuningScores[i], y);
+      weightSum += w;
+    }
+    const loss = lossSum / weightSum;
+    if (loss < bestLoss) {
+      bestLoss = loss;
+      bestIteration = t + 1;
+    } else if (t + 1 - bestIteration >= opts.earlyStoppingPatience) {
+      break;
+    }
+  }
+
+  const featureGain = new Float64Array(d);
+  for (let t = 0; t < bestIteration; t++) {
+    for (let f = 0; f < d; f++) featureGain[f] += gains[t][f];
+  }
+  return {
+    parameters: { kind: 'gbdt', baseScore, trees: trees.slice(0, bestIteration) },
+    featureGain,
+    treesTrained: trees.length,
+    bestIteration,
+    bestTuningLoss: bestLoss,
+  };
+}
+

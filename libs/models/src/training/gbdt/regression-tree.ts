@@ -1,0 +1,46 @@
+/**
+ * Node arrays of one tree; node 0 is the root. Numbers are float32 values so that
+ * ONNX (which stores and compares float) reproduces every decision exactly.
+ */
+export interface RegressionTree {
+  /** Feature index of a split node; -1 marks a leaf. */
+  feature: number[];
+  /** A row goes left when `x[feature] <= threshold`; 0 for leaves. */
+  threshold: number[];
+  left: number[];
+  right: number[];
+  /** Contribution of a leaf to the margin (log-odds); 0 for split nodes. */
+  value: number[];
+}
+
+export interface GbdtParameters {
+  kind: 'gbdt';
+  /** Margin before any tree, float32. */
+  baseScore: number;
+  trees: RegressionTree[];
+}
+
+
+function leafValue(tree: RegressionTree, features: Float32Array, rowOffset: number): number {
+  let node = 0;
+  while (tree.feature[node] >= 0) {
+    node = features[rowOffset + tree.feature[node]] <= tree.threshold[node] ? tree.left[node] : tree.right[node];
+  }
+  return tree.value[node];
+}
+
+/**
+ * Margins (log-odds) as ONNX Runtime computes them: leaf values summed in float32,
+ * tree by tree, then the base score added.
+ */
+export function predictGbdtMargins(parameters: GbdtParameters, features: Float32Array, d: number): Float64Array {
+  const n = features.length / d;
+  const margins = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let sum = 0;
+    for (const tree of parameters.trees) sum = Math.fround(sum + leafValue(tree, features, i * d));
+    margins[i] = Math.fround(sum + parameters.baseScore);
+  }
+  return margins;
+}
+

@@ -1,0 +1,68 @@
+"""Reference learners for bench:train: XGBoost (hist) and scikit-learn HistGradientBoosting, fitted on
+the exact matrix Foresight trains on (float32 row-major features, uint8 labels, written by the bench).
+
+usage: python3 reference_learners.py <dir> <features> <threads>
+prints one JSON object: {"xgboost": {...}, "sklearn": {...}} with auc, logLoss, calibrationError, fitSeconds.
+"""
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+directory, features, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.environ["OMP_NUM_THREADS"] = str(threads)
+
+import xgboost  # noqa: E402  (after OMP_NUM_THREADS, which sklearn's OpenMP reads at import)
+from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
+from sklearn.metrics import log_loss, roc_auc_score  # noqa: E402
+
+
+def load(part):
+    x = np.fromfile(os.path.join(directory, f"{part}.features"), dtype=np.float32).reshape(-1, features)
+    y = np.fromfile(os.path.join(directory, f"{part}.labels"), dtype=np.uint8)
+    return x, y
+
+
+def calibration_error(y, p, bins=10):
+    """ECE over equal-width bins, the same definition as Foresight's metrics.ts."""
+    index = np.minimum((p * bins).astype(int), bins - 1)
+    error = 0.0
+    for b in range(bins):
+        mask = index == b
+        error += abs(p[mask].sum() - y[mask].sum()) / len(y)
+    return float(error)
+
+
+def report(y, p, seconds):
+    return {
+        "auc": float(roc_auc_score(y, p)),
+        "logLoss": float(log_loss(y, np.clip(p, 1e-15, 1 - 1e-15))),
+        "calibrationError": calibration_error(y, p),
+        "fitSeconds": seconds,
+    }
+
+
+x_train, y_train = load("train")
+x_valid, y_valid = load("validation")
+# Early stopping on the tuning split when the bench wrote one (as Foresight does), else on validation.
+x_tune, y_tune = load("tuning") if os.path.exists(os.path.join(directory, "tuning.labels")) else (x_valid, y_valid)
+results = {}
+
+# XGBoost as a data scientist runs it: hist, early stopping on a time-based holdout.
+started = time.perf_counter()
+booster = xgboost.XGBClassifier(
+    tree_method="hist", n_estimators=1000, learning_rate=0.1, max_depth=6, n_jobs=threads,
+    early_stopping_rounds=20, eval_metric="logloss",
+)
+booster.fit(x_train, y_train, eval_set=[(x_tune, y_tune)], verbose=False)
+results["xgboost"] = report(y_valid, booster.predict_proba(x_valid)[:, 1], time.perf_counter() - started)
+
+# scikit-learn's defaults, with its own early stopping on a share of the training rows.
+started = time.perf_counter()
+forest = HistGradientBoostingClassifier(max_iter=1000, early_stopping=True, random_state=0)
+forest.fit(x_train, y_train)
+results["sklearn"] = report(y_valid, forest.predict_proba(x_valid)[:, 1], time.perf_counter() - started)
+
+print(json.dumps(results))
