@@ -18,6 +18,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/ingestion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events accepted, duplicate and rejected per hour or day and sending library, on every ingestion route */
+        get: operations["ActivityController_ingestion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/events": {
         parameters: {
             query?: never;
@@ -806,6 +823,45 @@ export interface operations {
                         totals: {
                             event: string;
                             count: number;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    ActivityController_ingestion: {
+        parameters: {
+            query?: {
+                until?: unknown;
+                since?: unknown;
+                bucket?: "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        bucket: "hour" | "day";
+                        since: string;
+                        until: string;
+                        /** @description oldest first; buckets where nothing arrived are absent. Hours are kept 32 days, days 732 days */
+                        series: {
+                            start: string;
+                            /** @description context.library.name of a known SDK, "other" for any other name, "direct" when the request named none */
+                            library: string;
+                            accepted: number;
+                            /** @description events whose messageId was already stored */
+                            duplicates: number;
+                            /** @description events refused by validation: whole 400 batches and skipped Segment messages */
+                            rejected: number;
                         }[];
                     };
                 };
