@@ -1,5 +1,6 @@
 export { decodeCursor, encodeCursor, type ExportPosition } from './export/export-cursor';
 export { type ExportFilter, PredictionExportService, type SerializedBatch } from './export/prediction-export.service';
+export { type DayHealth } from './monitoring/daily-health';
 export { ModelMonitoringService, type MonitoringFigures, type MonitoringPoint } from './monitoring/model-monitoring.service';
 export { MonitoringRunModule } from './monitoring/monitoring-run.module';
 export { MonitoringRunService } from './monitoring/monitoring-run.service';

@@ -1551,6 +1551,13 @@ export interface operations {
                         lastRetrained: string | null;
                         auc: number | null;
                         schedule: string | null;
+                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran */
+                        health: {
+                            /** @description YYYY-MM-DD, UTC */
+                            day: string;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "failing" | "no_data";
+                        }[];
                     }[];
                 };
             };
@@ -1610,9 +1617,15 @@ export interface operations {
                         labels: string[];
                         precision: number | null;
                         recall: number | null;
+                        /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
                             weight: number;
+                            /**
+                             * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
+                             * @enum {string|null}
+                             */
+                            direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
                     };
@@ -1690,9 +1703,15 @@ export interface operations {
                                 auc: number;
                                 logLoss: number;
                             };
+                            /** @description most important first; weights sum to 1 */
                             featureImportance: {
                                 feature: string;
                                 weight: number;
+                                /**
+                                 * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
+                                 * @enum {string|null}
+                                 */
+                                direction: "raises" | "lowers" | "none" | null;
                             }[];
                             rejectionReason: string | null;
                             /** @description computed on the validation set; null for versions trained before curves were stored */
@@ -1757,9 +1776,15 @@ export interface operations {
                         labels: string[];
                         precision: number | null;
                         recall: number | null;
+                        /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
                             weight: number;
+                            /**
+                             * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
+                             * @enum {string|null}
+                             */
+                            direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
                     };
@@ -1800,11 +1825,24 @@ export interface operations {
                         labels: string[];
                         precision: number | null;
                         recall: number | null;
+                        /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
                             weight: number;
+                            /**
+                             * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
+                             * @enum {string|null}
+                             */
+                            direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
+                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran */
+                        health: {
+                            /** @description YYYY-MM-DD, UTC */
+                            day: string;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "failing" | "no_data";
+                        }[];
                     };
                 };
             };
@@ -1875,9 +1913,15 @@ export interface operations {
                         labels: string[];
                         precision: number | null;
                         recall: number | null;
+                        /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
                             weight: number;
+                            /**
+                             * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
+                             * @enum {string|null}
+                             */
+                            direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
                     };
