@@ -232,6 +232,12 @@ describe('dashboard in Chromium', () => {
     await expectAccessible();
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     expect((await request(url(`/models/${upgrade?.id}`), admin())).status).toBe(200);
+    // From the keyboard: the confirmation takes the focus, Escape cancels it.
+    await page.getByRole('button', { name: 'Delete model…' }).focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Delete model…' }).click();
     await page.getByRole('button', { name: 'Yes, delete upgrade_two_weeks' }).click();
     await page.getByRole('heading', { name: 'Your models' }).waitFor();

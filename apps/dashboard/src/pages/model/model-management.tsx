@@ -42,7 +42,7 @@ export function ModelManagement({ model }: { model: ModelDetails }) {
       {rename.isError && <ErrorState error={rename.error} />}
       {rename.isSuccess && <p role="status">Renamed to {rename.data.name}.</p>}
       {confirming ? (
-        <div className="confirm" role="alertdialog" aria-labelledby="confirm-delete" aria-describedby="confirm-delete-help">
+        <div className="confirm" role="alertdialog" aria-labelledby="confirm-delete" aria-describedby="confirm-delete-help" onKeyDown={(e) => e.key === 'Escape' && setConfirming(false)}>
           <p id="confirm-delete">
             <strong>Delete {model.name}?</strong>
           </p>

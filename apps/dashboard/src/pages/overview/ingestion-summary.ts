@@ -1,5 +1,6 @@
 import type { IngestionStats } from '../../api/types';
 import type { TimeSeries } from '../../charts/time-series-chart';
+import { bucketGrid } from './bucket-grid';
 
 export interface LibraryTotals {
   library: string;
@@ -23,10 +24,7 @@ export function ingestionTotals(stats: IngestionStats): LibraryTotals[] {
 
 /** Rejected events per bucket of the window (every bucket, empty ones as 0), one series per library that had any. */
 export function rejectedSeries(stats: IngestionStats): { times: number[]; series: TimeSeries[] } {
-  const step = stats.bucket === 'hour' ? 3_600_000 : 86_400_000;
-  const times: number[] = [];
-  for (let t = Math.floor(Date.parse(stats.since) / step) * step; t < Date.parse(stats.until); t += step) times.push(t);
-  const index = new Map(times.map((t, k) => [t, k]));
+  const { times, index } = bucketGrid(stats.bucket, stats.since, stats.until);
   const rows = new Map<string, number[]>();
   for (const point of stats.series) {
     const k = index.get(Date.parse(point.start));
