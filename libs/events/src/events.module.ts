@@ -7,6 +7,7 @@ import { EventPayloadCipherService } from './encryption/event-payload-cipher.ser
 import { KeyRotationService } from './encryption/key-rotation.service';
 import { EventWriterService } from './ingest/event-writer.service';
 import { IngestService } from './ingest/ingest.service';
+import { IngestionStatsService } from './ingestion-stats/ingestion-stats.service';
 import { IdentitiesPersonalDataService, SessionsPersonalDataService } from './privacy/derived-personal-data.service';
 import { EventsPersonalDataService } from './privacy/events-personal-data.service';
 import { SegmentMetricsService } from './segment/segment-metrics.service';
@@ -21,6 +22,7 @@ import { UserIdsService } from './users/user-ids.service';
     EventActivityService,
     EventWriterService,
     IngestService,
+    IngestionStatsService,
     SessionsService,
     EventPayloadCipherService,
     KeyRotationService,
@@ -32,6 +34,6 @@ import { UserIdsService } from './users/user-ids.service';
     UserIdsService,
     UserEventsService,
   ],
-  exports: [EventActivityService, IngestService, SegmentMetricsService, SessionsService, KeyRotationService, SuppressionListService, UserIdsService, UserEventsService, EventPayloadCipherService],
+  exports: [EventActivityService, IngestService, IngestionStatsService, SegmentMetricsService, SessionsService, KeyRotationService, SuppressionListService, UserIdsService, UserEventsService, EventPayloadCipherService],
 })
 export class EventsModule {}

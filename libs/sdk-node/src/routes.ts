@@ -14,6 +14,8 @@ export const API_ROUTES = {
     send: route('post', '/v1/events'),
     /** Events per hour or day by event name, and active users. */
     volume: route('get', '/v1/events/volume'),
+    /** Events accepted, duplicate and rejected per hour or day and sending library. */
+    ingestion: route('get', '/v1/events/ingestion'),
   },
   predictions: {
     get: route('get', '/v1/predict'),
