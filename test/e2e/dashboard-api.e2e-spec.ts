@@ -9,6 +9,7 @@ interface Version {
   state: string;
   validationRows: number;
   metrics: { threshold: number; precision: number; recall: number; positives: number; rows: number };
+  featureImportance: Array<{ feature: string; weight: number; direction: string | null }>;
   curves: {
     reliability: Array<{ rows: number; meanPredicted: number | null; lower: number; upper: number }>;
     scoreHistogram: { positives: number[]; negatives: number[] };
@@ -60,7 +61,10 @@ describe('dashboard API: versions, promote, update, delete, events volume', () =
     const listed = await versions();
     expect(listed.map((v) => v.version)).toEqual([2, 1]);
     expect(listed.filter((v) => v.state === 'serving')).toHaveLength(1);
-    for (const { curves, metrics, validationRows } of listed) {
+    for (const { curves, metrics, validationRows, featureImportance } of listed) {
+      // Every feature says which way it pushes; buyers view pricing more, so something raises the probability.
+      for (const { direction } of featureImportance) expect(['raises', 'lowers', 'none']).toContain(direction);
+      expect(featureImportance.some((f) => f.direction === 'raises')).toBe(true);
       expect(metrics.rows).toBe(validationRows);
       expect(curves.reliability.reduce((sum, bin) => sum + bin.rows, 0)).toBe(validationRows);
       for (const bin of curves.reliability) if (bin.meanPredicted !== null) expect(bin.meanPredicted).toBeGreaterThanOrEqual(bin.lower);
@@ -122,6 +126,18 @@ describe('dashboard API: versions, promote, update, delete, events volume', () =
 
     expect((await request(url('/events/volume?bucket=minute'), admin())).status).toBe(400);
     expect((await request(url(`/events/volume?bucket=hour&since=${new Date(Date.now() - 40 * 86_400_000).toISOString()}`), admin())).status).toBe(400);
+  });
+
+  it('gives each model fourteen days of health, ending today, on the list and the details', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const listed = (await request<Array<{ id: string; health: Array<{ day: string; health: string }> }>>(url('/models'), admin())).body;
+    for (const { health } of listed) {
+      expect(health).toHaveLength(14);
+      expect(health[13].day).toBe(today);
+      for (const day of health) expect(['healthy', 'degraded', 'failing', 'no_data']).toContain(day.health);
+    }
+    const details = await request<{ health: unknown[] }>(url(`/models/${modelId}`), admin());
+    expect(details.body.health).toEqual(listed.find((m) => m.id === modelId)?.health);
   });
 
   it("lists a user's latest events newest first, names and times only", async () => {

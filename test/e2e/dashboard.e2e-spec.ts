@@ -15,7 +15,7 @@ interface Version {
   state: string;
 }
 
-// Demo data, a trained model and a monitoring run (the job fires once a minute here) come first.
+// Demo data, a trained model and four real monitoring runs (`foresight monitor run`) come first.
 jest.setTimeout(300_000);
 
 /** The dashboard in real Chromium against the real API process, with demo data (issue 20). */
@@ -50,24 +50,23 @@ describe('dashboard in Chromium', () => {
     await rm(dir, { recursive: true, force: true });
     demoUser = truth.users[0].userId;
 
-    api = await startApi({ ...suite.env, WORKER_MODE: 'inline', MONITORING_SCHEDULE: '* * * * *' });
+    // The schedule never fires during the test: the history is the test's own monitoring runs.
+    api = await startApi({ ...suite.env, WORKER_MODE: 'inline', MONITORING_SCHEDULE: '0 0 1 1 *' });
     const created = await request<{ id: string }>(url('/models'), { ...admin(), method: 'POST', body: { name: 'checkout_7d', targetEvent: 'checkout', schedule: '0 3 * * *' } });
     modelId = created.body.id;
     await request(url('/models'), { ...admin(), method: 'POST', body: { name: 'upgrade_14d', targetEvent: 'upgrade', horizonDays: 14 } });
     await request(url('/models/retrain'), { ...admin(), method: 'POST', body: { modelId } });
     expect(await settledModel(api.baseUrl, org.token.secret, modelId, api)).toMatchObject({ status: 'active', lastError: null });
-    // Past MIN_DRIFT_SAMPLE predictions, so the run computes a PSI.
-    for (const user of truth.users.slice(0, 150)) await request(url(`/predict?userId=${encodeURIComponent(user.userId)}`), admin());
-    // One real monitoring run, then its snapshot repeated at earlier hours: a day of history, as if the job had run all along.
-    await eventually('a monitoring run', async () => ((await suite.sql('SELECT 1 FROM model_snapshots WHERE model_id = $1', [modelId])).length > 0 ? true : undefined), 150_000);
-    await suite.sql(
-      `INSERT INTO model_snapshots (organization_id, model_id, version_id, version, computed_at, accuracy, accuracy_source, matured_predictions,
-         latency_p95_ms, throughput_per_min, predictions_24h, mean_confidence_24h, drift_delta, psi, drift_status)
-       SELECT organization_id, model_id, version_id, version, computed_at - make_interval(hours => h), accuracy, accuracy_source, matured_predictions,
-         latency_p95_ms * (1 + h / 48.0), throughput_per_min * (1 + (h % 5) / 10.0), predictions_24h, mean_confidence_24h, drift_delta, psi * (1 + h % 7), drift_status
-         FROM (SELECT * FROM model_snapshots WHERE model_id = $1 ORDER BY computed_at LIMIT 1) AS first, generate_series(1, 23) AS h`,
-      [modelId],
-    );
+    // Traffic, then a real monitoring run, four times over: a history of real snapshots. The first round
+    // passes MIN_DRIFT_SAMPLE predictions, so every run computes a PSI.
+    for (const [from, to] of [[0, 150], [150, 200], [200, 250], [250, 300]]) {
+      for (const user of truth.users.slice(from, to)) await request(url(`/predict?userId=${encodeURIComponent(user.userId)}`), admin());
+      expect(await cliJson<{ models: number }>(suite.env, ['monitor', 'run'])).toMatchObject({ models: 1 });
+    }
+    // Refused events, counted by the ingestion stats: a batch of 3 refused whole, and one skipped Segment message.
+    expect((await request(url('/events'), { ...admin(), method: 'POST', body: [{ event: 'ok', userId: 'u' }, { event: 'ok', userId: 'u' }, { event: 'ok' }] })).status).toBe(400);
+    const segment = { batch: [{ type: 'track', event: 'opened', userId: 'u', context: { library: { name: 'analytics.js' } } }, { type: 'track', userId: 'u' }] };
+    expect((await request(url('/batch'), { ...admin(), method: 'POST', body: segment })).body).toMatchObject({ accepted: 1, rejected: 1 });
     const read = await request<{ id: string; token: string }>(url('/tokens'), { ...admin(), method: 'POST', body: { environment: 'prod', scopes: ['read'] } });
     readToken = read.body;
 
@@ -122,6 +121,13 @@ describe('dashboard in Chromium', () => {
     expect(await drawnPixels(chart('Active users per hour'))).toBeGreaterThan(200);
     await page.getByRole('link', { name: 'checkout_7d' }).waitFor();
     await expect(page.locator('.health-list').textContent()).resolves.toMatch(/checkout_7d.*(Healthy|Drifting)/);
+    const ingestion = page.getByRole('region', { name: 'Ingestion and rejections' });
+    await ingestion.getByText('4 rejected').waitFor();
+    await expect(ingestion.textContent()).resolves.toMatch(/4 rejected of 5 events received/);
+    const byLibrary = ingestion.getByRole('table', { name: 'Events received per sending library' });
+    await expect(byLibrary.getByRole('row', { name: /analytics\.js/ }).textContent()).resolves.toMatch(/analytics\.js\s*1\s*0\s*1/);
+    await expect(byLibrary.getByRole('row', { name: /direct/ }).textContent()).resolves.toMatch(/direct\s*0\s*0\s*3/);
+    expect(await drawnPixels(chart('Rejected events per hour, by sending library'))).toBeGreaterThan(50);
     await page.getByLabel('Last 30 days').check();
     await chart('Events per day, stacked by event name').waitFor();
     expect(await drawnPixels(chart('Events per day, stacked by event name'))).toBeGreaterThan(500);
@@ -135,6 +141,14 @@ describe('dashboard in Chromium', () => {
     await row.getByText(/^v1 \(/).waitFor();
     await expect(row.textContent()).resolves.toMatch(/active.*(Healthy|Drifting).*(Excellent|Good|Fair|Weak|Not useful).*v1.*0 3 \* \* \*/);
     await expect(page.getByRole('row', { name: /upgrade_14d/ }).textContent()).resolves.toMatch(/untrained.*Not trained/);
+    // The two-week badge: today from the four runs above, the thirteen days before without any.
+    const listed = (await request<Array<{ name: string; health: Array<{ day: string; health: string }> }>>(url('/models'), admin())).body;
+    const apiHealth = listed.find((m) => m.name === 'checkout_7d')?.health ?? [];
+    expect(apiHealth.map((d) => d.health).slice(0, 13)).toEqual(new Array(13).fill('no_data'));
+    expect(apiHealth[13]).toMatchObject({ day: new Date().toISOString().slice(0, 10), health: expect.stringMatching(/^(healthy|degraded|failing)$/) });
+    const strip = row.getByRole('img', { name: /^Health over the last 14 days: 13 no data, 1 (healthy|degraded|failing)$/ });
+    const squares = await strip.locator('.day').all();
+    expect(await Promise.all(squares.map((square) => square.getAttribute('data-health')))).toEqual(apiHealth.map((d) => d.health));
     await expect(page.getByLabel('Target event').locator('option', { hasText: 'checkout' }).count()).resolves.toBe(1);
     await screenshot(page, 'models');
     await expectAccessible();
@@ -161,6 +175,14 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('heading', { name: /Quality of version 1/ }).waitFor();
     await expect(page.locator('.grade').textContent()).resolves.toMatch(/(Excellent|Good|Fair|Weak|Not useful).*% of the time/);
     expect(await page.locator('.importance li').count()).toBeGreaterThan(2);
+    // Each shown feature says whether it raises or lowers the probability, as the API stores it.
+    const stored = (await request<{ featureImportance: Array<{ feature: string; weight: number; direction: string }> }>(url(`/models/${modelId}`), admin())).body.featureImportance;
+    const items = await page.locator('.importance li').all();
+    const shownFeatures = await Promise.all(items.map(async (li) => [await li.locator('.feature').textContent(), await li.locator('.direction').textContent()]));
+    const words: Record<string, string> = { raises: '↑ raises', lowers: '↓ lowers', none: 'no effect' };
+    expect(shownFeatures).toEqual(stored.filter((f) => f.weight > 0).slice(0, 12).map((f) => [f.feature, words[f.direction]]));
+    expect(stored.some((f) => f.direction === 'raises' || f.direction === 'lowers')).toBe(true);
+    await page.getByRole('img', { name: /^Health over the last 14 days/ }).waitFor();
     for (const name of ['Reliability diagram: observed rate against mean predicted probability', 'Score distribution by actual outcome', 'Precision, recall and share of users flagged by cutoff']) {
       await chart(name).waitFor();
       expect(await drawnPixels(chart(name))).toBeGreaterThan(200);
@@ -192,9 +214,43 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'model-after-rollback');
   });
 
+  it('renames and deletes a model from its page, deleting only after confirmation', async () => {
+    const upgrade = (await request<Array<{ id: string; name: string }>>(url('/models'), admin())).body.find((m) => m.name === 'upgrade_14d');
+    await navigateTo('Models');
+    await page.getByRole('link', { name: 'upgrade_14d' }).click();
+    await page.getByRole('heading', { name: 'Manage' }).waitFor();
+    await page.getByLabel(/^Name/).fill('upgrade_two_weeks');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByText('Renamed to upgrade_two_weeks.').waitFor();
+    expect((await request<{ name: string }>(url(`/models/${upgrade?.id}`), admin())).body.name).toBe('upgrade_two_weeks');
+    await page.getByRole('heading', { name: /^upgrade_two_weeks/ }).waitFor();
+
+    await page.getByRole('button', { name: 'Delete model…' }).click();
+    const confirm = page.getByRole('alertdialog', { name: 'Delete upgrade_two_weeks?' });
+    await confirm.waitFor();
+    await screenshot(page, 'model-delete-confirm');
+    await expectAccessible();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    expect((await request(url(`/models/${upgrade?.id}`), admin())).status).toBe(200);
+    // From the keyboard: the confirmation takes the focus, Escape cancels it.
+    await page.getByRole('button', { name: 'Delete model…' }).focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Delete model…' }).click();
+    await page.getByRole('button', { name: 'Yes, delete upgrade_two_weeks' }).click();
+    await page.getByRole('heading', { name: 'Your models' }).waitFor();
+    expect((await request(url(`/models/${upgrade?.id}`), admin())).status).toBe(404);
+    await page.getByRole('link', { name: 'checkout_7d' }).waitFor();
+    expect(await page.getByRole('link', { name: 'upgrade_two_weeks' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'checkout_7d' }).click();
+    await page.getByRole('heading', { name: /Quality of version/ }).waitFor();
+  });
+
   it('shows monitoring over time: accuracy, PSI with its bands, latency and throughput', async () => {
     await navigateTo('Monitoring');
-    await page.getByText(/monitoring runs; the latest/).waitFor();
+    await page.getByText(/^4 monitoring runs; the latest/).waitFor();
     for (const name of ['Accuracy and mean confidence shift over time', 'Population stability index over time with the low, moderate and high bands', 'Inference latency p95 over time', 'Predictions per minute over time']) {
       expect(await drawnPixels(chart(name))).toBeGreaterThan(100);
     }
@@ -242,7 +298,8 @@ describe('dashboard in Chromium', () => {
     expect(await page.getByRole('button', { name: 'Create model' }).count()).toBe(0);
     await page.getByRole('link', { name: 'checkout_7d' }).click();
     await page.getByRole('heading', { name: /Quality of version/ }).waitFor();
-    expect(await page.getByRole('button', { name: /Retrain|Roll back|Promote|Save schedule/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /Retrain|Roll back|Promote|Save schedule|Rename|Delete/ }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Manage' }).count()).toBe(0);
     await page.getByText('retraining and schedules need a token with the admin scope').waitFor();
     await screenshot(page, 'model-read-only');
     await expectAccessible();

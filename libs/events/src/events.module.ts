@@ -8,6 +8,7 @@ import { EventPayloadCipherService } from './encryption/event-payload-cipher.ser
 import { KeyRotationService } from './encryption/key-rotation.service';
 import { EventWriterService } from './ingest/event-writer.service';
 import { IngestService } from './ingest/ingest.service';
+import { IngestionStatsService } from './ingestion-stats/ingestion-stats.service';
 import { IdentitiesPersonalDataService, SessionsPersonalDataService } from './privacy/derived-personal-data.service';
 import { EventsPersonalDataService } from './privacy/events-personal-data.service';
 import { SegmentMetricsService } from './segment/segment-metrics.service';
@@ -23,6 +24,7 @@ import { UserIdsService } from './users/user-ids.service';
     LiveEventsService,
     EventWriterService,
     IngestService,
+    IngestionStatsService,
     SessionsService,
     EventPayloadCipherService,
     KeyRotationService,
@@ -34,6 +36,18 @@ import { UserIdsService } from './users/user-ids.service';
     UserIdsService,
     UserEventsService,
   ],
-  exports: [EventActivityService, LiveEventsService, IngestService, SegmentMetricsService, SessionsService, KeyRotationService, SuppressionListService, UserIdsService, UserEventsService, EventPayloadCipherService],
+  exports: [
+    EventActivityService,
+    LiveEventsService,
+    IngestService,
+    IngestionStatsService,
+    SegmentMetricsService,
+    SessionsService,
+    KeyRotationService,
+    SuppressionListService,
+    UserIdsService,
+    UserEventsService,
+    EventPayloadCipherService,
+  ],
 })
 export class EventsModule {}

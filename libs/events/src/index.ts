@@ -6,8 +6,10 @@ export { type EventInput, eventNameSchema, eventSchema, MAX_EVENTS_PER_BATCH } f
 export { MAX_NESTING_DEPTH } from './event-limits';
 export { EventsModule } from './events.module';
 export { EventsProcessorsModule } from './events-processors.module';
-export { type IngestResult, IngestService, validateEachEvent, validateEvents } from './ingest/ingest.service';
-export { type SegmentCall, segmentLibrary, segmentToEvents } from './segment/segment.mapper';
+export { type IngestResult, IngestService, type SegmentIngestResult, validateEvents } from './ingest/ingest.service';
+export { type IngestionBucket, type IngestionStats, IngestionStatsService } from './ingestion-stats/ingestion-stats.service';
+export { sendingLibrary } from './ingestion-stats/library-name';
+export { type SegmentCall } from './segment/segment.mapper';
 export { SegmentMetricsService } from './segment/segment-metrics.service';
 export { SESSION_GAP_MS, sessionCutter } from './sessions/session-cutting';
 export { type Session, SessionsService } from './sessions/sessions.service';

@@ -4,12 +4,12 @@ import { ModelsModule } from '@foresight/models';
 import { DomainEventsModule, QUEUES } from '@foresight/platform';
 import { PredictionsProcessor } from './jobs/predictions.processor';
 import { UserActivityProcessor } from './jobs/user-activity.processor';
-import { MonitoringRunService } from './monitoring/monitoring-run.service';
+import { MonitoringRunModule } from './monitoring/monitoring-run.module';
 import { PredictionsModule } from './predictions.module';
 
 /** The predictions lib's background work (partitions, monitoring, re-scoring active users), composed into the worker (or the API with WORKER_MODE=inline). */
 @Module({
-  imports: [BullModule.registerQueue({ name: QUEUES.predictions }, { name: QUEUES.userActivity }), ModelsModule, DomainEventsModule, PredictionsModule],
-  providers: [MonitoringRunService, PredictionsProcessor, UserActivityProcessor],
+  imports: [BullModule.registerQueue({ name: QUEUES.predictions }, { name: QUEUES.userActivity }), ModelsModule, DomainEventsModule, MonitoringRunModule, PredictionsModule],
+  providers: [PredictionsProcessor, UserActivityProcessor],
 })
 export class PredictionsProcessorsModule {}

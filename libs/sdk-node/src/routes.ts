@@ -16,6 +16,8 @@ export const API_ROUTES = {
     volume: route('get', '/v1/events/volume'),
     /** The latest events as they arrive; pass the answer's cursor as `after` to get only new ones. */
     live: route('get', '/v1/events/live'),
+    /** Events accepted, duplicate and rejected per hour or day and sending library. */
+    ingestion: route('get', '/v1/events/ingestion'),
   },
   predictions: {
     get: route('get', '/v1/predict'),

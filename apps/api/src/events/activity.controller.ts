@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { type CallerUser, EventActivityService, type EventVolume, type RecentEvent, UserEventsService } from '@foresight/events';
+import { type CallerUser, EventActivityService, type EventVolume, type IngestionStats, IngestionStatsService, type RecentEvent, UserEventsService } from '@foresight/events';
 import { DAY_MS, notFound } from '@foresight/platform';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { QueryUser } from '../http/caller-user.pipe';
@@ -12,7 +12,8 @@ import { openApiSchema, queryInstant, queryInteger, ZodPipe } from '../http/zod'
 const MAX_WINDOW_DAYS = { hour: 31, day: 731 } as const;
 const DEFAULT_WINDOW_DAYS = { hour: 2, day: 30 } as const;
 
-const volumeQuery = z
+/** A window of hour or day buckets: the volume and ingestion routes read the same query. */
+const windowQuery = z
   .strictObject({
     bucket: z.enum(['hour', 'day']).default('hour'),
     since: queryInstant.optional().describe('default: 2 days (hour) or 30 days (day) before until'),
@@ -37,6 +38,23 @@ const volumeSchema = z.object({
   totals: z.array(z.object({ event: z.string(), count: z.number() })).describe('most frequent first'),
 });
 
+const ingestionSchema = z.object({
+  bucket: z.enum(['hour', 'day']),
+  since: z.string(),
+  until: z.string(),
+  series: z
+    .array(
+      z.object({
+        start: z.string(),
+        library: z.string().describe('context.library.name of a known SDK, "other" for any other name, "direct" when the request named none'),
+        accepted: z.number().int(),
+        duplicates: z.number().int().describe('events whose messageId was already stored'),
+        rejected: z.number().int().describe('events refused by validation: whole 400 batches and skipped Segment messages'),
+      }),
+    )
+    .describe('oldest first; buckets where nothing arrived are absent. Hours are kept 32 days, days 732 days'),
+});
+
 const recentEventsQuery = z.strictObject({ userId: z.string().min(1).max(255), limit: queryInteger(1, 500).default(50) });
 
 const recentEventsSchema = z.object({
@@ -53,6 +71,7 @@ export class ActivityController {
   constructor(
     private readonly activity: EventActivityService,
     private readonly userEvents: UserEventsService,
+    private readonly ingestionStats: IngestionStatsService,
   ) {}
 
   @Get('events/volume')
@@ -61,8 +80,18 @@ export class ActivityController {
   @ApiQuery({ name: 'since', required: false })
   @ApiQuery({ name: 'until', required: false })
   @ApiOkResponse({ schema: openApiSchema(volumeSchema) })
-  volume(@CurrentPrincipal() principal: Principal, @Query(new ZodPipe(volumeQuery)) query: z.infer<typeof volumeQuery>): Promise<EventVolume> {
+  volume(@CurrentPrincipal() principal: Principal, @Query(new ZodPipe(windowQuery)) query: z.infer<typeof windowQuery>): Promise<EventVolume> {
     return this.activity.volume(principal.organizationId, query.bucket, query.since, query.until);
+  }
+
+  @Get('events/ingestion')
+  @ApiOperation({ summary: 'Events accepted, duplicate and rejected per hour or day and sending library, on every ingestion route' })
+  @ApiQuery({ name: 'bucket', required: false, enum: ['hour', 'day'] })
+  @ApiQuery({ name: 'since', required: false })
+  @ApiQuery({ name: 'until', required: false })
+  @ApiOkResponse({ schema: openApiSchema(ingestionSchema) })
+  ingestion(@CurrentPrincipal() principal: Principal, @Query(new ZodPipe(windowQuery)) query: z.infer<typeof windowQuery>): Promise<IngestionStats> {
+    return this.ingestionStats.stats(principal.organizationId, query.bucket, query.since, query.until);
   }
 
   @Get('users/events')

@@ -2,7 +2,7 @@ import { applyDecorators, Body, Controller, HttpCode, Post } from '@nestjs/commo
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { eventSchema, type IngestResult, IngestService, type SegmentCall, segmentLibrary, SegmentMetricsService, segmentToEvents, validateEachEvent } from '@foresight/events';
+import { eventSchema, type IngestResult, IngestService, type SegmentCall, type SegmentIngestResult, SegmentMetricsService, sendingLibrary } from '@foresight/events';
 import { CurrentPrincipal, RequireScope, SegmentCompatible } from '../http/access.decorators';
 import { openApiSchema } from '../http/zod';
 
@@ -12,8 +12,6 @@ const ingestResultSchema = z.object({
   duplicates: z.number().int().describe('events whose messageId was already stored'),
   suppressed: z.number().int().describe('events of users erased with suppress=true: acknowledged, not stored'),
 });
-
-type SegmentResult = IngestResult & { rejected: number };
 
 const segmentResultSchema = ingestResultSchema.extend({
   rejected: z.number().int().describe('invalid messages, skipped (the others are stored)'),
@@ -54,50 +52,49 @@ export class EventsController {
   }
 
   @SegmentRoute('batch', "Segment-compatible batch (also accepts Basic auth with the token as user name, or the body's writeKey)")
-  batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+  batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentIngestResult> {
     return this.segment(principal, 'batch', 'batch', body);
   }
 
   @SegmentRoute('b', "Segment-compatible batch at the path of Segment's mobile SDKs (`<apiHost>/b`)")
-  b(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+  b(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentIngestResult> {
     return this.segment(principal, 'b', 'batch', body);
   }
 
   @SegmentRoute(['track', 't'], 'Segment-compatible track')
-  track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+  track(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentIngestResult> {
     return this.segment(principal, 'track', 'track', body);
   }
 
   @SegmentRoute(['identify', 'i'], 'Segment-compatible identify: links anonymousId to userId (traits are not stored)')
-  identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+  identify(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentIngestResult> {
     return this.segment(principal, 'identify', 'identify', body);
   }
 
   @SegmentRoute(['page', 'p'], 'Segment-compatible page (stored as page_view)')
-  page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+  page(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentIngestResult> {
     return this.segment(principal, 'page', 'page', body);
   }
 
   @SegmentRoute(['screen', 's'], 'Segment-compatible screen (stored as screen_view; the name from name, properties.name or event)')
-  screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+  screen(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentIngestResult> {
     return this.segment(principal, 'screen', 'screen', body);
   }
 
   @SegmentRoute(['alias', 'a'], 'Segment-compatible alias: links previousId to userId (stored as an alias event)')
-  alias(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+  alias(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentIngestResult> {
     return this.segment(principal, 'alias', 'alias', body);
   }
 
   @SegmentRoute(['group', 'g'], 'Segment-compatible group (stored as a group event with its groupId; traits are not stored)')
-  group(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentResult> {
+  group(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SegmentIngestResult> {
     return this.segment(principal, 'group', 'group', body);
   }
 
   /** Not all-or-nothing: valid messages are stored, invalid ones skipped and counted. */
-  private async segment(principal: Principal, route: string, call: SegmentCall | 'batch', body: unknown): Promise<SegmentResult> {
-    const { events, rejected } = validateEachEvent(segmentToEvents(call, body));
-    const result = { ...(await this.ingest.ingestEvents(principal.organizationId, events)), rejected };
-    this.metrics.received(route, segmentLibrary(body), result);
+  private async segment(principal: Principal, route: string, call: SegmentCall | 'batch', body: unknown): Promise<SegmentIngestResult> {
+    const result = await this.ingest.ingestSegment(principal.organizationId, call, body);
+    this.metrics.received(route, sendingLibrary(body), result);
     return result;
   }
 }

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@n
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { type CreateModel, createModelSchema, ModelsService, type ModelVersion, type ModelWithVersion, retrainSchema, type UpdateModel, updateModelSchema } from '@foresight/models';
+import { ModelMonitoringService } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { Audited } from '../http/audit.interceptor';
 import { openApiSchema, queryInteger, ZodPipe } from '../http/zod';
@@ -19,13 +20,26 @@ const summarySchema = z.object({
   schedule: z.string().nullable(),
 });
 
+const importanceSchema = z
+  .array(
+    z.object({
+      feature: z.string(),
+      weight: z.number(),
+      direction: z
+        .enum(['raises', 'lowers', 'none'])
+        .nullable()
+        .describe("whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed"),
+    }),
+  )
+  .describe('most important first; weights sum to 1');
+
 const detailsSchema = summarySchema.extend({
   horizonDays: z.number(),
   algorithm: z.enum(['gbdt', 'logistic']),
   labels: z.array(z.string()),
   precision: z.number().nullable(),
   recall: z.number().nullable(),
-  featureImportance: z.array(z.object({ feature: z.string(), weight: z.number() })),
+  featureImportance: importanceSchema,
   lastError: z.string().nullable(),
 });
 
@@ -73,12 +87,20 @@ const versionSchema = z.object({
   trainRows: z.number(),
   validationRows: z.number(),
   metrics: metricsSchema,
-  featureImportance: z.array(z.object({ feature: z.string(), weight: z.number() })),
+  featureImportance: importanceSchema,
   rejectionReason: z.string().nullable(),
   curves: curvesSchema,
 });
 
 const versionParams = z.object({ modelId: z.string(), version: queryInteger(1, 2_147_483_647) });
+
+const healthSchema = z
+  .array(z.object({ day: z.string().describe('YYYY-MM-DD, UTC'), health: z.enum(['healthy', 'degraded', 'failing', 'no_data']) }))
+  .describe(
+    'the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran',
+  );
+const listedSchema = summarySchema.extend({ health: healthSchema });
+const detailsWithHealthSchema = detailsSchema.extend({ health: healthSchema });
 
 type ModelSummary = z.infer<typeof summarySchema>;
 type ModelDetails = z.infer<typeof detailsSchema>;
@@ -88,7 +110,10 @@ type VersionDetails = z.infer<typeof versionSchema>;
 @ApiBearerAuth()
 @Controller('models')
 export class ModelsController {
-  constructor(private readonly models: ModelsService) {}
+  constructor(
+    private readonly models: ModelsService,
+    private readonly monitoring: ModelMonitoringService,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -104,9 +129,11 @@ export class ModelsController {
   @Get()
   @RequireScope('read')
   @ApiOperation({ summary: "The organization's models" })
-  @ApiOkResponse({ schema: openApiSchema(z.array(summarySchema)) })
-  async list(@CurrentPrincipal() principal: Principal): Promise<ModelSummary[]> {
-    return (await this.models.list(principal.organizationId)).map(summary);
+  @ApiOkResponse({ schema: openApiSchema(z.array(listedSchema)) })
+  async list(@CurrentPrincipal() principal: Principal): Promise<Array<z.infer<typeof listedSchema>>> {
+    const entries = await this.models.list(principal.organizationId);
+    const health = await this.monitoring.healthOverDays(principal.organizationId, entries.map(({ model }) => model.id));
+    return entries.map((entry) => ({ ...summary(entry), health: health.get(entry.model.id) ?? [] }));
   }
 
   @Post('retrain')
@@ -172,9 +199,11 @@ export class ModelsController {
   @Get(':modelId')
   @RequireScope('read')
   @ApiOperation({ summary: 'A model with the validation metrics and feature importance of its serving version' })
-  @ApiOkResponse({ schema: openApiSchema(detailsSchema) })
-  async get(@CurrentPrincipal() principal: Principal, @Param('modelId') modelId: string): Promise<ModelDetails> {
-    return details(await this.models.get(principal.organizationId, modelId));
+  @ApiOkResponse({ schema: openApiSchema(detailsWithHealthSchema) })
+  async get(@CurrentPrincipal() principal: Principal, @Param('modelId') modelId: string): Promise<z.infer<typeof detailsWithHealthSchema>> {
+    const entry = await this.models.get(principal.organizationId, modelId);
+    const health = await this.monitoring.healthOverDays(principal.organizationId, [entry.model.id]);
+    return { ...details(entry), health: health.get(entry.model.id) ?? [] };
   }
 }
 
@@ -201,9 +230,13 @@ function details(entry: ModelWithVersion): ModelDetails {
     labels: model.labels,
     precision: serving?.metrics.precision ?? null,
     recall: serving?.metrics.recall ?? null,
-    featureImportance: serving?.featureImportance ?? [],
+    featureImportance: importanceView(serving?.featureImportance ?? []),
     lastError: model.lastError,
   };
+}
+
+function importanceView(importance: ModelVersion['featureImportance']): z.infer<typeof importanceSchema> {
+  return importance.map(({ feature, weight, direction }) => ({ feature, weight, direction: direction ?? null }));
 }
 
 function versionDetails(version: ModelVersion): VersionDetails {
@@ -217,7 +250,7 @@ function versionDetails(version: ModelVersion): VersionDetails {
     trainRows: version.trainRows,
     validationRows: version.validationRows,
     metrics: version.metrics,
-    featureImportance: version.featureImportance,
+    featureImportance: importanceView(version.featureImportance),
     rejectionReason: version.rejectionReason,
     curves: version.curves,
   };

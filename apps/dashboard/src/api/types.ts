@@ -2,8 +2,8 @@
 // own OpenAPI document (the Node SDK's build writes them), so the dashboard and the API cannot drift.
 import type { paths } from '@foresight/api-types';
 
-type Operation<P extends keyof paths, M extends 'get' | 'post' | 'patch'> = NonNullable<paths[P][M]>;
-type Ok<P extends keyof paths, M extends 'get' | 'post' | 'patch' = 'get'> =
+type Operation<P extends keyof paths, M extends 'get' | 'post' | 'patch' | 'delete'> = NonNullable<paths[P][M]>;
+type Ok<P extends keyof paths, M extends 'get' | 'post' | 'patch' | 'delete' = 'get'> =
   Operation<P, M> extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
 type Body<P extends keyof paths, M extends 'post' | 'patch'> =
   Operation<P, M> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
@@ -14,6 +14,10 @@ export type Scope = Item<CurrentToken['scopes']>;
 
 export type ModelSummary = Item<Ok<'/v1/models'>>;
 export type ModelDetails = Ok<'/v1/models/{modelId}'>;
+/** What the model's mutations answer: the details without the health history. */
+export type ChangedModel = Ok<'/v1/models/{modelId}', 'patch'>;
+export type DeletedModel = Ok<'/v1/models/{modelId}', 'delete'>;
+export type DayHealth = Item<ModelDetails['health']>;
 export type ModelStatus = ModelDetails['status'];
 export type Algorithm = ModelDetails['algorithm'];
 export type CreateModel = Body<'/v1/models', 'post'>;
@@ -21,6 +25,7 @@ export type CreateModel = Body<'/v1/models', 'post'>;
 export type ModelVersion = Item<Ok<'/v1/models/{modelId}/versions'>['versions']>;
 export type ValidationMetrics = ModelVersion['metrics'];
 export type ValidationCurves = NonNullable<ModelVersion['curves']>;
+export type FeatureWeight = Item<ModelVersion['featureImportance']>;
 export type ThresholdPoint = Item<ValidationCurves['thresholds']>;
 
 export type MonitoringFigures = Ok<'/v1/models/monitor/{modelId}'>;
@@ -28,6 +33,7 @@ export type MonitoringPoint = Item<Ok<'/v1/models/monitor/{modelId}/history'>['p
 export type DriftStatus = MonitoringFigures['drift']['status'];
 
 export type EventVolume = Ok<'/v1/events/volume'>;
+export type IngestionStats = Ok<'/v1/events/ingestion'>;
 export type Prediction = Item<Ok<'/v1/predict'>['predictions']>;
 export type Session = Item<Ok<'/v1/users/sessions'>['sessions']>;
 export type RecentEvent = Item<Ok<'/v1/users/events'>['events']>;

@@ -3,7 +3,10 @@ import { AppError, type ErrorDetail, invalidRequest, UserActivityFeedService } f
 import { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
 import { type EventInput, eventSchema, MAX_EVENT_BYTES, MAX_EVENT_NAME_LENGTH, MAX_EVENTS_PER_BATCH } from '../event.schema';
 import { shapeProblems } from '../event-limits';
+import { IngestionStatsService } from '../ingestion-stats/ingestion-stats.service';
+import { DIRECT_CALL, eventCount, libraryName, sendingLibrary } from '../ingestion-stats/library-name';
 import { looksLikePersonalData, personalDataKeys } from '../pii';
+import { type SegmentCall, segmentToEvents } from '../segment/segment.mapper';
 import { SuppressionListService } from '../suppression/suppression-list.service';
 import { UserEventsService } from '../users/user-events.service';
 import { UserIdsService } from '../users/user-ids.service';
@@ -17,6 +20,8 @@ export interface IngestResult {
   suppressed: number;
 }
 
+export type SegmentIngestResult = IngestResult & { rejected: number };
+
 /**
  * Validates a request's events all-or-nothing, pseudonymizes ids, seals free-form properties, drops
  * suppressed users' events, then hands the rest to the group-commit writer.
@@ -29,11 +34,28 @@ export class IngestService {
     private readonly cipher: EventPayloadCipherService,
     private readonly suppression: SuppressionListService,
     private readonly activity: UserActivityFeedService,
+    private readonly stats: IngestionStatsService,
   ) {}
 
-  /** `body` is one event or an array of them, exactly as received. */
+  /** `body` is one event or an array of them, exactly as received; counted per library in the ingestion stats. */
   async ingest(organizationId: string, body: unknown): Promise<IngestResult> {
-    return this.ingestEvents(organizationId, validateEvents(body));
+    const library = libraryName(sendingLibrary(body), DIRECT_CALL);
+    const events = await this.stats.refusedUnless(organizationId, library, eventCount(body), () => validateEvents(body));
+    const result = await this.ingestEvents(organizationId, events);
+    await this.stats.record(organizationId, library, result);
+    return result;
+  }
+
+  /**
+   * A Segment-compatible body: not all-or-nothing, valid messages are stored and invalid ones skipped
+   * and counted. A body that is not a message or batch at all is still refused whole.
+   */
+  async ingestSegment(organizationId: string, call: SegmentCall | 'batch', body: unknown): Promise<SegmentIngestResult> {
+    const library = libraryName(sendingLibrary(body), DIRECT_CALL);
+    const { events, rejected } = await this.stats.refusedUnless(organizationId, library, eventCount(body), () => validateEachEvent(segmentToEvents(call, body)));
+    const result = { ...(await this.ingestEvents(organizationId, events)), rejected };
+    await this.stats.record(organizationId, library, result);
+    return result;
   }
 
   /** For callers that already validated (the Segment mapping). */

@@ -1,29 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
+import { libraryName } from '../ingestion-stats/library-name';
 
-/**
- * `context.library.name` of the Segment and RudderStack SDKs we know; any other name is "other", so a
- * client cannot grow the label set (the name is whatever the sender writes).
- */
-const KNOWN_LIBRARIES: ReadonlySet<string> = new Set([
-  // Segment
-  'analytics-swift',
-  'analytics-kotlin',
-  'analytics-flutter',
-  'analytics-react-native',
-  '@segment/analytics-node',
-  'analytics.js',
-  'analytics-ios',
-  'analytics-android',
-  // RudderStack
-  'rudder-ios-library',
-  'com.rudderstack.android.sdk.core',
-  'com.rudderstack.sdk.kotlin.android',
-  'com.rudderstack.sdk.kotlin.core',
-  'rudder-sdk-swift',
-  'analytics-node',
-  'RudderLabs JavaScript SDK',
-]);
 
 export interface SegmentOutcome {
   accepted: number;
@@ -47,7 +25,7 @@ export class SegmentMetricsService {
 
   /** `route` is one of our fixed route names, never the request's path. */
   received(route: string, library: string | undefined, outcome: SegmentOutcome): void {
-    const labels = { route, library: library !== undefined && KNOWN_LIBRARIES.has(library) ? library : 'other' };
+    const labels = { route, library: libraryName(library, 'other') };
     if (outcome.accepted > 0) this.messages.inc({ ...labels, outcome: 'accepted' }, outcome.accepted);
     if (outcome.duplicates > 0) this.messages.inc({ ...labels, outcome: 'duplicate' }, outcome.duplicates);
     if (outcome.rejected > 0) this.messages.inc({ ...labels, outcome: 'rejected' }, outcome.rejected);

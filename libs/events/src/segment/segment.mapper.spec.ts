@@ -1,6 +1,6 @@
 import { eventInstant } from '../event.schema';
 import { validateEachEvent, validateEvents } from '../ingest/ingest.service';
-import { segmentLibrary, segmentToEvents } from './segment.mapper';
+import { segmentToEvents } from './segment.mapper';
 
 describe('segmentToEvents', () => {
   it('maps track, page, screen and identify in a batch', () => {
@@ -113,11 +113,5 @@ describe('segmentToEvents', () => {
     expect(events[3]).toMatchObject({ event: 'alias', userId: 'u', anonymousId: 'anon-1' });
     expect(events[4]).toMatchObject({ event: 'group', properties: { groupId: 'acme' } });
     expect(JSON.stringify(events[4])).not.toContain('Acme');
-  });
-
-  it('names the sending library of a message or a batch', () => {
-    expect(segmentLibrary({ batch: [{ context: { library: { name: 'analytics-kotlin' } } }] })).toBe('analytics-kotlin');
-    expect(segmentLibrary({ context: { library: { name: 'analytics-node' } } })).toBe('analytics-node');
-    expect(segmentLibrary({ batch: [] })).toBeUndefined();
   });
 });

@@ -91,16 +91,6 @@ function sessionIdOf(message: Json): unknown {
   return typeof sessionId === 'number' && Number.isFinite(sessionId) ? String(sessionId) : sessionId;
 }
 
-/**
- * The sending SDK's `context.library.name` (of the first message of a batch: one SDK sends a batch),
- * for metrics, which bound it to known names.
- */
-export function segmentLibrary(body: unknown): string | undefined {
-  const message: unknown = isObject(body) && Array.isArray(body.batch) ? (body.batch as unknown[])[0] : body;
-  const library = isObject(message) && isObject(message.context) ? message.context.library : undefined;
-  return isObject(library) && typeof library.name === 'string' ? library.name : undefined;
-}
-
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

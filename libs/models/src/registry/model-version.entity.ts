@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 import type { FeatureManifest } from '@foresight/features';
 import type { ValidationCurves } from '../curves/validation-curves';
-import type { ConfidenceHistogram, ValidationMetrics } from '../training';
+import type { ConfidenceHistogram, FeatureDirection, ValidationMetrics } from '../training';
 import type { ModelAlgorithm } from './model.entity';
 
 export type VersionState = 'serving' | 'retired' | 'rejected';
@@ -33,8 +33,9 @@ export class ModelVersion {
   @Column({ type: 'jsonb' })
   metrics!: ValidationMetrics;
 
+  /** `direction` was added with the dashboard's raises/lowers; versions trained before it have none. */
   @Column({ name: 'feature_importance', type: 'jsonb' })
-  featureImportance!: Array<{ feature: string; weight: number }>;
+  featureImportance!: Array<{ feature: string; weight: number; direction?: FeatureDirection }>;
 
   @Column({ name: 'confidence_baseline', type: 'jsonb' })
   confidenceBaseline!: ConfidenceHistogram;

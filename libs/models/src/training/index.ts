@@ -1,6 +1,7 @@
 export type { PlattCalibration } from './calibration';
 export { applyCalibration, fitPlattScaling } from './calibration';
 export type { PositiveWeight } from './class-weight';
+export type { FeatureDirection } from './feature-direction';
 export type { FeatureImportance } from './feature-importance';
 export type { GbdtFit, GbdtOptions, GbdtParameters, RegressionTree } from './gbdt.trainer';
 export { DEFAULT_GBDT_OPTIONS, fitGbdt } from './gbdt.trainer';

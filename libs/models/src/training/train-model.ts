@@ -1,5 +1,6 @@
 import { type ValidationCurves, validationCurves } from '../curves/validation-curves';
 import { applyCalibration, fitPlattScaling, PlattCalibration } from './calibration';
+import { FeatureDirection, featureDirections, withDirections } from './feature-direction';
 import { FeatureImportance, normalizeImportance } from './feature-importance';
 import { fitGbdt, GbdtOptions } from './gbdt.trainer';
 import { sigmoid } from './log-loss';
@@ -32,8 +33,8 @@ export interface TrainedModel {
   featureNames: string[];
   /** Of the calibrated model on the validation set. */
   metrics: ValidationMetrics;
-  /** Most important first; weights sum to 1 (all 0 if the model uses no feature). */
-  featureImportance: FeatureImportance[];
+  /** Most important first; weights sum to 1 (all 0 if the model uses no feature); with each feature's direction. */
+  featureImportance: Array<FeatureImportance & { direction: FeatureDirection }>;
   /** Validation confidence distribution: the drift baseline for live predictions. */
   confidenceBaseline: ConfidenceHistogram;
   /** Reliability, score histogram by outcome and threshold curves of the validation set, for the dashboard. */
@@ -86,7 +87,7 @@ export function trainModel(input: TrainModelInput): TrainedModel {
     onnx: exportOnnx(parameters, featureNames),
     featureNames: [...featureNames],
     metrics: computeValidationMetrics(split.validation.labels, probabilities),
-    featureImportance: normalizeImportance(featureNames, importance),
+    featureImportance: withDirections(normalizeImportance(featureNames, importance), featureNames, featureDirections(parameters, split.validation.features, d)),
     confidenceBaseline: confidenceHistogram(probabilities),
     curves: validationCurves(split.validation.labels, probabilities),
     parameters,

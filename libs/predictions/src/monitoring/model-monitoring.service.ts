@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ModelsService, type ModelVersion } from '@foresight/models';
+import { DAY_MS } from '@foresight/platform';
+import { type DayHealth, HEALTH_DAYS, healthDays } from './daily-health';
 import type { DriftStatus } from './drift';
 import { type LiveAccuracy, MIN_MATURED_PREDICTIONS, MonitoringQueriesService, type Snapshot } from './monitoring-queries.service';
 
@@ -74,6 +76,12 @@ export class ModelMonitoringService {
         driftComputedAt: drift?.computedAt.toISOString() ?? null,
       },
     };
+  }
+
+  /** The two-week health badge of models the caller already read within the organization, by model id. */
+  async healthOverDays(organizationId: string, modelIds: string[], now = new Date()): Promise<Map<string, Array<{ day: string; health: DayHealth }>>> {
+    const since = new Date(now.getTime() - (now.getTime() % DAY_MS) - (HEALTH_DAYS - 1) * DAY_MS);
+    return healthDays(await this.queries.healthByDay(organizationId, modelIds, since), modelIds, now);
   }
 
   async history(organizationId: string, modelId: string, since: Date): Promise<MonitoringPoint[]> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { UserEventsService } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
+import type { HealthRow } from './daily-health';
 import type { BucketCount, DriftStatus } from './drift';
 
 /** Live accuracy counts the predictions of this many last days whose horizon has passed... */
@@ -132,6 +133,25 @@ export class MonitoringQueriesService {
     return this.dataSource.query<Snapshot[]>(
       `SELECT ${SNAPSHOT_COLUMNS} FROM model_snapshots WHERE organization_id = $1 AND model_id = $2 AND computed_at >= $3 ORDER BY computed_at, id LIMIT 10000`,
       [organizationId, modelId, since.toISOString()],
+    );
+  }
+
+  /**
+   * The worst snapshot per model and UTC day since `since`: failing when drift is high; degraded when
+   * drift is moderate or live accuracy fell more than 5 points below the version's validation accuracy.
+   */
+  healthByDay(organizationId: string, modelIds: string[], since: Date): Promise<HealthRow[]> {
+    if (modelIds.length === 0) return Promise.resolve([]);
+    return this.dataSource.query<HealthRow[]>(
+      `SELECT s.model_id AS "modelId", date_trunc('day', s.computed_at, 'UTC') AS day,
+              max(CASE WHEN s.drift_status = 'high' THEN 2
+                       WHEN s.drift_status = 'moderate'
+                         OR (s.accuracy_source = 'live' AND s.accuracy < (v.metrics->>'accuracy')::float8 - 0.05) THEN 1
+                       ELSE 0 END)::int AS severity
+         FROM model_snapshots s LEFT JOIN model_versions v ON v.id = s.version_id
+        WHERE s.organization_id = $1 AND s.model_id = ANY($2::text[]) AND s.computed_at >= $3
+        GROUP BY 1, 2`,
+      [organizationId, modelIds, since.toISOString()],
     );
   }
 

@@ -18,6 +18,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/ingestion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events accepted, duplicate and rejected per hour or day and sending library, on every ingestion route */
+        get: operations["ActivityController_ingestion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/events": {
         parameters: {
             query?: never;
@@ -915,6 +932,45 @@ export interface operations {
             };
         };
     };
+    ActivityController_ingestion: {
+        parameters: {
+            query?: {
+                until?: unknown;
+                since?: unknown;
+                bucket?: "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        bucket: "hour" | "day";
+                        since: string;
+                        until: string;
+                        /** @description oldest first; buckets where nothing arrived are absent. Hours are kept 32 days, days 732 days */
+                        series: {
+                            start: string;
+                            /** @description context.library.name of a known SDK, "other" for any other name, "direct" when the request named none */
+                            library: string;
+                            accepted: number;
+                            /** @description events whose messageId was already stored */
+                            duplicates: number;
+                            /** @description events refused by validation: whole 400 batches and skipped Segment messages */
+                            rejected: number;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
     ActivityController_recentEvents: {
         parameters: {
             query: {
@@ -1676,6 +1732,13 @@ export interface operations {
                         lastRetrained: string | null;
                         auc: number | null;
                         schedule: string | null;
+                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran */
+                        health: {
+                            /** @description YYYY-MM-DD, UTC */
+                            day: string;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "failing" | "no_data";
+                        }[];
                     }[];
                 };
             };
@@ -1735,9 +1798,15 @@ export interface operations {
                         labels: string[];
                         precision: number | null;
                         recall: number | null;
+                        /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
                             weight: number;
+                            /**
+                             * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
+                             * @enum {string|null}
+                             */
+                            direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
                     };
@@ -1815,9 +1884,15 @@ export interface operations {
                                 auc: number;
                                 logLoss: number;
                             };
+                            /** @description most important first; weights sum to 1 */
                             featureImportance: {
                                 feature: string;
                                 weight: number;
+                                /**
+                                 * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
+                                 * @enum {string|null}
+                                 */
+                                direction: "raises" | "lowers" | "none" | null;
                             }[];
                             rejectionReason: string | null;
                             /** @description computed on the validation set; null for versions trained before curves were stored */
@@ -1882,9 +1957,15 @@ export interface operations {
                         labels: string[];
                         precision: number | null;
                         recall: number | null;
+                        /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
                             weight: number;
+                            /**
+                             * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
+                             * @enum {string|null}
+                             */
+                            direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
                     };
@@ -1925,11 +2006,24 @@ export interface operations {
                         labels: string[];
                         precision: number | null;
                         recall: number | null;
+                        /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
                             weight: number;
+                            /**
+                             * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
+                             * @enum {string|null}
+                             */
+                            direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
+                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran */
+                        health: {
+                            /** @description YYYY-MM-DD, UTC */
+                            day: string;
+                            /** @enum {string} */
+                            health: "healthy" | "degraded" | "failing" | "no_data";
+                        }[];
                     };
                 };
             };
@@ -2000,9 +2094,15 @@ export interface operations {
                         labels: string[];
                         precision: number | null;
                         recall: number | null;
+                        /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
                             weight: number;
+                            /**
+                             * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
+                             * @enum {string|null}
+                             */
+                            direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
                     };

@@ -1,8 +1,11 @@
+import type { FeatureWeight } from '../../api/types';
 import { percent } from '../../components/format';
 import { Empty } from '../../components/states';
 
 /** Horizontal bars as plain HTML: readable by screen readers and selectable as text. */
-export function FeatureImportance({ features }: { features: Array<{ feature: string; weight: number }> }) {
+const DIRECTION_WORDS = { raises: '↑ raises', lowers: '↓ lowers', none: 'no effect' } as const;
+
+export function FeatureImportance({ features }: { features: FeatureWeight[] }) {
   const shown = features.filter((f) => f.weight > 0).slice(0, 12);
   if (shown.length === 0) {
     return (
@@ -13,16 +16,20 @@ export function FeatureImportance({ features }: { features: Array<{ feature: str
   }
   const top = shown[0].weight;
   return (
-    <ol className="importance">
-      {shown.map(({ feature, weight }) => (
+    <>
+      <p className="help">How much each feature weighs in the prediction, and whether a higher value raises or lowers the probability (the overall tendency on the validation users).</p>
+      <ol className="importance">
+      {shown.map(({ feature, weight, direction }) => (
         <li key={feature}>
           <span className="feature">{feature}</span>
+          <span className={`direction ${direction ?? ''}`}>{direction ? DIRECTION_WORDS[direction] : '—'}</span>
           <span className="bar" aria-hidden="true">
             <span style={{ width: `${(weight / top) * 100}%` }} />
           </span>
           <span className="weight">{percent(weight)}</span>
         </li>
       ))}
-    </ol>
+      </ol>
+    </>
   );
 }

@@ -4,11 +4,13 @@ import { api } from '../../api/client';
 import type { ModelDetails, ModelVersion } from '../../api/types';
 import { useCanAct } from '../../auth/access';
 import { decimal, percent, when } from '../../components/format';
+import { HealthStrip } from '../../components/health-strip';
 import { logLossLift, qualityGrade } from '../../components/quality-grade';
 import { Badge, Empty, ErrorState, Loading } from '../../components/states';
 import { href } from '../../routes';
 import { FeatureImportance } from './feature-importance';
 import { ModelActions } from './model-actions';
+import { ModelManagement } from './model-management';
 import { ThresholdExplorer } from './threshold-explorer';
 import { ReliabilityDiagram, ScoreDistribution } from './validation-charts';
 import { VersionHistory } from './version-history';
@@ -33,6 +35,9 @@ export function ModelPage({ modelId }: { modelId: string }) {
       <h1>
         {model.data.name} <Badge tone={model.data.status === 'failed' ? 'bad' : 'neutral'}>{model.data.status}</Badge>
       </h1>
+      <p>
+        Last 14 days of monitoring: <HealthStrip days={model.data.health} /> <a href={href({ page: 'monitoring', modelId })}>Monitoring over time</a>
+      </p>
       <p className="muted">
         Predicts whether a user does <strong>{model.data.targetEvent}</strong> within {model.data.horizonDays} days ({model.data.algorithm}); labels {model.data.labels.join(' / ')}.
       </p>
@@ -48,6 +53,7 @@ export function ModelPage({ modelId }: { modelId: string }) {
       {versions.isError && <ErrorState error={versions.error} retry={() => void versions.refetch()} />}
       {versions.data && versions.data.versions.length === 0 && <Untrained model={model.data} />}
       {versions.data && versions.data.versions.length > 0 && <Trained model={model.data} versions={versions.data.versions} />}
+      <ModelManagement model={model.data} />
     </>
   );
 }

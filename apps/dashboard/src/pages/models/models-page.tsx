@@ -3,6 +3,7 @@ import { api } from '../../api/client';
 import type { ModelSummary } from '../../api/types';
 import { useCanAct } from '../../auth/access';
 import { percent, when } from '../../components/format';
+import { HealthStrip } from '../../components/health-strip';
 import { modelHealth, qualityGrade } from '../../components/quality-grade';
 import { Badge, Empty, ErrorState, Loading } from '../../components/states';
 import { href } from '../../routes';
@@ -23,7 +24,15 @@ export function ModelsPage() {
             <p>Create a model below: pick the event you want to predict (a purchase, a cancellation) and how many days ahead.</p>
           </Empty>
         )}
-        {models.data && models.data.length > 0 && <ModelsTable models={models.data} />}
+        {models.data && models.data.length > 0 && (
+          <>
+            <ModelsTable models={models.data} />
+            <p className="help">
+              Last 14 days: one square per day from the monitoring runs, green healthy, amber degraded (moderate drift, or live accuracy 5 points under validation), red failing
+              (high drift), outlined when no run covered the model that day.
+            </p>
+          </>
+        )}
       </section>
       {canAct ? (
         <CreateModelForm />
@@ -44,6 +53,7 @@ function ModelsTable({ models }: { models: ModelSummary[] }) {
           <th scope="col">Predicts</th>
           <th scope="col">Status</th>
           <th scope="col">Health</th>
+          <th scope="col">Last 14 days</th>
           <th scope="col">Quality</th>
           <th scope="col">Serving</th>
           <th scope="col">Last retrained</th>
@@ -72,6 +82,9 @@ function ModelRow({ model }: { model: ModelSummary }) {
       <td>{model.status}</td>
       <td>
         <Badge tone={health.tone}>{health.label}</Badge>
+      </td>
+      <td>
+        <HealthStrip days={model.health} />
       </td>
       <td>{grade ? <Badge tone={grade.tone}>{grade.grade}</Badge> : '—'}</td>
       <td>{model.version === null ? 'none' : `v${model.version} (${percent(model.accuracy)} accurate)`}</td>

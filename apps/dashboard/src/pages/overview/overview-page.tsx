@@ -4,9 +4,11 @@ import { api } from '../../api/client';
 import type { ModelSummary } from '../../api/types';
 import { TimeSeriesChart } from '../../charts/time-series-chart';
 import { count } from '../../components/format';
+import { HealthStrip } from '../../components/health-strip';
 import { modelHealth } from '../../components/quality-grade';
 import { Badge, Empty, ErrorState, Loading } from '../../components/states';
 import { href } from '../../routes';
+import { IngestionPanel } from './ingestion-panel';
 import { volumeSeries } from './volume-series';
 
 export function OverviewPage() {
@@ -44,6 +46,7 @@ export function OverviewPage() {
           </>
         )}
       </section>
+      <IngestionPanel bucket={bucket} />
       <ModelsHealth />
     </>
   );
@@ -96,7 +99,7 @@ function HealthRow({ model }: { model: ModelSummary }) {
   const health = modelHealth(model.status, monitoring.data?.drift.status);
   return (
     <li>
-      <a href={href({ page: 'model', modelId: model.id })}>{model.name}</a> <Badge tone={health.tone}>{health.label}</Badge>
+      <a href={href({ page: 'model', modelId: model.id })}>{model.name}</a> <Badge tone={health.tone}>{health.label}</Badge> <HealthStrip days={model.health} />
       <span className="muted"> predicts {model.targetEvent}</span>
     </li>
   );

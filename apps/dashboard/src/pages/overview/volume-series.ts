@@ -1,16 +1,13 @@
 import type { EventVolume } from '../../api/types';
 import type { TimeSeries } from '../../charts/time-series-chart';
+import { bucketGrid } from './bucket-grid';
 
 /** The most frequent names get their own band; the rest are summed into "other". */
 const NAMED_EVENTS = 6;
 
 /** Every bucket of the window (empty ones as 0) and one series per frequent event name. */
 export function volumeSeries(volume: EventVolume): { times: number[]; series: TimeSeries[]; users: TimeSeries } {
-  const step = volume.bucket === 'hour' ? 3_600_000 : 86_400_000;
-  const first = Math.floor(Date.parse(volume.since) / step) * step;
-  const times: number[] = [];
-  for (let t = first; t < Date.parse(volume.until); t += step) times.push(t);
-  const index = new Map(times.map((t, k) => [t, k]));
+  const { times, index } = bucketGrid(volume.bucket, volume.since, volume.until);
   const named = volume.totals.slice(0, NAMED_EVENTS).map((total) => total.event);
   const other = times.map(() => 0);
   const rows = new Map<string, number[]>([...named.map((name): [string, number[]] => [name, times.map(() => 0)]), ['other', other]]);
