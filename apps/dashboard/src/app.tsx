@@ -4,11 +4,13 @@ import { api, whenTokenRefused } from './api/client';
 import type { CurrentToken } from './api/types';
 import { AccessContext } from './auth/access';
 import { forgetToken, storedToken } from './auth/session';
+import { LivePage } from './pages/live/live-page';
 import { ModelPage } from './pages/model/model-page';
 import { ModelsPage } from './pages/models/models-page';
 import { MonitoringPage } from './pages/monitoring/monitoring-page';
 import { OverviewPage } from './pages/overview/overview-page';
 import { SignInPage } from './pages/sign-in/sign-in-page';
+import { TokensPage } from './pages/tokens/tokens-page';
 import { UserPage } from './pages/user/user-page';
 import { href, type Route, useRoute } from './routes';
 
@@ -17,6 +19,8 @@ const NAVIGATION: Array<{ route: Route; label: string }> = [
   { route: { page: 'models' }, label: 'Models' },
   { route: { page: 'monitoring' }, label: 'Monitoring' },
   { route: { page: 'user' }, label: 'User lookup' },
+  { route: { page: 'live' }, label: 'Live events' },
+  { route: { page: 'tokens' }, label: 'Tokens' },
 ];
 
 export function App() {
@@ -100,5 +104,9 @@ function Page({ route }: { route: Route }) {
       return <MonitoringPage modelId={route.modelId} />;
     case 'user':
       return <UserPage userId={route.userId} />;
+    case 'live':
+      return <LivePage />;
+    case 'tokens':
+      return <TokensPage />;
   }
 }

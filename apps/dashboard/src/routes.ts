@@ -6,7 +6,9 @@ export type Route =
   | { page: 'models' }
   | { page: 'model'; modelId: string }
   | { page: 'monitoring'; modelId?: string }
-  | { page: 'user'; userId?: string };
+  | { page: 'user'; userId?: string }
+  | { page: 'live' }
+  | { page: 'tokens' };
 
 export function parseRoute(hash: string): Route {
   const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
@@ -14,6 +16,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'models') return { page: 'models' };
   if (page === 'monitoring') return { page: 'monitoring', modelId: id || undefined };
   if (page === 'users') return { page: 'user', userId: id || undefined };
+  if (page === 'live' || page === 'tokens') return { page };
   return { page: 'overview' };
 }
 
@@ -29,6 +32,9 @@ export function href(route: Route): string {
       return route.modelId ? `#/monitoring/${encodeURIComponent(route.modelId)}` : '#/monitoring';
     case 'user':
       return route.userId ? `#/users/${encodeURIComponent(route.userId)}` : '#/users';
+    case 'live':
+    case 'tokens':
+      return `#/${route.page}`;
   }
 }
 

@@ -2,11 +2,16 @@ import { storedToken } from '../auth/session';
 import type {
   ApiErrorBody,
   ChangedModel,
+  CreatedWebhook,
   CreateModel,
+  CreateToken,
+  CreateWebhook,
   CurrentToken,
   DeletedModel,
   EventVolume,
   IngestionStats,
+  IssuedToken,
+  LiveEvents,
   ModelDetails,
   ModelSummary,
   ModelVersion,
@@ -15,6 +20,9 @@ import type {
   Prediction,
   RecentEvent,
   Session,
+  TokenView,
+  Webhook,
+  WebhookDelivery,
 } from './types';
 
 /** An error answer of the API, with its error code and message. */
@@ -73,5 +81,16 @@ export const api = {
   ingestion: (bucket: 'hour' | 'day') => call<IngestionStats>('GET', '/events/ingestion', { query: { bucket } }),
   predict: (userId: string) => call<{ userId: string; predictions: Prediction[] }>('GET', '/predict', { query: { userId } }),
   sessions: (userId: string) => call<{ userId: string; sessions: Session[] }>('GET', '/users/sessions', { query: { userId } }),
+  tokens: () => call<TokenView[]>('GET', '/tokens'),
+  createToken: (body: CreateToken) => call<IssuedToken>('POST', '/tokens', { body }),
+  revokeToken: (id: string) => call<TokenView>('DELETE', `/tokens/${encodeURIComponent(id)}`),
+  liveEvents: (after?: string) => call<LiveEvents>('GET', '/events/live', { query: { after, limit: 50 } }),
+  webhooks: () => call<Webhook[]>('GET', '/webhooks'),
+  createWebhook: (body: CreateWebhook) => call<CreatedWebhook>('POST', '/webhooks', { body }),
+  deleteWebhook: (id: string) => call<Webhook>('DELETE', `/webhooks/${encodeURIComponent(id)}`),
+  deliveries: (id: string) => call<WebhookDelivery[]>('GET', `/webhooks/${encodeURIComponent(id)}/deliveries`, { query: { limit: 50 } }),
+  sendTestEvent: (id: string) => call<WebhookDelivery>('POST', `/webhooks/${encodeURIComponent(id)}/test`),
+  retryDelivery: (id: string, deliveryId: string) =>
+    call<WebhookDelivery>('POST', `/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`),
   recentEvents: (userId: string) => call<{ userId: string; events: RecentEvent[] }>('GET', '/users/events', { query: { userId, limit: 50 } }),
 };
