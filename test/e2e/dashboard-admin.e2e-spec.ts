@@ -1,0 +1,123 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { Foresight } from '@foresight/node';
+import { launchChromium } from '../support/chromium';
+import { type PageTrouble, screenshot, seriousAccessibilityViolations, signIn, watchPage } from '../support/dashboard-browser';
+import { request } from '../support/http';
+import { type RunningProcess, startApi } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
+import { eventually } from '../support/webhook-receiver';
+
+jest.setTimeout(120_000);
+
+/** Markup that would run if any page rendered text as HTML: it sets a flag the test reads. */
+const MARKUP = '<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>';
+
+/** The dashboard's administration pages (issue 21) in real Chromium against the real API process. */
+describe('dashboard administration in Chromium', () => {
+  let suite: TestSuite;
+  let org: OrganizationWithToken;
+  let api: RunningProcess;
+  let browser: BrowserContext;
+  let closeBrowser: (() => Promise<void>) | undefined;
+  let page: Page;
+  let trouble: PageTrouble;
+  const dialogs: string[] = [];
+  const url = (path: string) => `${api.baseUrl}/v1${path}`;
+  const navigateTo = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+  const expectAccessible = async () => expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  const expectNothingExecuted = async () => {
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(dialogs).toEqual([]);
+  };
+
+  beforeAll(async () => {
+    suite = await TestSuite.create('dashboard_admin');
+    org = await suite.createOrganization('dashboard_admin', ['--rate-limit', '100000', '--burst', '200000']);
+    api = await startApi({ ...suite.env, WORKER_MODE: 'inline' });
+    ({ browser, close: closeBrowser } = await launchChromium());
+    page = await browser.newPage();
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    trouble = watchPage(page, new URL(api.baseUrl).origin);
+    await signIn(page, `${api.baseUrl}/dashboard/`, org.token.secret);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  });
+
+  afterAll(async () => {
+    await closeBrowser?.();
+    await api?.stop();
+    await suite?.destroy();
+  });
+
+  afterEach(() => {
+    expect(trouble?.consoleErrors).toEqual([]);
+    expect(trouble?.foreignRequests).toEqual([]);
+  });
+
+  it('creates a token, shows its secret once, and revokes it behind a confirmation: the API then refuses it', async () => {
+    await navigateTo('Tokens');
+    await page.getByRole('table', { name: 'Tokens, oldest first' }).waitFor();
+    await page.getByLabel('Environment').selectOption('staging');
+    await page.getByLabel('ingest').check();
+    await page.getByLabel('Expires after (days; empty for never)').fill('30');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secretBox = page.locator('code.secret-value');
+    const secret = (await secretBox.textContent()) ?? '';
+    expect(secret).toMatch(/^pat_staging_/);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('shown this once');
+    await screenshot(page, 'admin-token-created');
+    await expectAccessible();
+
+    // The secret works from outside the browser, and is nowhere the page keeps things.
+    expect((await request(url('/models'), { token: secret })).status).toBe(200);
+    expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }))).not.toContain(secret);
+    expect(page.url()).not.toContain(secret);
+    const issued = (await request<Array<{ id: string; hint: string; scopes: string[]; expiresAt: string | null }>>(url('/tokens'), { token: org.token.secret })).body.find((t) =>
+      secret.endsWith(t.hint),
+    );
+    expect(issued).toMatchObject({ scopes: ['read', 'ingest'], expiresAt: expect.any(String) });
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    expect(await page.getByText(secret).count()).toBe(0);
+
+    const row = page.getByRole('row', { name: new RegExp(issued?.id ?? 'missing') });
+    await page.reload();
+    await expect(row.getByRole('cell').nth(3).textContent()).resolves.toMatch(/UTC$/); // last used: the request above
+    await row.getByRole('button', { name: `Revoke ${issued?.id}` }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: `Yes, revoke ${issued?.id}` }).click();
+    await row.getByText(/^revoked/).waitFor();
+    await eventually('the revoked token refused', async () => ((await request(url('/models'), { token: secret })).status === 401 ? true : undefined), 5_000);
+    await screenshot(page, 'admin-token-revoked');
+  });
+
+  it('shows an event sent with the Node SDK as it arrives, with its library and counts; markup stays text', async () => {
+    await navigateTo('Live events');
+    await page.getByRole('heading', { name: 'Waiting for the first event' }).waitFor();
+    await expectAccessible();
+    const sdk = new Foresight(org.token.secret, { host: api.baseUrl, flushIntervalMs: 3_600_000, handleSignals: false });
+    sdk.track({ event: 'first_event', userId: `user ${MARKUP}`, properties: { note: MARKUP } });
+    await sdk.flush();
+    await sdk.shutdown();
+    // The SDK refuses such names; the API takes any printable name, so one comes straight over HTTP.
+    const direct = await request(url('/events'), { token: org.token.secret, method: 'POST', body: { event: `named ${MARKUP}`, userId: 'direct-user' } });
+    expect(direct.status).toBe(200);
+    const feed = page.getByRole('table', { name: 'Latest events, newest first' });
+    const eventRow = feed.getByRole('row', { name: /first_event/ });
+    await eventRow.waitFor({ timeout: 30_000 });
+    const text = (await eventRow.textContent()) ?? '';
+    expect(text).toContain('first_event');
+    expect(text).toContain(`user ${MARKUP}`);
+    expect(text).toContain('@foresight/node');
+    expect(text).toContain(JSON.stringify({ note: MARKUP }));
+    const named = feed.getByRole('row', { name: /named/ });
+    await named.waitFor({ timeout: 30_000 });
+    expect(await named.textContent()).toContain(`named ${MARKUP}direct-userdirect API call`);
+    expect(await feed.locator('img, script').count()).toBe(0);
+    await expectNothingExecuted();
+    const counts = page.getByRole('table', { name: 'Events per sending library' });
+    await counts.getByRole('row', { name: /@foresight\/node/ }).waitFor({ timeout: 30_000 });
+    await screenshot(page, 'admin-live-events');
+    await expectAccessible();
+  });
+});
