@@ -5,7 +5,7 @@ import { type PageTrouble, screenshot, seriousAccessibilityViolations, signIn, w
 import { request } from '../support/http';
 import { type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { eventually } from '../support/webhook-receiver';
+import { eventually, Receiver, verifySignature } from '../support/webhook-receiver';
 
 jest.setTimeout(120_000);
 
@@ -20,6 +20,7 @@ describe('dashboard administration in Chromium', () => {
   let browser: BrowserContext;
   let closeBrowser: (() => Promise<void>) | undefined;
   let page: Page;
+  let receiver: Receiver;
   let trouble: PageTrouble;
   const dialogs: string[] = [];
   const url = (path: string) => `${api.baseUrl}/v1${path}`;
@@ -33,7 +34,8 @@ describe('dashboard administration in Chromium', () => {
   beforeAll(async () => {
     suite = await TestSuite.create('dashboard_admin');
     org = await suite.createOrganization('dashboard_admin', ['--rate-limit', '100000', '--burst', '200000']);
-    api = await startApi({ ...suite.env, WORKER_MODE: 'inline' });
+    api = await startApi({ ...suite.env, WORKER_MODE: 'inline', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '1s' });
+    receiver = await Receiver.start((n) => (n === 1 ? 503 : 200));
     ({ browser, close: closeBrowser } = await launchChromium());
     page = await browser.newPage();
     page.on('dialog', (dialog) => {
@@ -47,6 +49,7 @@ describe('dashboard administration in Chromium', () => {
 
   afterAll(async () => {
     await closeBrowser?.();
+    await receiver?.close();
     await api?.stop();
     await suite?.destroy();
   });
@@ -118,6 +121,35 @@ describe('dashboard administration in Chromium', () => {
     const counts = page.getByRole('table', { name: 'Events per sending library' });
     await counts.getByRole('row', { name: /@foresight\/node/ }).waitFor({ timeout: 30_000 });
     await screenshot(page, 'admin-live-events');
+    await expectAccessible();
+  });
+
+  it('adds a webhook (secret once), sends a test event, shows the failed delivery and retries it to success', async () => {
+    await navigateTo('Webhooks');
+    await page.getByText('No endpoint yet').waitFor();
+    await expectAccessible();
+    const hookUrl = `${receiver.url}&tag="><img src=x onerror="window.__xss=1">`;
+    await page.getByLabel('Endpoint URL').fill(hookUrl);
+    await page.getByLabel('model.failed').check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const secret = (await page.locator('code.secret-value').textContent()) ?? '';
+    expect(secret.length).toBeGreaterThan(20);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    const panel = page.getByRole('region', { name: `Webhook ${hookUrl}` });
+    await expect(panel.locator('h2').textContent()).resolves.toBe(hookUrl);
+    await panel.getByRole('button', { name: 'Send test event' }).click();
+    const retry = panel.getByRole('button', { name: 'Retry webhook.test' });
+    await retry.waitFor({ timeout: 30_000 });
+    await expect(panel.getByRole('row', { name: /webhook\.test/ }).textContent()).resolves.toMatch(/failed.*1.*503/);
+    expect(verifySignature(secret, receiver.requests[0])).toBe(true);
+    await screenshot(page, 'admin-webhook-failed');
+    await retry.click();
+    await panel.getByRole('row', { name: /webhook\.test/ }).getByText('succeeded').waitFor({ timeout: 30_000 });
+    await expect(panel.getByRole('row', { name: /webhook\.test/ }).textContent()).resolves.toMatch(/succeeded.*2.*200/);
+    expect(receiver.requests).toHaveLength(2);
+    await expectNothingExecuted();
+    expect(await page.locator('main img').count()).toBe(0);
+    await screenshot(page, 'admin-webhook-delivered');
     await expectAccessible();
   });
 });

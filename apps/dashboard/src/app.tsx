@@ -12,6 +12,7 @@ import { OverviewPage } from './pages/overview/overview-page';
 import { SignInPage } from './pages/sign-in/sign-in-page';
 import { TokensPage } from './pages/tokens/tokens-page';
 import { UserPage } from './pages/user/user-page';
+import { WebhooksPage } from './pages/webhooks/webhooks-page';
 import { href, type Route, useRoute } from './routes';
 
 const NAVIGATION: Array<{ route: Route; label: string }> = [
@@ -21,6 +22,7 @@ const NAVIGATION: Array<{ route: Route; label: string }> = [
   { route: { page: 'user' }, label: 'User lookup' },
   { route: { page: 'live' }, label: 'Live events' },
   { route: { page: 'tokens' }, label: 'Tokens' },
+  { route: { page: 'webhooks' }, label: 'Webhooks' },
 ];
 
 export function App() {
@@ -108,5 +110,7 @@ function Page({ route }: { route: Route }) {
       return <LivePage />;
     case 'tokens':
       return <TokensPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
   }
 }

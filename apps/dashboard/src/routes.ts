@@ -8,7 +8,8 @@ export type Route =
   | { page: 'monitoring'; modelId?: string }
   | { page: 'user'; userId?: string }
   | { page: 'live' }
-  | { page: 'tokens' };
+  | { page: 'tokens' }
+  | { page: 'webhooks' };
 
 export function parseRoute(hash: string): Route {
   const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
@@ -16,7 +17,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'models') return { page: 'models' };
   if (page === 'monitoring') return { page: 'monitoring', modelId: id || undefined };
   if (page === 'users') return { page: 'user', userId: id || undefined };
-  if (page === 'live' || page === 'tokens') return { page };
+  if (page === 'live' || page === 'tokens' || page === 'webhooks') return { page };
   return { page: 'overview' };
 }
 
@@ -34,6 +35,7 @@ export function href(route: Route): string {
       return route.userId ? `#/users/${encodeURIComponent(route.userId)}` : '#/users';
     case 'live':
     case 'tokens':
+    case 'webhooks':
       return `#/${route.page}`;
   }
 }
