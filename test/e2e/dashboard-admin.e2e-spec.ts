@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { Foresight } from '@foresight/node';
 import { launchChromium } from '../support/chromium';
@@ -151,5 +152,39 @@ describe('dashboard administration in Chromium', () => {
     expect(await page.locator('main img').count()).toBe(0);
     await screenshot(page, 'admin-webhook-delivered');
     await expectAccessible();
+  });
+
+  it("downloads a user's export, erases them behind a typed confirmation with suppression, shows the record confirmed, unsuppresses", async () => {
+    const user = 'privacy-demo-user';
+    await request(url('/events'), { token: org.token.secret, method: 'POST', body: [{ event: 'signup', userId: user }, { event: 'click', userId: user }] });
+    await navigateTo('Privacy');
+    await page.getByText('No erasure requested yet.').waitFor();
+    await expectAccessible();
+    await page.getByLabel('User id', { exact: true }).fill(user);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download export (JSON)' }).click()]);
+    const file = await download.path();
+    const exported = JSON.parse(readFileSync(file, 'utf8')) as { userId: string; events: Array<{ event: string }> };
+    expect(exported.userId).toBe(user);
+    expect(exported.events.map((e) => e.event).sort()).toEqual(['click', 'signup']);
+
+    const erase = page.getByRole('button', { name: 'Erase this user' });
+    await page.getByLabel('Type the user id again to confirm').fill('privacy-demo-use');
+    expect(await erase.isDisabled()).toBe(true);
+    await page.getByLabel('Type the user id again to confirm').fill(user);
+    await page.getByLabel('Also drop their future events (suppress)').check();
+    await erase.click();
+    await page.getByText('Erased. The record below stays pending').waitFor();
+    await page.getByRole('table', { name: 'Erasure records, newest first' }).getByText(/^confirmed/).waitFor({ timeout: 30_000 });
+    expect((await request(url(`/users/events?userId=${user}`), { token: org.token.secret })).status).toBe(404);
+    const dropped = await request<{ suppressed?: number }>(url('/events'), { token: org.token.secret, method: 'POST', body: { event: 'click', userId: user } });
+    expect(dropped.body.suppressed).toBe(1);
+    await screenshot(page, 'admin-privacy-erased');
+    await expectAccessible();
+    await page.getByRole('button', { name: /unsuppress/ }).click();
+    await page.getByText('Their events are accepted again.').waitFor();
+    await eventually('events accepted again', async () => {
+      const again = await request<{ accepted: number }>(url('/events'), { token: org.token.secret, method: 'POST', body: { event: 'click', userId: user } });
+      return again.body.accepted === 1 ? true : undefined;
+    }, 15_000);
   });
 });

@@ -9,6 +9,7 @@ import { ModelPage } from './pages/model/model-page';
 import { ModelsPage } from './pages/models/models-page';
 import { MonitoringPage } from './pages/monitoring/monitoring-page';
 import { OverviewPage } from './pages/overview/overview-page';
+import { PrivacyPage } from './pages/privacy/privacy-page';
 import { SignInPage } from './pages/sign-in/sign-in-page';
 import { TokensPage } from './pages/tokens/tokens-page';
 import { UserPage } from './pages/user/user-page';
@@ -23,6 +24,7 @@ const NAVIGATION: Array<{ route: Route; label: string }> = [
   { route: { page: 'live' }, label: 'Live events' },
   { route: { page: 'tokens' }, label: 'Tokens' },
   { route: { page: 'webhooks' }, label: 'Webhooks' },
+  { route: { page: 'privacy' }, label: 'Privacy' },
 ];
 
 export function App() {
@@ -112,5 +114,7 @@ function Page({ route }: { route: Route }) {
       return <TokensPage />;
     case 'webhooks':
       return <WebhooksPage />;
+    case 'privacy':
+      return <PrivacyPage />;
   }
 }

@@ -9,7 +9,8 @@ export type Route =
   | { page: 'user'; userId?: string }
   | { page: 'live' }
   | { page: 'tokens' }
-  | { page: 'webhooks' };
+  | { page: 'webhooks' }
+  | { page: 'privacy' };
 
 export function parseRoute(hash: string): Route {
   const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
@@ -17,7 +18,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'models') return { page: 'models' };
   if (page === 'monitoring') return { page: 'monitoring', modelId: id || undefined };
   if (page === 'users') return { page: 'user', userId: id || undefined };
-  if (page === 'live' || page === 'tokens' || page === 'webhooks') return { page };
+  if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'privacy') return { page };
   return { page: 'overview' };
 }
 
@@ -36,6 +37,7 @@ export function href(route: Route): string {
     case 'live':
     case 'tokens':
     case 'webhooks':
+    case 'privacy':
       return `#/${route.page}`;
   }
 }

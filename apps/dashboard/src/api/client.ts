@@ -8,6 +8,7 @@ import type {
   CreateWebhook,
   CurrentToken,
   DeletedModel,
+  Erasure,
   EventVolume,
   IngestionStats,
   IssuedToken,
@@ -21,6 +22,7 @@ import type {
   RecentEvent,
   Session,
   TokenView,
+  UserExport,
   Webhook,
   WebhookDelivery,
 } from './types';
@@ -92,5 +94,9 @@ export const api = {
   sendTestEvent: (id: string) => call<WebhookDelivery>('POST', `/webhooks/${encodeURIComponent(id)}/test`),
   retryDelivery: (id: string, deliveryId: string) =>
     call<WebhookDelivery>('POST', `/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`),
+  exportUser: (userId: string) => call<UserExport>('GET', '/users/export', { query: { userId } }),
+  eraseUser: (userId: string, suppress: boolean) => call<{ status: 'deleted'; userId: string }>('DELETE', '/users', { query: { userId, suppress: String(suppress) } }),
+  erasures: () => call<{ erasures: Erasure[] }>('GET', '/users/erasures', { query: { limit: 50 } }),
+  unsuppress: (userId: string) => call<{ userId: string; unsuppressed: boolean }>('DELETE', '/users/suppression', { query: { userId } }),
   recentEvents: (userId: string) => call<{ userId: string; events: RecentEvent[] }>('GET', '/users/events', { query: { userId, limit: 50 } }),
 };

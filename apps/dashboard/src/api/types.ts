@@ -49,6 +49,9 @@ export type CreatedWebhook = Ok<'/v1/webhooks', 'post'>;
 export type WebhookDelivery = Item<Ok<'/v1/webhooks/{webhookId}/deliveries'>>;
 export type WebhookEventKind = Item<Webhook['events']>;
 
+export type UserExport = Ok<'/v1/users/export'>;
+export type Erasure = Item<Ok<'/v1/users/erasures'>['erasures']>;
+
 export interface ApiErrorBody {
   error: string;
   message?: string;
