@@ -10,6 +10,7 @@ import { ModelsPage } from './pages/models/models-page';
 import { MonitoringPage } from './pages/monitoring/monitoring-page';
 import { OverviewPage } from './pages/overview/overview-page';
 import { PrivacyPage } from './pages/privacy/privacy-page';
+import { SettingsPage } from './pages/settings/settings-page';
 import { SignInPage } from './pages/sign-in/sign-in-page';
 import { TokensPage } from './pages/tokens/tokens-page';
 import { UserPage } from './pages/user/user-page';
@@ -25,6 +26,7 @@ const NAVIGATION: Array<{ route: Route; label: string }> = [
   { route: { page: 'tokens' }, label: 'Tokens' },
   { route: { page: 'webhooks' }, label: 'Webhooks' },
   { route: { page: 'privacy' }, label: 'Privacy' },
+  { route: { page: 'settings' }, label: 'Settings' },
 ];
 
 export function App() {
@@ -116,5 +118,7 @@ function Page({ route }: { route: Route }) {
       return <WebhooksPage />;
     case 'privacy':
       return <PrivacyPage />;
+    case 'settings':
+      return <SettingsPage />;
   }
 }

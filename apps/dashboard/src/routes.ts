@@ -10,7 +10,8 @@ export type Route =
   | { page: 'live' }
   | { page: 'tokens' }
   | { page: 'webhooks' }
-  | { page: 'privacy' };
+  | { page: 'privacy' }
+  | { page: 'settings' };
 
 export function parseRoute(hash: string): Route {
   const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
@@ -18,7 +19,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'models') return { page: 'models' };
   if (page === 'monitoring') return { page: 'monitoring', modelId: id || undefined };
   if (page === 'users') return { page: 'user', userId: id || undefined };
-  if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'privacy') return { page };
+  if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'privacy' || page === 'settings') return { page };
   return { page: 'overview' };
 }
 
@@ -38,6 +39,7 @@ export function href(route: Route): string {
     case 'tokens':
     case 'webhooks':
     case 'privacy':
+    case 'settings':
       return `#/${route.page}`;
   }
 }

@@ -52,6 +52,9 @@ export type WebhookEventKind = Item<Webhook['events']>;
 export type UserExport = Ok<'/v1/users/export'>;
 export type Erasure = Item<Ok<'/v1/users/erasures'>['erasures']>;
 
+export type OrganizationSettings = Ok<'/v1/organization'>;
+export type SettingsChange = Body<'/v1/organization', 'patch'>;
+
 export interface ApiErrorBody {
   error: string;
   message?: string;
