@@ -118,7 +118,7 @@ function WebhookPanel({ webhook }: { webhook: Webhook }) {
 
 const STATUS_TONE = { pending: 'fair', succeeded: 'good', failed: 'bad', abandoned: 'bad' } as const;
 
-function DeliveryTable({ webhookId, deliveries, onRetried }: { webhookId: string; deliveries: WebhookDelivery[]; onRetried: () => void }) {
+function DeliveryTable({ webhookId, deliveries, onRetried }: { webhookId: string; deliveries: WebhookDelivery[]; onRetried: () => Promise<void> }) {
   const retry = useMutation({ mutationFn: (deliveryId: string) => api.retryDelivery(webhookId, deliveryId), onSuccess: onRetried });
   return (
     <>
