@@ -119,7 +119,7 @@ describe('dashboard administration in Chromium', () => {
     expect(await named.textContent()).toContain(`named ${MARKUP}direct-userdirect API call`);
     expect(await feed.locator('img, script').count()).toBe(0);
     await expectNothingExecuted();
-    const counts = page.getByRole('table', { name: 'Events per sending library' });
+    const counts = page.getByRole('table', { name: 'Events received per sending library' });
     await counts.getByRole('row', { name: /@foresight\/node/ }).waitFor({ timeout: 30_000 });
     await screenshot(page, 'admin-live-events');
     await expectAccessible();

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { invalidRequest } from '@foresight/platform';
 import { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
+import type { StoredUserEventRow } from '../users/user-events.service';
 
 /**
  * received_at is stamped by the API before its group commit: an event stamped just before a read can
@@ -31,18 +32,8 @@ export interface LiveEventsPage {
   cursor: string | null;
 }
 
-interface LiveEventRow {
-  message_id: string;
-  event: string;
-  user_id: string | null;
-  anonymous_id: string | null;
-  session_id: string | null;
-  occurred_at: Date;
-  received_at: Date;
-  properties: string | null;
-  context: string | null;
-  encryption_key_id: string | null;
-}
+/** The same columns export reads. */
+type LiveEventRow = StoredUserEventRow;
 
 const LIVE_COLUMNS = 'message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at, properties, context, encryption_key_id';
 

@@ -1,28 +1,29 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../../api/client';
 import type { LiveEvent } from '../../api/types';
-import { count, when } from '../../components/format';
+import { when } from '../../components/format';
 import { Empty, ErrorState, Loading } from '../../components/states';
-import { ingestionTotals } from '../overview/ingestion-summary';
+import { IngestionPanel } from '../overview/ingestion-panel';
 
 const POLL_MS = 2_000;
 /** Events kept on screen; older ones scroll away. */
 const SHOWN = 200;
 
-/** The organization's events as they land (polled with the feed's cursor), with the last day's counts per library. */
+/** The organization's events as they land (polled with the feed's cursor), with the counts per sending library. */
 export function LivePage() {
   return (
     <>
       <h1>Live events</h1>
       <p className="muted">Events appear about two seconds after they arrive. Send one from an SDK and watch it land here.</p>
-      <IngestionCounts />
+      <IngestionPanel bucket="hour" />
       <LiveFeed />
     </>
   );
 }
 
 function LiveFeed() {
+  const queries = useQueryClient();
   const [events, setEvents] = useState<LiveEvent[]>([]);
   const cursor = useRef<string | undefined>(undefined);
   const feed = useQuery({
@@ -36,8 +37,12 @@ function LiveFeed() {
     gcTime: 0,
   });
   useEffect(() => {
-    if (feed.data && feed.data.events.length > 0) setEvents((shown) => [...feed.data.events, ...shown].slice(0, SHOWN));
-  }, [feed.data]);
+    if (feed.data && feed.data.events.length > 0) {
+      setEvents((shown) => [...feed.data.events, ...shown].slice(0, SHOWN));
+      // New arrivals move the per-library counts too.
+      void queries.invalidateQueries({ queryKey: ['ingestion'] });
+    }
+  }, [feed.data, queries]);
   return (
     <section className="panel" aria-labelledby="live-heading">
       <h2 id="live-heading">Latest events</h2>
@@ -67,41 +72,6 @@ function LiveFeed() {
                 <td>{event.userId ?? `anonymous ${event.anonymousId ?? ''}`}</td>
                 <td>{event.library ?? 'direct API call'}</td>
                 <td>{event.properties === undefined ? <span className="muted">admin only</span> : <code>{JSON.stringify(event.properties ?? {})}</code>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
-  );
-}
-
-function IngestionCounts() {
-  const stats = useQuery({ queryKey: ['ingestion', 'hour'], queryFn: () => api.ingestion('hour'), refetchInterval: 10_000 });
-  const totals = stats.data ? ingestionTotals(stats.data) : [];
-  return (
-    <section className="panel" aria-labelledby="counts-heading">
-      <h2 id="counts-heading">Received per library, recent hours</h2>
-      {stats.isPending && <Loading what="counts" />}
-      {stats.isError && <ErrorState error={stats.error} />}
-      {stats.isSuccess && totals.length === 0 && <p>No event received yet.</p>}
-      {totals.length > 0 && (
-        <table aria-label="Events per sending library">
-          <thead>
-            <tr>
-              <th scope="col">Library</th>
-              <th scope="col">Accepted</th>
-              <th scope="col">Duplicates</th>
-              <th scope="col">Rejected</th>
-            </tr>
-          </thead>
-          <tbody>
-            {totals.map((row) => (
-              <tr key={row.library}>
-                <th scope="row">{row.library}</th>
-                <td>{count(row.accepted)}</td>
-                <td>{count(row.duplicates)}</td>
-                <td className={row.rejected > 0 ? 'bad-text' : undefined}>{count(row.rejected)}</td>
               </tr>
             ))}
           </tbody>
