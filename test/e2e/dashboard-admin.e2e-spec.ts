@@ -188,6 +188,24 @@ describe('dashboard administration in Chromium', () => {
     }, 15_000);
   });
 
+  it('shows the audit log, filtered by action and time', async () => {
+    await navigateTo('Audit log');
+    const table = page.getByRole('table', { name: 'Audit log entries' });
+    await table.getByRole('rowheader', { name: 'user.unsuppress' }).waitFor();
+    for (const action of ['token.create', 'token.revoke', 'webhook.create', 'user.export', 'user.delete', 'user.unsuppress']) {
+      expect(await table.getByRole('rowheader', { name: action, exact: true }).count()).toBeGreaterThan(0);
+    }
+    expect(await table.textContent()).not.toContain('privacy-demo-user');
+    await page.getByLabel('Action', { exact: true }).selectOption('token.revoke');
+    await eventually('only revocations listed', async () => ((await table.locator('tbody tr').count()) === 1 ? true : undefined));
+    await expect(table.locator('tbody th').textContent()).resolves.toBe('token.revoke');
+    await page.getByLabel('Until (UTC)').fill('2020-01-01T00:00');
+    await page.getByText('No admin action matches.').waitFor();
+    await screenshot(page, 'admin-audit');
+    await expectAccessible();
+  });
+
+  // Last: it leaves the organization's tokens, the dashboard's among them, at three requests a minute.
   it('changes the rate limit and burst: a token of the organization is limited at once', async () => {
     const probe = (await request<{ token: string }>(url('/tokens'), { token: org.token.secret, method: 'POST', body: { environment: 'dev', scopes: ['read'] } })).body.token;
     await navigateTo('Settings');

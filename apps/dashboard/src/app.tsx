@@ -4,6 +4,7 @@ import { api, whenTokenRefused } from './api/client';
 import type { CurrentToken } from './api/types';
 import { AccessContext } from './auth/access';
 import { forgetToken, storedToken } from './auth/session';
+import { AuditPage } from './pages/audit/audit-page';
 import { LivePage } from './pages/live/live-page';
 import { ModelPage } from './pages/model/model-page';
 import { ModelsPage } from './pages/models/models-page';
@@ -27,6 +28,7 @@ const NAVIGATION: Array<{ route: Route; label: string }> = [
   { route: { page: 'webhooks' }, label: 'Webhooks' },
   { route: { page: 'privacy' }, label: 'Privacy' },
   { route: { page: 'settings' }, label: 'Settings' },
+  { route: { page: 'audit' }, label: 'Audit log' },
 ];
 
 export function App() {
@@ -120,5 +122,7 @@ function Page({ route }: { route: Route }) {
       return <PrivacyPage />;
     case 'settings':
       return <SettingsPage />;
+    case 'audit':
+      return <AuditPage />;
   }
 }

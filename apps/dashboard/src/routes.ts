@@ -11,7 +11,8 @@ export type Route =
   | { page: 'tokens' }
   | { page: 'webhooks' }
   | { page: 'privacy' }
-  | { page: 'settings' };
+  | { page: 'settings' }
+  | { page: 'audit' };
 
 export function parseRoute(hash: string): Route {
   const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
@@ -19,7 +20,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'models') return { page: 'models' };
   if (page === 'monitoring') return { page: 'monitoring', modelId: id || undefined };
   if (page === 'users') return { page: 'user', userId: id || undefined };
-  if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'privacy' || page === 'settings') return { page };
+  if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'privacy' || page === 'settings' || page === 'audit') return { page };
   return { page: 'overview' };
 }
 
@@ -40,6 +41,7 @@ export function href(route: Route): string {
     case 'webhooks':
     case 'privacy':
     case 'settings':
+    case 'audit':
       return `#/${route.page}`;
   }
 }

@@ -1,6 +1,8 @@
 import { storedToken } from '../auth/session';
 import type {
   ApiErrorBody,
+  AuditAction,
+  AuditEntry,
   ChangedModel,
   CreatedWebhook,
   CreateModel,
@@ -102,5 +104,6 @@ export const api = {
   unsuppress: (userId: string) => call<{ userId: string; unsuppressed: boolean }>('DELETE', '/users/suppression', { query: { userId } }),
   organization: () => call<OrganizationSettings>('GET', '/organization'),
   updateOrganization: (body: SettingsChange) => call<OrganizationSettings>('PATCH', '/organization', { body }),
+  audit: (filter: { action?: AuditAction; since?: string; until?: string }) => call<{ entries: AuditEntry[] }>('GET', '/audit', { query: filter }),
   recentEvents: (userId: string) => call<{ userId: string; events: RecentEvent[] }>('GET', '/users/events', { query: { userId, limit: 50 } }),
 };

@@ -55,6 +55,9 @@ export type Erasure = Item<Ok<'/v1/users/erasures'>['erasures']>;
 export type OrganizationSettings = Ok<'/v1/organization'>;
 export type SettingsChange = Body<'/v1/organization', 'patch'>;
 
+export type AuditEntry = Item<Ok<'/v1/audit'>['entries']>;
+export type AuditAction = AuditEntry['action'];
+
 export interface ApiErrorBody {
   error: string;
   message?: string;
