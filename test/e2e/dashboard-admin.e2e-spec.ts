@@ -188,6 +188,24 @@ describe('dashboard administration in Chromium', () => {
     }, 15_000);
   });
 
+  it("shows install snippets filled with this deployment's address and a new ingest-only token", async () => {
+    await navigateTo('Install');
+    await page.getByRole('region', { name: 'Android: Segment analytics-kotlin' }).waitFor();
+    await expectAccessible();
+    await page.getByRole('button', { name: 'Create an ingest-only token for these snippets' }).click();
+    const secret = (await page.locator('code.secret-value').textContent()) ?? '';
+    expect(secret).toMatch(/^pat_prod_/);
+    const host = new URL(api.baseUrl).host;
+    await expect(page.getByRole('region', { name: 'Android: Segment analytics-kotlin' }).textContent()).resolves.toContain(`Analytics("${secret}", applicationContext)`);
+    await expect(page.getByRole('region', { name: 'Android: Segment analytics-kotlin' }).textContent()).resolves.toContain(`apiHost = "${host}/v1"`);
+    await expect(page.getByRole('region', { name: 'Browser: Foresight web SDK' }).textContent()).resolves.toContain(`${api.baseUrl}/sdk/foresight.js`);
+    const tokens = (await request<Array<{ hint: string; scopes: string[] }>>(url('/tokens'), { token: org.token.secret })).body;
+    expect(tokens.find((t) => secret.endsWith(t.hint))?.scopes).toEqual(['ingest']);
+    // The snippet's token really ingests through the Segment-compatible route the mobile SDKs use.
+    expect((await request(url('/b'), { method: 'POST', body: { writeKey: secret, batch: [{ type: 'track', event: 'installed', userId: 'install-user' }] } })).status).toBe(200);
+    await screenshot(page, 'admin-install');
+  });
+
   it('shows the audit log, filtered by action and time', async () => {
     await navigateTo('Audit log');
     const table = page.getByRole('table', { name: 'Audit log entries' });

@@ -5,6 +5,7 @@ import type { CurrentToken } from './api/types';
 import { AccessContext } from './auth/access';
 import { forgetToken, storedToken } from './auth/session';
 import { AuditPage } from './pages/audit/audit-page';
+import { InstallPage } from './pages/install/install-page';
 import { LivePage } from './pages/live/live-page';
 import { ModelPage } from './pages/model/model-page';
 import { ModelsPage } from './pages/models/models-page';
@@ -24,6 +25,7 @@ const NAVIGATION: Array<{ route: Route; label: string }> = [
   { route: { page: 'monitoring' }, label: 'Monitoring' },
   { route: { page: 'user' }, label: 'User lookup' },
   { route: { page: 'live' }, label: 'Live events' },
+  { route: { page: 'install' }, label: 'Install' },
   { route: { page: 'tokens' }, label: 'Tokens' },
   { route: { page: 'webhooks' }, label: 'Webhooks' },
   { route: { page: 'privacy' }, label: 'Privacy' },
@@ -124,5 +126,7 @@ function Page({ route }: { route: Route }) {
       return <SettingsPage />;
     case 'audit':
       return <AuditPage />;
+    case 'install':
+      return <InstallPage />;
   }
 }

@@ -12,7 +12,8 @@ export type Route =
   | { page: 'webhooks' }
   | { page: 'privacy' }
   | { page: 'settings' }
-  | { page: 'audit' };
+  | { page: 'audit' }
+  | { page: 'install' };
 
 export function parseRoute(hash: string): Route {
   const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
@@ -20,7 +21,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'models') return { page: 'models' };
   if (page === 'monitoring') return { page: 'monitoring', modelId: id || undefined };
   if (page === 'users') return { page: 'user', userId: id || undefined };
-  if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'privacy' || page === 'settings' || page === 'audit') return { page };
+  if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'privacy' || page === 'settings' || page === 'audit' || page === 'install') return { page };
   return { page: 'overview' };
 }
 
@@ -42,6 +43,7 @@ export function href(route: Route): string {
     case 'privacy':
     case 'settings':
     case 'audit':
+    case 'install':
       return `#/${route.page}`;
   }
 }
