@@ -203,6 +203,19 @@ describe('hostile input, generated from the OpenAPI document', () => {
     return violations;
   }
 
+  /**
+   * A valid PATCH /v1/organization may leave organization A with a limit of one request a minute or
+   * pseudonymized ids, which would turn every later case into a 429 or a 404: its settings go back
+   * (in SQL: a limited token could not) and the API's cached limits are let expire (500 ms).
+   */
+  async function restoreSettingsOfA(): Promise<void> {
+    await suite.sql(
+      `UPDATE organizations SET rate_limit_per_minute = 10000000, burst_per_minute = 20000000, hash_user_ids = false, retention_days = 395 WHERE id = $1`,
+      [orgA.organization.id],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 600));
+  }
+
   function record(operation: Operation, violation: string, example: string, answer: string): void {
     // One entry per route and kind of violation: ids, numbers and quoted text vary between cases.
     const kind = violation.split(' :: ')[0].replace(/\d+/g, '#').slice(0, 160);
@@ -223,6 +236,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
         const property = fc.asyncProperty(caseArb(operation, ctx), async (c) => {
           exercised.set(operation.key, (exercised.get(operation.key) ?? 0) + 1);
           const violations = await exercise(operation, c);
+          if (operation.key === 'PATCH /v1/organization') await restoreSettingsOfA();
           if (violations.length > 0 && !COLLECT) throw new Error(violations.join('\n'));
         });
         const details = await fc.check(property, {

@@ -7,13 +7,16 @@ import { MetricsServerService, PlatformModule, QueueModule, type Runtime } from 
 import { PredictionsModule, PredictionsProcessorsModule } from '@foresight/predictions';
 import { PrivacyModule, PrivacyProcessorsModule } from '@foresight/privacy';
 import { WebhooksModule, WebhooksProcessorsModule } from '@foresight/webhooks';
+import { AuditController } from './audit/audit.controller';
 import { ActivityController } from './events/activity.controller';
 import { EventsController } from './events/events.controller';
+import { LiveEventsController } from './events/live-events.controller';
 import { SdkSettingsController } from './events/sdk-settings.controller';
 import { HealthController, ProbesController } from './health/health.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { ModelsController } from './models/models.controller';
+import { OrganizationController } from './organization/organization.controller';
 import { ExportController } from './predictions/export.controller';
 import { MonitoringController } from './predictions/monitoring.controller';
 import { PredictionsController } from './predictions/predictions.controller';
@@ -43,7 +46,24 @@ export class ApiModule {
           ? [EventsProcessorsModule, ModelsProcessorsModule, PredictionsProcessorsModule, PrivacyProcessorsModule, WebhooksProcessorsModule]
           : []),
       ],
-      controllers: [ActivityController, CurrentTokenController, EventsController, ExportController, HealthController, ModelsController, MonitoringController, PredictionsController, ProbesController, SdkSettingsController, TokensController, UsersController, WebhooksController],
+      controllers: [
+        ActivityController,
+        AuditController,
+        CurrentTokenController,
+        EventsController,
+        ExportController,
+        HealthController,
+        LiveEventsController,
+        ModelsController,
+        MonitoringController,
+        OrganizationController,
+        PredictionsController,
+        ProbesController,
+        SdkSettingsController,
+        TokensController,
+        UsersController,
+        WebhooksController,
+      ],
       providers: [
         MetricsServerService,
         { provide: APP_GUARD, useClass: AccessGuard },

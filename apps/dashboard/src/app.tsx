@@ -4,12 +4,19 @@ import { api, whenTokenRefused } from './api/client';
 import type { CurrentToken } from './api/types';
 import { AccessContext } from './auth/access';
 import { forgetToken, storedToken } from './auth/session';
+import { AuditPage } from './pages/audit/audit-page';
+import { InstallPage } from './pages/install/install-page';
+import { LivePage } from './pages/live/live-page';
 import { ModelPage } from './pages/model/model-page';
 import { ModelsPage } from './pages/models/models-page';
 import { MonitoringPage } from './pages/monitoring/monitoring-page';
 import { OverviewPage } from './pages/overview/overview-page';
+import { PrivacyPage } from './pages/privacy/privacy-page';
+import { SettingsPage } from './pages/settings/settings-page';
 import { SignInPage } from './pages/sign-in/sign-in-page';
+import { TokensPage } from './pages/tokens/tokens-page';
 import { UserPage } from './pages/user/user-page';
+import { WebhooksPage } from './pages/webhooks/webhooks-page';
 import { href, type Route, useRoute } from './routes';
 
 const NAVIGATION: Array<{ route: Route; label: string }> = [
@@ -17,6 +24,13 @@ const NAVIGATION: Array<{ route: Route; label: string }> = [
   { route: { page: 'models' }, label: 'Models' },
   { route: { page: 'monitoring' }, label: 'Monitoring' },
   { route: { page: 'user' }, label: 'User lookup' },
+  { route: { page: 'live' }, label: 'Live events' },
+  { route: { page: 'install' }, label: 'Install' },
+  { route: { page: 'tokens' }, label: 'Tokens' },
+  { route: { page: 'webhooks' }, label: 'Webhooks' },
+  { route: { page: 'privacy' }, label: 'Privacy' },
+  { route: { page: 'settings' }, label: 'Settings' },
+  { route: { page: 'audit' }, label: 'Audit log' },
 ];
 
 export function App() {
@@ -100,5 +114,19 @@ function Page({ route }: { route: Route }) {
       return <MonitoringPage modelId={route.modelId} />;
     case 'user':
       return <UserPage userId={route.userId} />;
+    case 'live':
+      return <LivePage />;
+    case 'tokens':
+      return <TokensPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
+    case 'privacy':
+      return <PrivacyPage />;
+    case 'settings':
+      return <SettingsPage />;
+    case 'audit':
+      return <AuditPage />;
+    case 'install':
+      return <InstallPage />;
   }
 }

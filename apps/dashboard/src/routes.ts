@@ -6,7 +6,14 @@ export type Route =
   | { page: 'models' }
   | { page: 'model'; modelId: string }
   | { page: 'monitoring'; modelId?: string }
-  | { page: 'user'; userId?: string };
+  | { page: 'user'; userId?: string }
+  | { page: 'live' }
+  | { page: 'tokens' }
+  | { page: 'webhooks' }
+  | { page: 'privacy' }
+  | { page: 'settings' }
+  | { page: 'audit' }
+  | { page: 'install' };
 
 export function parseRoute(hash: string): Route {
   const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
@@ -14,6 +21,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'models') return { page: 'models' };
   if (page === 'monitoring') return { page: 'monitoring', modelId: id || undefined };
   if (page === 'users') return { page: 'user', userId: id || undefined };
+  if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'privacy' || page === 'settings' || page === 'audit' || page === 'install') return { page };
   return { page: 'overview' };
 }
 
@@ -29,6 +37,14 @@ export function href(route: Route): string {
       return route.modelId ? `#/monitoring/${encodeURIComponent(route.modelId)}` : '#/monitoring';
     case 'user':
       return route.userId ? `#/users/${encodeURIComponent(route.userId)}` : '#/users';
+    case 'live':
+    case 'tokens':
+    case 'webhooks':
+    case 'privacy':
+    case 'settings':
+    case 'audit':
+    case 'install':
+      return `#/${route.page}`;
   }
 }
 

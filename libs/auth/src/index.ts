@@ -1,4 +1,4 @@
-export { AUDITED_ACTIONS, type AuditedAction, type AuditEntry, AuditLogService } from './audit/audit-log.service';
+export { AUDITED_ACTIONS, type AuditedAction, type AuditEntry, type AuditFilter, AuditLogService } from './audit/audit-log.service';
 export { AuthModule } from './auth.module';
 export { Organization } from './organizations/organization.entity';
 export {

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '@foresight/auth';
 import { QUEUES, UserActivityModule } from '@foresight/platform';
 import { EventActivityService } from './activity/event-activity.service';
+import { LiveEventsService } from './activity/live-events.service';
 import { EventPayloadCipherService } from './encryption/event-payload-cipher.service';
 import { KeyRotationService } from './encryption/key-rotation.service';
 import { EventWriterService } from './ingest/event-writer.service';
@@ -20,6 +21,7 @@ import { UserIdsService } from './users/user-ids.service';
   imports: [AuthModule, BullModule.registerQueue({ name: QUEUES.events }), UserActivityModule],
   providers: [
     EventActivityService,
+    LiveEventsService,
     EventWriterService,
     IngestService,
     IngestionStatsService,
@@ -34,6 +36,18 @@ import { UserIdsService } from './users/user-ids.service';
     UserIdsService,
     UserEventsService,
   ],
-  exports: [EventActivityService, IngestService, IngestionStatsService, SegmentMetricsService, SessionsService, KeyRotationService, SuppressionListService, UserIdsService, UserEventsService, EventPayloadCipherService],
+  exports: [
+    EventActivityService,
+    LiveEventsService,
+    IngestService,
+    IngestionStatsService,
+    SegmentMetricsService,
+    SessionsService,
+    KeyRotationService,
+    SuppressionListService,
+    UserIdsService,
+    UserEventsService,
+    EventPayloadCipherService,
+  ],
 })
 export class EventsModule {}

@@ -1,4 +1,5 @@
 export { EventActivityService, type EventVolume, type VolumeBucket } from './activity/event-activity.service';
+export { type LiveEvent, type LiveEventsPage, LiveEventsService } from './activity/live-events.service';
 export { EventPayloadCipherService, type SealedField } from './encryption/event-payload-cipher.service';
 export { KeyRotationService } from './encryption/key-rotation.service';
 export { type EventInput, eventNameSchema, eventSchema, MAX_EVENTS_PER_BATCH } from './event.schema';

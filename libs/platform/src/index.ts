@@ -10,7 +10,7 @@ export { retriedOnConflict } from './database/conflict-retry';
 export { MonthlyPartitionsService, PARTITION_MONTHS_AHEAD } from './database/monthly-partitions.service';
 export { isBigintText, isExactUtcInstant, isRowRefusal, isStorableInstant, postgresErrorCode } from './database/postgres-values';
 export { RawQueriesService } from './database/raw-queries.service';
-export { DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventType } from './domain-events/domain-event';
+export { DELIVERED_EVENT_TYPES, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventType, type SubscribableEventType } from './domain-events/domain-event';
 export { DomainEventsModule } from './domain-events/domain-events.module';
 export { DomainEventsService } from './domain-events/domain-events.service';
 export { AppError, type ErrorCode, type ErrorDetail, invalidRequest, notFound } from './errors/app-error';

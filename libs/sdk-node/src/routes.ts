@@ -14,6 +14,8 @@ export const API_ROUTES = {
     send: route('post', '/v1/events'),
     /** Events per hour or day by event name, and active users. */
     volume: route('get', '/v1/events/volume'),
+    /** The latest events as they arrive; pass the answer's cursor as `after` to get only new ones. */
+    live: route('get', '/v1/events/live'),
     /** Events accepted, duplicate and rejected per hour or day and sending library. */
     ingestion: route('get', '/v1/events/ingestion'),
   },
@@ -42,6 +44,9 @@ export const API_ROUTES = {
     delete: route('delete', '/v1/users'),
     sessions: route('get', '/v1/users/sessions'),
     events: route('get', '/v1/users/events'),
+    erasures: route('get', '/v1/users/erasures'),
+    /** Accepts a suppressed user's events again. */
+    unsuppress: route('delete', '/v1/users/suppression'),
   },
   webhooks: {
     list: route('get', '/v1/webhooks'),
@@ -49,12 +54,20 @@ export const API_ROUTES = {
     delete: route('delete', '/v1/webhooks/{webhookId}'),
     deliveries: route('get', '/v1/webhooks/{webhookId}/deliveries'),
     retryDelivery: route('post', '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/retry'),
+    sendTest: route('post', '/v1/webhooks/{webhookId}/test'),
   },
   tokens: {
     list: route('get', '/v1/tokens'),
     current: route('get', '/v1/tokens/current'),
     create: route('post', '/v1/tokens'),
     revoke: route('delete', '/v1/tokens/{tokenId}'),
+  },
+  organization: {
+    get: route('get', '/v1/organization'),
+    update: route('patch', '/v1/organization'),
+  },
+  audit: {
+    list: route('get', '/v1/audit'),
   },
 };
 

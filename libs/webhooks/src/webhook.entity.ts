@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
-import type { DomainEventType } from '@foresight/platform';
+import type { SubscribableEventType } from '@foresight/platform';
 
 /** A subscription: an organization's endpoint and the event types it receives. */
 @Entity({ name: 'webhooks' })
@@ -14,7 +14,7 @@ export class Webhook {
   url!: string;
 
   @Column({ type: 'text', array: true })
-  events!: DomainEventType[];
+  events!: SubscribableEventType[];
 
   /** The signing secret, encrypted at rest (Encryptor, context `webhook:<id>`); shown once at creation. */
   @Column({ name: 'secret_encrypted', type: 'text', select: false })

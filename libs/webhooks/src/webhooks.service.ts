@@ -6,7 +6,7 @@ import { AddressPolicy, ipLiteral } from './address-policy';
 import { DeliveryJobsService } from './delivery/delivery-jobs.service';
 import { Webhook } from './webhook.entity';
 import type { CreateWebhook, ListDeliveries } from './webhook.schema';
-import { WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookDelivery, type WebhookPayload } from './webhook-delivery.entity';
 import { generateWebhookSecret, secretContext } from './webhook-signature';
 
 export interface CreatedWebhook {
@@ -86,14 +86,56 @@ export class WebhooksService {
     if (update.affected === 0) {
       throw invalidRequest(`delivery ${deliveryId} is ${delivery.status}; only failed or abandoned deliveries can be retried`);
     }
-    try {
-      await this.redis.within('queue the retry', () => this.jobs.manual({ deliveryId, webhookId }, delivery.attempts));
-    } catch (error) {
-      // Never leave a delivery "pending" with no job behind it.
-      await this.deliveries.update({ id: deliveryId }, { status: delivery.status, nextAttemptAt: delivery.nextAttemptAt });
-      throw error instanceof AppError ? error : new AppError('unavailable', `Could not queue the retry: ${(error as Error).message}`);
-    }
+    await this.queueOrUndo(
+      'the retry',
+      () => this.jobs.manual({ deliveryId, webhookId }, delivery.attempts),
+      () => this.deliveries.update({ id: deliveryId }, { status: delivery.status, nextAttemptAt: delivery.nextAttemptAt }),
+    );
     return (await this.deliveries.findOneBy({ id: deliveryId })) as WebhookDelivery;
+  }
+
+  /**
+   * A `webhook.test` delivery to this endpoint alone, attempted once now, so an admin sees at once
+   * whether the receiver answers and verifies the signature; a failed one can be retried like any other.
+   */
+  async sendTest(organizationId: string, webhookId: string): Promise<WebhookDelivery> {
+    const webhook = await this.get(organizationId, webhookId);
+    if (!webhook.enabled) throw invalidRequest(`webhook ${webhookId} is disabled: ${webhook.disabledReason ?? 'no reason recorded'}`);
+    const payload: WebhookPayload = {
+      id: newId('evt'),
+      type: 'webhook.test',
+      createdAt: new Date().toISOString(),
+      data: { webhookId, message: 'A test event sent from Foresight; no action is needed.' },
+    };
+    const deliveryId = newId('dlv');
+    await this.deliveries.insert({
+      id: deliveryId,
+      webhookId,
+      organizationId,
+      eventId: payload.id,
+      eventType: payload.type,
+      userId: null,
+      payload,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: new Date(),
+    });
+    await this.queueOrUndo(
+      'the test event',
+      () => this.jobs.manual({ deliveryId, webhookId }, 0),
+      () => this.deliveries.delete({ id: deliveryId }),
+    );
+    return (await this.deliveries.findOneBy({ id: deliveryId })) as WebhookDelivery;
+  }
+
+  /** Never leaves a delivery "pending" with no job behind it: when the job cannot be queued, `undo` puts the row back. */
+  private async queueOrUndo(what: string, queue: () => Promise<void>, undo: () => Promise<unknown>): Promise<void> {
+    try {
+      await this.redis.within(`queue ${what}`, queue);
+    } catch (error) {
+      await undo();
+      throw error instanceof AppError ? error : new AppError('unavailable', `Could not queue ${what}: ${(error as Error).message}`);
+    }
   }
 
   /** prediction.updated needs users re-scored after their new events; ingestion queues that only while someone listens. */

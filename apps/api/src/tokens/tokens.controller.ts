@@ -22,6 +22,7 @@ const tokenViewSchema = z.object({
   createdAt: z.string(),
   expiresAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable().describe('last authenticated request, to the minute; null if never used'),
 });
 
 /** Token management for the caller's own organization (admin scope). */

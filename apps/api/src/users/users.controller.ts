@@ -2,12 +2,12 @@ import { Controller, Delete, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { type CallerUser, type Session, SessionsService } from '@foresight/events';
-import { PrivacyService, type UserExport } from '@foresight/privacy';
+import { type CallerUser, type Session, SessionsService, UserIdsService } from '@foresight/events';
+import { type ErasureRecord, ErasureRecordsService, PrivacyService, type UserExport } from '@foresight/privacy';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { Audited } from '../http/audit.interceptor';
 import { QueryUser } from '../http/caller-user.pipe';
-import { openApiSchema, queryInstant, ZodPipe } from '../http/zod';
+import { openApiSchema, queryInstant, queryInteger, ZodPipe } from '../http/zod';
 
 const userId = z.string().min(1).max(255);
 
@@ -22,6 +22,23 @@ const exportQuery = z.strictObject({ userId });
 const deleteQuery = z.strictObject({
   userId,
   suppress: z.enum(['true', 'false']).default('false').describe("also drop the user's future events at ingestion"),
+});
+
+const erasuresQuery = z.strictObject({
+  userId: userId.optional().describe("only this user's requests (matched by keyed hash; the id is not stored)"),
+  limit: queryInteger(1, 500).default(100),
+});
+
+const unsuppressQuery = z.strictObject({ userId });
+
+const erasureSchema = z.object({
+  id: z.string(),
+  userHash: z.string().describe('keyed hash of the erased user; the id itself is not kept'),
+  status: z.enum(['pending', 'confirmed']).describe('confirmed once a sweep found nothing left in any store'),
+  requestedAt: z.string(),
+  confirmedAt: z.string().nullable(),
+  attempts: z.number().describe('sweeps run so far'),
+  erased: z.record(z.string(), z.number()).describe('rows removed per store'),
 });
 
 const sessionSchema = z.object({
@@ -50,6 +67,8 @@ export class UsersController {
   constructor(
     private readonly sessions: SessionsService,
     private readonly privacy: PrivacyService,
+    private readonly erasures: ErasureRecordsService,
+    private readonly userIds: UserIdsService,
   ) {}
 
   @Get('sessions')
@@ -97,5 +116,35 @@ export class UsersController {
   ): Promise<{ status: 'deleted'; userId: string }> {
     await this.privacy.erase(principal.organizationId, user.stored, { suppress: query.suppress === 'true' });
     return { status: 'deleted', userId: user.id };
+  }
+
+  @Get('erasures')
+  @RequireScope('admin')
+  @ApiOperation({ summary: 'Erasure requests, newest first: pending until the sweep confirms no store holds the user' })
+  @ApiQuery({ name: 'userId', required: false })
+  @ApiQuery({ name: 'limit', required: false, description: '1 to 500, default 100' })
+  @ApiOkResponse({ schema: openApiSchema(z.object({ erasures: z.array(erasureSchema) })) })
+  async listErasures(
+    @CurrentPrincipal() principal: Principal,
+    @Query(new ZodPipe(erasuresQuery)) query: z.infer<typeof erasuresQuery>,
+    @QueryUser() user: CallerUser | undefined,
+  ): Promise<{ erasures: Array<Omit<ErasureRecord, 'organizationId'>> }> {
+    const userHash = user === undefined ? undefined : this.userIds.userHash(principal.organizationId, user.stored);
+    const erasures = await this.erasures.list(principal.organizationId, { userHash, limit: query.limit });
+    return { erasures: erasures.map(({ organizationId: _organizationId, ...erasure }) => erasure) };
+  }
+
+  @Delete('suppression')
+  @RequireScope('admin')
+  @Audited('user.unsuppress', 'queryUser')
+  @ApiOperation({ summary: "Accept a suppressed user's events again (erased earlier with suppress=true); unsuppressed is false when the user was not suppressed" })
+  @ApiQuery({ name: 'userId', required: true })
+  @ApiOkResponse({ schema: openApiSchema(z.object({ userId: z.string(), unsuppressed: z.boolean() })) })
+  async unsuppress(
+    @CurrentPrincipal() principal: Principal,
+    @Query(new ZodPipe(unsuppressQuery)) _query: z.infer<typeof unsuppressQuery>,
+    @QueryUser() user: CallerUser,
+  ): Promise<{ userId: string; unsuppressed: boolean }> {
+    return { userId: user.id, unsuppressed: await this.privacy.unsuppress(principal.organizationId, user.stored) };
   }
 }

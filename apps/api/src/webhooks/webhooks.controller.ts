@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { DOMAIN_EVENT_TYPES } from '@foresight/platform';
+import { DELIVERED_EVENT_TYPES, DOMAIN_EVENT_TYPES } from '@foresight/platform';
 import {
   type CreateWebhook,
   createWebhookSchema,
@@ -13,6 +13,7 @@ import {
   WebhooksService,
 } from '@foresight/webhooks';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { Audited } from '../http/audit.interceptor';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
 const webhookSchema = z.object({
@@ -28,7 +29,7 @@ const webhookSchema = z.object({
 const deliverySchema = z.object({
   id: z.string().describe('also sent as the Foresight-Delivery-Id header'),
   eventId: z.string(),
-  eventType: z.enum(DOMAIN_EVENT_TYPES),
+  eventType: z.enum(DELIVERED_EVENT_TYPES),
   status: z.enum(['pending', 'succeeded', 'failed', 'abandoned']),
   attempts: z.number(),
   lastResponseCode: z.number().nullable(),
@@ -52,6 +53,7 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(200)
+  @Audited('webhook.create', { resultField: 'id' })
   @ApiOperation({ summary: 'Subscribe an endpoint; the signing secret is in the response once and never again' })
   @ApiBody({ schema: openApiSchema(createWebhookSchema) })
   @ApiOkResponse({ schema: openApiSchema(webhookSchema.extend({ secret: z.string() })) })
@@ -68,6 +70,7 @@ export class WebhooksController {
   }
 
   @Delete(':webhookId')
+  @Audited('webhook.delete', { param: 'webhookId' })
   @ApiOperation({ summary: 'Unsubscribe; its delivery log goes with it and queued deliveries stop' })
   @ApiOkResponse({ schema: openApiSchema(webhookSchema) })
   async delete(@CurrentPrincipal() principal: Principal, @Param('webhookId') webhookId: string): Promise<WebhookView> {
@@ -83,6 +86,14 @@ export class WebhooksController {
     @Query(new ZodPipe(listDeliveriesSchema)) query: ListDeliveries,
   ): Promise<DeliveryView[]> {
     return (await this.webhooks.listDeliveries(principal.organizationId, webhookId, query)).map(deliveryView);
+  }
+
+  @Post(':webhookId/test')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Send a signed webhook.test event to this endpoint now (one attempt; retry it like any delivery)' })
+  @ApiOkResponse({ schema: openApiSchema(deliverySchema) })
+  async test(@CurrentPrincipal() principal: Principal, @Param('webhookId') webhookId: string): Promise<DeliveryView> {
+    return deliveryView(await this.webhooks.sendTest(principal.organizationId, webhookId));
   }
 
   @Post(':webhookId/deliveries/:deliveryId/retry')

@@ -38,6 +38,26 @@ export type Prediction = Item<Ok<'/v1/predict'>['predictions']>;
 export type Session = Item<Ok<'/v1/users/sessions'>['sessions']>;
 export type RecentEvent = Item<Ok<'/v1/users/events'>['events']>;
 
+export type TokenView = Item<Ok<'/v1/tokens'>>;
+export type CreateToken = Body<'/v1/tokens', 'post'>;
+export type IssuedToken = Ok<'/v1/tokens', 'post'>;
+export type LiveEvents = Ok<'/v1/events/live'>;
+export type LiveEvent = Item<LiveEvents['events']>;
+export type Webhook = Item<Ok<'/v1/webhooks'>>;
+export type CreateWebhook = Body<'/v1/webhooks', 'post'>;
+export type CreatedWebhook = Ok<'/v1/webhooks', 'post'>;
+export type WebhookDelivery = Item<Ok<'/v1/webhooks/{webhookId}/deliveries'>>;
+export type WebhookEventKind = Item<Webhook['events']>;
+
+export type UserExport = Ok<'/v1/users/export'>;
+export type Erasure = Item<Ok<'/v1/users/erasures'>['erasures']>;
+
+export type OrganizationSettings = Ok<'/v1/organization'>;
+export type SettingsChange = Body<'/v1/organization', 'patch'>;
+
+export type AuditEntry = Item<Ok<'/v1/audit'>['entries']>;
+export type AuditAction = AuditEntry['action'];
+
 export interface ApiErrorBody {
   error: string;
   message?: string;

@@ -2,7 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { newId } from '@foresight/platform';
 
-export const AUDITED_ACTIONS = ['token.create', 'token.revoke', 'model.create', 'model.retrain', 'model.update', 'model.promote', 'model.delete', 'user.export', 'user.delete'] as const;
+export const AUDITED_ACTIONS = [
+  'token.create',
+  'token.revoke',
+  'model.create',
+  'model.retrain',
+  'model.update',
+  'model.promote',
+  'model.delete',
+  'user.export',
+  'user.delete',
+  'user.unsuppress',
+  'webhook.create',
+  'webhook.delete',
+  'organization.update',
+] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];
 
 export interface AuditEntry {
@@ -14,6 +28,12 @@ export interface AuditEntry {
   /** What was acted on: a token or model id, or `user:<keyed hash>` (never a user id in clear). */
   target: string | null;
   createdAt: string;
+}
+
+export interface AuditFilter {
+  action?: AuditedAction;
+  since?: Date;
+  until?: Date;
 }
 
 interface AuditRow {
@@ -40,11 +60,14 @@ export class AuditLogService {
     ]);
   }
 
-  /** Newest first. */
-  async list(organizationId: string, limit: number): Promise<AuditEntry[]> {
+  /** Newest first; `action`, `since` (inclusive) and `until` (exclusive) narrow it. */
+  async list(organizationId: string, limit: number, filter: AuditFilter = {}): Promise<AuditEntry[]> {
     const rows: AuditRow[] = await this.dataSource.query(
-      `SELECT * FROM audit_log WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
-      [organizationId, limit],
+      `SELECT * FROM audit_log
+        WHERE organization_id = $1 AND ($3::text IS NULL OR action = $3)
+          AND created_at >= coalesce($4::timestamptz, '-infinity') AND created_at < coalesce($5::timestamptz, 'infinity')
+        ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [organizationId, limit, filter.action ?? null, filter.since?.toISOString() ?? null, filter.until?.toISOString() ?? null],
     );
     return rows.map((row) => ({
       id: row.id,

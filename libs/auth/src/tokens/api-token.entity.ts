@@ -31,4 +31,8 @@ export class ApiToken {
 
   @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
   revokedAt!: Date | null;
+
+  /** Recorded at most once a minute per token (see TokensService), so it is right to the minute. */
+  @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
+  lastUsedAt!: Date | null;
 }

@@ -11,6 +11,7 @@ export interface TokenView {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  lastUsedAt: string | null;
 }
 
 export function tokenView(token: ApiToken): TokenView {
@@ -23,5 +24,6 @@ export function tokenView(token: ApiToken): TokenView {
     createdAt: token.createdAt.toISOString(),
     expiresAt: token.expiresAt?.toISOString() ?? null,
     revokedAt: token.revokedAt?.toISOString() ?? null,
+    lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
   };
 }

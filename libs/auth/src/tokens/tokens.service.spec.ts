@@ -16,7 +16,7 @@ function tokensWith(...secrets: string[]) {
       const key = hash.toString('hex');
       lookups.set(key, (lookups.get(key) ?? 0) + 1);
       return known.has(key)
-        ? [{ id: 'tok_1', organization_id: 'org_1', environment: 'prod', scopes: ['read'], expires_at: null, revoked_at: null, rate_limit_per_minute: 300, burst_per_minute: 600 }]
+        ? [{ id: 'tok_1', organization_id: 'org_1', environment: 'prod', scopes: ['read'], expires_at: null, revoked_at: null, last_used_at: new Date(Date.now()), rate_limit_per_minute: 300, burst_per_minute: 600 }]
         : [];
     },
   };

@@ -31,6 +31,8 @@ const MAX_CACHED_TOKENS = 10_000;
  * must never push real ones out of the verified cache (each push would cost them an HMAC and a query).
  */
 const MAX_REFUSED_TOKENS = 1_000;
+/** A token's last use is written at most this often: a busy token costs one UPDATE a minute, not one per lookup. */
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 interface CachedVerification {
   principal: Principal;
@@ -44,6 +46,7 @@ interface TokenRow {
   scopes: Scope[];
   expires_at: Date | null;
   revoked_at: Date | null;
+  last_used_at: Date | null;
   rate_limit_per_minute: number;
   burst_per_minute: number;
 }
@@ -140,13 +143,22 @@ export class TokensService {
     return this.revoke(token.organizationId, id);
   }
 
+  /** The condition keeps replicas that looked the token up at the same moment from writing twice. */
+  private async noteUse(tokenId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE api_tokens SET last_used_at = now()
+        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= now() - make_interval(secs => $2))`,
+      [tokenId, LAST_USED_RESOLUTION_MS / 1000],
+    );
+  }
+
   private hash(secret: string): Buffer {
     return hashTokenSecret(secret, this.config.tokenPepper.reveal());
   }
 
   private async lookup(secretHash: Buffer): Promise<Principal | null> {
     const rows: TokenRow[] = await this.dataSource.query(
-      `SELECT t.id, t.organization_id, t.environment, t.scopes, t.expires_at, t.revoked_at,
+      `SELECT t.id, t.organization_id, t.environment, t.scopes, t.expires_at, t.revoked_at, t.last_used_at,
               o.rate_limit_per_minute, o.burst_per_minute
          FROM api_tokens t
          JOIN organizations o ON o.id = t.organization_id
@@ -155,6 +167,7 @@ export class TokensService {
     );
     const row = rows[0];
     if (!row || row.revoked_at) return null;
+    if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) await this.noteUse(row.id);
     return {
       tokenId: row.id,
       organizationId: row.organization_id,

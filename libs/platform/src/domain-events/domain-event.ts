@@ -25,11 +25,17 @@ export interface DomainEventData {
   };
   'model.failed': { modelId: string; model: string; error: string };
   'drift.detected': { modelId: string; model: string; version: number; status: 'moderate' | 'high'; psi: number; delta: number };
+  /** Sent to one endpoint when an admin asks for a test event; nobody subscribes to it. */
+  'webhook.test': { webhookId: string; message: string };
 }
 
 export type DomainEventType = keyof DomainEventData;
 
+/** The kinds an endpoint subscribes to. */
 export const DOMAIN_EVENT_TYPES = ['prediction.updated', 'model.retrained', 'model.failed', 'drift.detected'] as const satisfies readonly DomainEventType[];
+export type SubscribableEventType = (typeof DOMAIN_EVENT_TYPES)[number];
+/** What a delivery can carry: the subscribed kinds and the test event. */
+export const DELIVERED_EVENT_TYPES = [...DOMAIN_EVENT_TYPES, 'webhook.test'] as const satisfies readonly DomainEventType[];
 
 export interface DomainEvent<T extends DomainEventType = DomainEventType> {
   /** `evt_…`, stable across redelivery: receivers dedupe on it. */

@@ -52,6 +52,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Admin actions, newest first, filtered by action and time */
+        get: operations["AuditController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tokens/current": {
         parameters: {
             query?: never;
@@ -361,6 +378,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest events in arrival order; poll with the returned cursor to get only new ones */
+        get: operations["LiveEventsController_read"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -481,6 +515,24 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The token's organization: rate limit and burst, retention, pseudonymization */
+        get: operations["OrganizationController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change settings; new rate limits apply on every replica within a second, pseudonymization to new data only */
+        patch: operations["OrganizationController_update"];
         trace?: never;
     };
     "/v1/predict": {
@@ -654,6 +706,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Erasure requests, newest first: pending until the sweep confirms no store holds the user */
+        get: operations["UsersController_listErasures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/suppression": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Accept a suppressed user's events again (erased earlier with suppress=true); unsuppressed is false when the user was not suppressed */
+        delete: operations["UsersController_unsuppress"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -700,6 +786,23 @@ export interface paths {
         get: operations["WebhooksController_deliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a signed webhook.test event to this endpoint now (one attempt; retry it like any delivery) */
+        post: operations["WebhooksController_test"];
         delete?: never;
         options?: never;
         head?: never;
@@ -893,6 +996,42 @@ export interface operations {
                             event: string;
                             timestamp: string;
                             sessionId: string | null;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    AuditController_list: {
+        parameters: {
+            query?: {
+                /** @description 1 to 1000, default 200 */
+                limit?: unknown;
+                until?: unknown;
+                since?: unknown;
+                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            id: string;
+                            /** @description null: an operator at the CLI */
+                            actorTokenId: string | null;
+                            /** @enum {string} */
+                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update";
+                            /** @description a token, model, webhook or organization id, or user:<keyed hash> (never a user id in clear) */
+                            target: string | null;
+                            createdAt: string;
                         }[];
                     };
                 };
@@ -1526,6 +1665,48 @@ export interface operations {
             };
         };
     };
+    LiveEventsController_read: {
+        parameters: {
+            query?: {
+                /** @description 1 to 200, default 50 */
+                limit?: unknown;
+                after?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description newest first; events show about two seconds after they arrive */
+                        events: {
+                            messageId: string;
+                            event: string;
+                            /** @description as stored: a keyed hash for pseudonymizing organizations */
+                            userId: string | null;
+                            anonymousId: string | null;
+                            sessionId: string | null;
+                            timestamp: string;
+                            receivedAt: string;
+                            /** @description the sender's context.library.name; null for direct API calls */
+                            library: string | null;
+                            /** @description admin tokens only */
+                            properties?: {
+                                [key: string]: unknown;
+                            } | null;
+                        }[];
+                        cursor: string | null;
+                    };
+                };
+            };
+        };
+    };
     ModelsController_list: {
         parameters: {
             query?: never;
@@ -2039,6 +2220,83 @@ export interface operations {
             };
         };
     };
+    OrganizationController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        region: string;
+                        /** @description sustained requests per minute per token */
+                        rateLimitPerMinute: number;
+                        /** @description most requests one token may make within a minute */
+                        burstPerMinute: number;
+                        /** @description user ids stored as a keyed HMAC; applies to data received from then on */
+                        hashUserIds: boolean;
+                        /** @description events and predictions older than this are deleted daily */
+                        retentionDays: number;
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+    };
+    OrganizationController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    rateLimitPerMinute?: number;
+                    /** @description greater than rateLimitPerMinute */
+                    burstPerMinute?: number;
+                    hashUserIds?: boolean;
+                    retentionDays?: number;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        region: string;
+                        /** @description sustained requests per minute per token */
+                        rateLimitPerMinute: number;
+                        /** @description most requests one token may make within a minute */
+                        burstPerMinute: number;
+                        /** @description user ids stored as a keyed HMAC; applies to data received from then on */
+                        hashUserIds: boolean;
+                        /** @description events and predictions older than this are deleted daily */
+                        retentionDays: number;
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+        };
+    };
     PredictionsController_predict: {
         parameters: {
             query?: {
@@ -2176,6 +2434,8 @@ export interface operations {
                         createdAt: string;
                         expiresAt: string | null;
                         revokedAt: string | null;
+                        /** @description last authenticated request, to the minute; null if never used */
+                        lastUsedAt: string | null;
                     }[];
                 };
             };
@@ -2215,6 +2475,8 @@ export interface operations {
                         createdAt: string;
                         expiresAt: string | null;
                         revokedAt: string | null;
+                        /** @description last authenticated request, to the minute; null if never used */
+                        lastUsedAt: string | null;
                         token: string;
                     };
                 };
@@ -2248,6 +2510,8 @@ export interface operations {
                         createdAt: string;
                         expiresAt: string | null;
                         revokedAt: string | null;
+                        /** @description last authenticated request, to the minute; null if never used */
+                        lastUsedAt: string | null;
                     };
                 };
             };
@@ -2350,6 +2614,72 @@ export interface operations {
                         /** @enum {string} */
                         status: "deleted";
                         userId: string;
+                    };
+                };
+            };
+        };
+    };
+    UsersController_listErasures: {
+        parameters: {
+            query?: {
+                /** @description 1 to 500, default 100 */
+                limit?: unknown;
+                userId?: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        erasures: {
+                            id: string;
+                            /** @description keyed hash of the erased user; the id itself is not kept */
+                            userHash: string;
+                            /**
+                             * @description confirmed once a sweep found nothing left in any store
+                             * @enum {string}
+                             */
+                            status: "pending" | "confirmed";
+                            requestedAt: string;
+                            confirmedAt: string | null;
+                            /** @description sweeps run so far */
+                            attempts: number;
+                            /** @description rows removed per store */
+                            erased: {
+                                [key: string]: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    UsersController_unsuppress: {
+        parameters: {
+            query: {
+                userId: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        unsuppressed: boolean;
                     };
                 };
             };
@@ -2471,7 +2801,7 @@ export interface operations {
                         id: string;
                         eventId: string;
                         /** @enum {string} */
-                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected";
+                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "webhook.test";
                         /** @enum {string} */
                         status: "pending" | "succeeded" | "failed" | "abandoned";
                         attempts: number;
@@ -2482,6 +2812,42 @@ export interface operations {
                         createdAt: string;
                         deliveredAt: string | null;
                     }[];
+                };
+            };
+        };
+    };
+    WebhooksController_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description also sent as the Foresight-Delivery-Id header */
+                        id: string;
+                        eventId: string;
+                        /** @enum {string} */
+                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "webhook.test";
+                        /** @enum {string} */
+                        status: "pending" | "succeeded" | "failed" | "abandoned";
+                        attempts: number;
+                        lastResponseCode: number | null;
+                        lastError: string | null;
+                        lastLatencyMs: number | null;
+                        nextAttemptAt: string | null;
+                        createdAt: string;
+                        deliveredAt: string | null;
+                    };
                 };
             };
         };
@@ -2508,7 +2874,7 @@ export interface operations {
                         id: string;
                         eventId: string;
                         /** @enum {string} */
-                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected";
+                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "webhook.test";
                         /** @enum {string} */
                         status: "pending" | "succeeded" | "failed" | "abandoned";
                         attempts: number;

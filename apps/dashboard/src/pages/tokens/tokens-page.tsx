@@ -1,0 +1,135 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api } from '../../api/client';
+import type { CreateToken, IssuedToken, Scope, TokenView } from '../../api/types';
+import { useCanAct } from '../../auth/access';
+import { ConfirmButton } from '../../components/confirm-button';
+import { when } from '../../components/format';
+import { SecretOnce } from '../../components/secret-once';
+import { Badge, ErrorState, Loading } from '../../components/states';
+
+const SCOPES: Scope[] = ['ingest', 'read', 'admin'];
+const ENVIRONMENTS: Array<CreateToken['environment']> = ['prod', 'staging', 'dev'];
+
+/** The organization's tokens (admin): list without secrets, create (secret shown once), revoke with confirmation. */
+export function TokensPage() {
+  const canAct = useCanAct();
+  const tokens = useQuery({ queryKey: ['tokens'], queryFn: api.tokens, enabled: canAct });
+  const [issued, setIssued] = useState<IssuedToken | null>(null);
+  if (!canAct) {
+    return (
+      <>
+        <h1>Tokens</h1>
+        <p className="muted">Managing tokens needs a token with the admin scope.</p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>Tokens</h1>
+      {issued && <SecretOnce label={`New ${issued.environment} token (${issued.scopes.join(', ')})`} secret={issued.token} onDone={() => setIssued(null)} />}
+      <CreateTokenForm onIssued={setIssued} />
+      <section className="panel" aria-labelledby="tokens-heading">
+        <h2 id="tokens-heading">Tokens of this organization</h2>
+        {tokens.isPending && <Loading what="tokens" />}
+        {tokens.isError && <ErrorState error={tokens.error} retry={() => void tokens.refetch()} />}
+        {tokens.data && <TokenTable tokens={tokens.data} />}
+      </section>
+    </>
+  );
+}
+
+function CreateTokenForm({ onIssued }: { onIssued: (issued: IssuedToken) => void }) {
+  const queries = useQueryClient();
+  const [environment, setEnvironment] = useState<CreateToken['environment']>('prod');
+  const [scopes, setScopes] = useState<Scope[]>(['read']);
+  const [expiresInDays, setExpiresInDays] = useState('');
+  const create = useMutation({
+    mutationFn: () => api.createToken({ environment, scopes, expiresInDays: expiresInDays === '' ? undefined : Number(expiresInDays) }),
+    onSuccess: (issued) => {
+      onIssued(issued);
+      void queries.invalidateQueries({ queryKey: ['tokens'] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const toggle = (scope: Scope) => setScopes((current) => (current.includes(scope) ? current.filter((s) => s !== scope) : [...current, scope]));
+  return (
+    <section className="panel" aria-labelledby="create-token-heading">
+      <h2 id="create-token-heading">Create a token</h2>
+      <form className="stacked-form" onSubmit={submit}>
+        <label htmlFor="token-environment">Environment</label>
+        <select id="token-environment" value={environment} onChange={(e) => setEnvironment(e.target.value as CreateToken['environment'])}>
+          {ENVIRONMENTS.map((env) => (
+            <option key={env}>{env}</option>
+          ))}
+        </select>
+        <fieldset>
+          <legend>Scopes</legend>
+          {SCOPES.map((scope) => (
+            <label key={scope} className="check">
+              <input type="checkbox" checked={scopes.includes(scope)} onChange={() => toggle(scope)} /> {scope}
+            </label>
+          ))}
+        </fieldset>
+        <label htmlFor="token-expiry">Expires after (days; empty for never)</label>
+        <input id="token-expiry" type="number" min={1} max={3650} value={expiresInDays} onChange={(e) => setExpiresInDays(e.target.value)} />
+        <button type="submit" disabled={create.isPending || scopes.length === 0}>
+          Create token
+        </button>
+      </form>
+      {create.isError && <ErrorState error={create.error} />}
+    </section>
+  );
+}
+
+function TokenTable({ tokens }: { tokens: TokenView[] }) {
+  return (
+    <table aria-label="Tokens, oldest first">
+      <thead>
+        <tr>
+          <th scope="col">Token</th>
+          <th scope="col">Environment</th>
+          <th scope="col">Scopes</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Expires</th>
+          <th scope="col">State</th>
+        </tr>
+      </thead>
+      <tbody>
+        {tokens.map((token) => (
+          <tr key={token.id}>
+            <th scope="row">
+              <code>{token.id}</code> ends …{token.hint}
+            </th>
+            <td>{token.environment}</td>
+            <td>{token.scopes.join(', ')}</td>
+            <td>{when(token.createdAt)}</td>
+            <td>{token.lastUsedAt ? when(token.lastUsedAt) : 'never'}</td>
+            <td>{token.expiresAt ? when(token.expiresAt) : 'never'}</td>
+            <td>{token.revokedAt ? <Badge tone="bad">revoked {when(token.revokedAt)}</Badge> : <RevokeToken token={token} />}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function RevokeToken({ token }: { token: TokenView }) {
+  const queries = useQueryClient();
+  const revoke = useMutation({ mutationFn: () => api.revokeToken(token.id), onSuccess: () => queries.invalidateQueries({ queryKey: ['tokens'] }) });
+  return (
+    <>
+      <ConfirmButton
+        label={`Revoke ${token.id}`}
+        question={`Revoke ${token.id} (…${token.hint})? Every request with it is refused within a second, on every replica. This cannot be undone.`}
+        pending={revoke.isPending}
+        onConfirm={() => revoke.mutate()}
+      />
+      {revoke.isError && <ErrorState error={revoke.error} />}
+    </>
+  );
+}
