@@ -13,6 +13,7 @@ import {
   EVENT_USER,
   EVENT_USER_JOIN,
   REVISION_SQL,
+  SERVING_HISTORIES_SQL,
   SERVING_HISTORY_SQL,
   SESSION_USER_SQL,
   TARGET_REACHED_SQL,
@@ -79,8 +80,18 @@ export class UserEventsService {
       from.toISOString(),
       until.toISOString(),
     ]);
-    if (row.first_seen === null || row.last_seen === null) return undefined;
-    return { events: row.events, firstSeenAt: row.first_seen, lastSeenAt: row.last_seen, revision: row.revision };
+    return servingWindow(row);
+  }
+
+  /** The serving windows of many users in one round trip, in the order given (undefined as `window` answers it). */
+  async windows(organizationId: string, users: readonly StoredUserId[], from: Date, until: Date): Promise<Array<UserEventWindow | undefined>> {
+    const rows = await this.queries.prepared<ServingHistoryRow>('events.user-windows', SERVING_HISTORIES_SQL, [
+      organizationId,
+      users,
+      from.toISOString(),
+      until.toISOString(),
+    ]);
+    return rows.map(servingWindow);
   }
 
   /** user_activity's revision, moved by every change to the user's history; undefined without an activity row. */
@@ -286,6 +297,11 @@ export class UserEventsService {
     const events = await deleteInBatches(this.dataSource, 'events', 'organization_id = $1 AND occurred_at < $2', [organizationId, before.toISOString()]);
     return events + (await deleteInBatches(this.dataSource, 'user_activity', ACTIVITY_WITHOUT_EVENTS, [organizationId]));
   }
+}
+
+function servingWindow(row: ServingHistoryRow): UserEventWindow | undefined {
+  if (row.first_seen === null || row.last_seen === null) return undefined;
+  return { events: row.events, firstSeenAt: row.first_seen, lastSeenAt: row.last_seen, revision: row.revision };
 }
 
 function fetchHistoryRows(runner: QueryRunner): Promise<CursorRow[]> {
