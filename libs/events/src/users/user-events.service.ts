@@ -85,7 +85,7 @@ export class UserEventsService {
 
   /** The serving windows of many users in one round trip, in the order given (undefined as `window` answers it). */
   async windows(organizationId: string, users: readonly StoredUserId[], from: Date, until: Date): Promise<Array<UserEventWindow | undefined>> {
-    const rows = await this.queries.prepared<ServingHistoryRow>('events.user-windows', SERVING_HISTORIES_SQL, [
+    const rows = await this.queries.preparedWithoutJit<ServingHistoryRow>('events.user-windows', SERVING_HISTORIES_SQL, [
       organizationId,
       users,
       from.toISOString(),
