@@ -3,7 +3,9 @@
 //  - a real training run in a real worker: wall time (matrix + fit + export), peak memory, validation AUC;
 //  - the same matrix, rebuilt here at the run's cutoff, fitted in this process by Foresight and, as
 //    references nobody here wrote, by XGBoost (hist) and scikit-learn HistGradientBoosting (python3):
-//    AUC, log loss, ECE and fit time of each, beside the generator's oracle AUC on the same holdout.
+//    AUC, log loss, ECE and fit time of each, beside the generator's oracle AUC on the same holdout;
+//  - "before": the same learners on the columns of the pre-issue feature set (version-1 manifests:
+//    event counts and session totals), the same rows.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +13,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { DEMO_INTENT_SIGNALS, type DemoIntentSignal, type DemoUserTruth, oracleProbability } from '@foresight/demo';
 import { UserEventsService } from '@foresight/events';
-import { ACTIVE_DAYS, type BuiltDataset, DatasetBuilderService, isValidationUser, planTraining, rocAuc, trainModel } from '@foresight/models';
+import { ACTIVE_DAYS, DatasetBuilderService, isValidationUser, planTraining, rocAuc, type TrainingPlan, type TrainingSet, type TrainingSplit, trainModel } from '@foresight/models';
 import { loadConfig, RawQueriesService } from '@foresight/platform';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
@@ -31,6 +33,13 @@ const TRAINING_ENV: Record<string, string> = process.env.TRAINING_MAX_USERS ? { 
 const REFERENCES_SCRIPT = join(__dirname, 'support', 'reference_learners.py');
 /** Debian's packages install for the system interpreter, which may not be the first python3 on the PATH (pyenv). */
 const PYTHONS = ['python3', '/usr/bin/python3'];
+
+/** What version-1 manifests (before screens, trends, target history and numeric properties) held besides event counts. */
+const VERSION_1_WINDOW_FEATURES = new Set([
+  'events_1d', 'events_7d', 'events_30d', 'sessions_7d', 'sessions_30d', 'mean_session_seconds_30d', 'events_per_session_30d',
+  'total_dwell_seconds_30d', 'mean_hesitation_ms_30d', 'mean_scroll_depth_30d', 'distinct_events_30d', 'days_since_last_event', 'days_since_first_event',
+]);
+const isVersion1Feature = (name: string) => name.startsWith('count_') || VERSION_1_WINDOW_FEATURES.has(name);
 
 interface LearnerResult {
   auc: number;
@@ -79,30 +88,35 @@ async function benchMode(suite: TestSuite, api: RunningProcess, builder: Dataset
   const dataset = await builder.build({ organizationId: organization.id, targetEvent: TARGET, horizonDays: HORIZON_DAYS }, version.window_end.getTime());
   const matrixSeconds = (Date.now() - matrixStarted) / 1000;
 
-  const learners: Array<[string, LearnerResult]> = [];
-  for (const algorithm of ['gbdt', 'logistic'] as const) {
-    const started = Date.now();
-    const trained = trainModel({ algorithm, split: dataset.split });
-    learners.push([`foresight ${algorithm}`, { ...trained.metrics, fitSeconds: (Date.now() - started) / 1000 }]);
-  }
-  const references = python ? referenceLearners(python, dataset) : {};
-  for (const [name, result] of Object.entries(references)) learners.push([name === 'xgboost' ? 'xgboost hist' : 'sklearn HistGB', result]);
-  const oracle = await oracleAuc(suite, organization.id, version.window_end.getTime(), truth);
-
-  const xgboostSeconds = references.xgboost?.fitSeconds;
   const { split, manifest } = dataset;
+  const before = selectColumns(split, manifest.names.map(isVersion1Feature));
+  const learners: Array<[string, LearnerResult]> = [];
+  let xgboostSeconds: number | undefined;
+  for (const [era, matrix] of [['', split], ['before: ', before]] as const) {
+    for (const algorithm of era ? (['gbdt'] as const) : (['gbdt', 'logistic'] as const)) {
+      const started = Date.now();
+      const trained = trainModel({ algorithm, split: matrix });
+      learners.push([`${era}foresight ${algorithm}`, { ...trained.metrics, fitSeconds: (Date.now() - started) / 1000 }]);
+    }
+    const references = python ? referenceLearners(python, matrix) : {};
+    for (const [name, result] of Object.entries(references)) learners.push([`${era}${name === 'xgboost' ? 'xgboost hist' : 'sklearn HistGB'}`, result]);
+    if (!era) xgboostSeconds = references.xgboost?.fitSeconds;
+  }
+  const oracle = await oracleAuc(suite, organization.id, planTraining(version.window_end.getTime(), HORIZON_DAYS, manifest.trainedOn?.cutoffStepDays), truth);
+
   const lines = [
     ``,
     `[${signal}] ${seeded.accepted} events; real run ${run.seconds.toFixed(1)} s (matrix + fit + export), worker peak ${run.peakMb.toFixed(0)} MB, validation AUC ${run.auc.toFixed(4)}`,
-    `[${signal}] matrix ${split.train.labels.length} train + ${split.validation.labels.length} validation rows x ${manifest.names.length} features, rebuilt here in ${matrixSeconds.toFixed(1)} s` +
+    `[${signal}] matrix ${split.train.labels.length} train + ${split.tuning?.labels.length ?? 0} tuning + ${split.validation.labels.length} validation rows x ${manifest.names.length} features` +
+      ` (before: ${before.train.featureNames.length}), rebuilt here in ${matrixSeconds.toFixed(1)} s` +
       ` (cutoffs every ${manifest.trainedOn?.cutoffStepDays} d, ${manifest.trainedOn?.sampledUsers} of ${manifest.trainedOn?.users} users)`,
-    `${'learner'.padEnd(18)}${'AUC'.padStart(8)}${'log loss'.padStart(10)}${'ECE'.padStart(8)}${'fit s'.padStart(8)}${'fit/xgb'.padStart(9)}`,
+    `${'learner'.padEnd(26)}${'AUC'.padStart(8)}${'log loss'.padStart(10)}${'ECE'.padStart(8)}${'fit s'.padStart(8)}${'fit/xgb'.padStart(9)}`,
     ...learners.map(
       ([name, r]) =>
-        `${name.padEnd(18)}${r.auc.toFixed(4).padStart(8)}${r.logLoss.toFixed(4).padStart(10)}${r.calibrationError.toFixed(4).padStart(8)}${r.fitSeconds.toFixed(2).padStart(8)}` +
+        `${name.padEnd(26)}${r.auc.toFixed(4).padStart(8)}${r.logLoss.toFixed(4).padStart(10)}${r.calibrationError.toFixed(4).padStart(8)}${r.fitSeconds.toFixed(2).padStart(8)}` +
         `${(xgboostSeconds ? (r.fitSeconds / xgboostSeconds).toFixed(2) : '-').padStart(9)}`,
     ),
-    `${'oracle'.padEnd(18)}${oracle.auc.toFixed(4).padStart(8)}   (${oracle.rows} holdout rows, the model validated on ${version.validation_rows})`,
+    `${'oracle'.padEnd(26)}${oracle.auc.toFixed(4).padStart(8)}   (${oracle.rows} holdout rows, the model validated on ${version.validation_rows})`,
   ];
   if (!python) lines.push('references skipped: python3 with xgboost and sklearn is not available (see above)');
   return lines;
@@ -142,15 +156,27 @@ function ensureReferenceLearners(): string | undefined {
   return importable();
 }
 
+/** The same rows with only the columns `keep` marks. */
+function selectColumns(split: TrainingSplit, keep: readonly boolean[]): TrainingSplit {
+  const columns = keep.flatMap((kept, j) => (kept ? [j] : []));
+  const select = (set: TrainingSet): TrainingSet => {
+    const d = set.featureNames.length;
+    const features = new Float32Array(set.labels.length * columns.length);
+    for (let i = 0; i < set.labels.length; i++) columns.forEach((j, c) => (features[i * columns.length + c] = set.features[i * d + j]));
+    return { features, labels: set.labels, featureNames: columns.map((j) => set.featureNames[j]) };
+  };
+  return { train: select(split.train), ...(split.tuning ? { tuning: select(split.tuning) } : {}), validation: select(split.validation) };
+}
+
 /** The matrix as raw float32/uint8 files, fitted by reference_learners.py on THREADS threads. */
-function referenceLearners(python: string, dataset: BuiltDataset): Record<string, LearnerResult> {
+function referenceLearners(python: string, split: TrainingSplit): Record<string, LearnerResult> {
   const directory = mkdtempSync(join(tmpdir(), 'foresight-bench-matrix-'));
   try {
-    for (const [part, set] of Object.entries(dataset.split) as Array<[string, BuiltDataset['split']['train']]>) {
+    for (const [part, set] of Object.entries(split) as Array<[string, TrainingSet]>) {
       writeFileSync(join(directory, `${part}.features`), Buffer.from(set.features.buffer, set.features.byteOffset, set.features.byteLength));
       writeFileSync(join(directory, `${part}.labels`), Buffer.from(set.labels.buffer, set.labels.byteOffset, set.labels.byteLength));
     }
-    const output = execFileSync(python, [REFERENCES_SCRIPT, directory, String(dataset.manifest.names.length), String(THREADS)], { encoding: 'utf8' });
+    const output = execFileSync(python, [REFERENCES_SCRIPT, directory, String(split.train.featureNames.length), String(THREADS)], { encoding: 'utf8' });
     return JSON.parse(output) as Record<string, LearnerResult>;
   } finally {
     rmSync(directory, { recursive: true, force: true });
@@ -163,9 +189,8 @@ function peakRssMb(pid: number): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-/** AUC of the generator's true probabilities on the validation rows (validation users at the validation cutoffs). */
-async function oracleAuc(suite: TestSuite, organizationId: string, windowEnd: number, truth: Map<string, DemoUserTruth>) {
-  const plan = planTraining(windowEnd, HORIZON_DAYS);
+/** AUC of the generator's true probabilities on the validation rows (validation users at the run's validation cutoffs). */
+async function oracleAuc(suite: TestSuite, organizationId: string, plan: TrainingPlan, truth: Map<string, DemoUserTruth>) {
   const labels: number[] = [];
   const scores: number[] = [];
   for (const cutoff of plan.validationCutoffs) {

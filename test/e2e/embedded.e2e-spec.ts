@@ -30,5 +30,12 @@ describe('embedded mode (PGlite)', () => {
     expect((await request(`${api.baseUrl}/v1/health`, { token: second.token.secret })).status).toBe(200);
     const listed = await cliJson<{ tokens: unknown[] }>(env, ['token', 'list', '--org', created.organization.id]);
     expect(listed.tokens).toHaveLength(2);
+
+    // PGlite takes events by INSERT … unnest (no COPY): every column, the numeric properties' jsonb included.
+    const event = { event: 'add_to_cart', userId: 'embedded-user', properties: { items: 3, sku: 'sku-1', dwellMs: 900 } };
+    const stored = await request(`${api.baseUrl}/v1/events`, { token: created.token.secret, method: 'POST', body: [event] });
+    expect(stored).toMatchObject({ status: 200, body: { accepted: 1, duplicates: 0 } });
+    const exported = await request<{ events: Array<{ event: string; properties: unknown }> }>(`${api.baseUrl}/v1/users/export?userId=embedded-user`, { token: created.token.secret });
+    expect(exported.body.events).toEqual([expect.objectContaining({ event: 'add_to_cart', properties: event.properties })]);
   });
 });

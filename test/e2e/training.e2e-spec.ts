@@ -1,7 +1,33 @@
 import { request } from '../support/http';
 import { cliJson, runCli, type RunningProcess, startWorker } from '../support/processes';
 import { withApiSuite } from '../support/suite';
-import { learnablePopulation, sendEvents, settledModel } from '../support/training';
+import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
+
+const DAY = 86_400_000;
+
+/**
+ * Every user adds to cart alike (same days, same counts); the `items` property tells the 30% who
+ * buy apart (4 to 7 items at a time, the others 1 or 2), long before their rare checkouts do.
+ */
+function cartPopulation(users: number, days: number): TestEvent[] {
+  let state = 5;
+  const random = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+  const now = Date.now();
+  const events: TestEvent[] = [];
+  for (let u = 0; u < users; u++) {
+    const buyer = random() < 0.3;
+    for (let day = days; day >= 1; day--) {
+      if (random() > 0.4) continue;
+      const start = now - day * DAY + random() * 3600_000;
+      for (let k = 0; k < 3; k++) {
+        const items = buyer ? 4 + Math.floor(random() * 4) : 1 + Math.floor(random() * 2);
+        events.push({ event: 'add_to_cart', userId: `cart-${u}`, timestamp: new Date(start + k * 60_000).toISOString(), properties: { items, sku: `sku-${k}` } });
+      }
+      if (random() < (buyer ? 0.15 : 0.02)) events.push({ event: 'checkout', userId: `cart-${u}`, timestamp: new Date(start + 5 * 60_000).toISOString() });
+    }
+  }
+  return events;
+}
 
 describe('training runs in the worker', () => {
   const t = withApiSuite('training');
@@ -60,6 +86,35 @@ describe('training runs in the worker', () => {
     const unknownOrg = await runCli(t.suite.env, ['model', 'create', '--org', 'org_nope', '--name', 'x_model', '--target', 'checkout']);
     expect(unknownOrg.code).not.toBe(0);
     expect(unknownOrg.stderr).toContain('organization org_nope not found');
+  });
+
+  it('learns from a numeric custom property: kept in clear beside the sealed properties, chosen from the data, in the manifest', async () => {
+    const shop = await t.suite.createOrganization('shop');
+    const shopToken = { token: shop.token.secret };
+    await sendEvents(t.api.baseUrl, shop.token.secret, cartPopulation(300, 60));
+    const [stored] = await t.suite.sql<{ numeric_properties: unknown; properties: string }>(
+      `SELECT numeric_properties, properties FROM events WHERE organization_id = $1 AND event = 'add_to_cart' LIMIT 1`,
+      [shop.organization.id],
+    );
+    expect(stored.numeric_properties).toEqual({ items: expect.any(Number) }); // the string sku stays sealed only
+    expect(stored.properties).not.toContain('sku');
+    // A key jsonb cannot hold (an unpaired surrogate) is accepted as before and stays sealed only.
+    await sendEvents(t.api.baseUrl, shop.token.secret, [{ event: 'add_to_cart', userId: 'cart-odd', messageId: 'odd-key', properties: { 'odd\uD800': 1, items: 2 } }]);
+    const [odd] = await t.suite.sql<{ numeric_properties: unknown }>(`SELECT numeric_properties FROM events WHERE organization_id = $1 AND message_id = 'odd-key'`, [shop.organization.id]);
+    expect(odd.numeric_properties).toEqual({ items: 2 });
+
+    const model = await request<{ id: string }>(`${t.api.baseUrl}/v1/models`, { ...shopToken, method: 'POST', body: { name: 'cart_checkout', targetEvent: 'checkout', horizonDays: 7 } });
+    await request(`${t.api.baseUrl}/v1/models/retrain`, { ...shopToken, method: 'POST', body: { modelId: model.body.id } });
+    const details = await settledModel(t.api.baseUrl, shop.token.secret, model.body.id, worker);
+    expect(details.status).toBe('active');
+    const [version] = await t.suite.sql<{ manifest: { trackedProperties: unknown; names: string[] } }>(`SELECT manifest FROM model_versions WHERE model_id = $1`, [model.body.id]);
+    expect(version.manifest.trackedProperties).toEqual([{ event: 'add_to_cart', key: 'items' }]);
+    expect(version.manifest.names).toEqual(expect.arrayContaining(['property_sum_30d:add_to_cart/items', 'property_mean_30d:add_to_cart/items']));
+    // Cart counts are alike for everyone and checkouts are rare: the property carries most of what the model learned.
+    const importance = details.featureImportance as Array<{ feature: string; weight: number }>;
+    const propertyWeight = importance.filter((f) => f.feature.startsWith('property_')).reduce((sum, f) => sum + f.weight, 0);
+    expect(propertyWeight).toBeGreaterThan(0.5);
+    expect(details.auc as number).toBeGreaterThan(0.7);
   });
 
   it('ends failed with a clear lastError when there is too little data', async () => {

@@ -13,6 +13,7 @@ const ev = (occurredAt: number, event: string, extra: Partial<FeatureEvent> = {}
   dwellMs: null,
   hesitationMs: null,
   scrollDepth: null,
+  numbers: null,
   ...extra,
 });
 const named = (manifest: FeatureManifest, vector: Float32Array) => Object.fromEntries(manifest.names.map((n, i) => [n, vector[i]]));
@@ -20,16 +21,22 @@ const f32 = Math.fround; // vectors are float32, as ONNX Runtime reads them
 const ALL_SIGNALS = { dwell: true, hesitation: true, scrollDepth: true };
 
 describe('feature definitions', () => {
-  const manifest = buildManifest({ trackedEvents: ['click'], trackedScreens: ['/pricing', 'Home'], targetEvent: 'checkout', signals: ALL_SIGNALS });
+  const trackedProperties = [
+    { event: 'screen_view', key: 'price' },
+    { event: 'click', key: 'items' },
+    { event: 'checkout', key: 'amount' },
+    { event: 'checkout', key: 'coupon' }, // never sent in the window
+  ];
+  const manifest = buildManifest({ trackedEvents: ['click'], trackedScreens: ['/pricing', 'Home'], trackedProperties, targetEvent: 'checkout', signals: ALL_SIGNALS });
   const history = [
-    ev(at(40), 'click'), // before the 30-day window: only first-seen counts it
-    ev(at(10), 'screen_view', { screen: '/pricing?ref=ad', dwellMs: 4000 }),
+    ev(at(40), 'click', { numbers: { items: 100 } }), // before the 30-day window: only first-seen counts it
+    ev(at(10), 'screen_view', { screen: '/pricing?ref=ad', dwellMs: 4000, numbers: { price: 10 } }),
     ev(at(10, 5), 'scroll', { scrollDepth: 0.5, hesitationMs: 300 }), // on /pricing, the screen of its (derived) session
-    ev(at(3), 'click', { sessionId: 's1', hesitationMs: 100 }), // a new session: on no screen yet
-    ev(at(3, 1), 'screen_view', { sessionId: 's1', screen: 'Home', dwellMs: 2000 }),
-    ev(at(3, 20), 'checkout', { sessionId: 's1', scrollDepth: 1 }), // on Home
-    ev(at(0, -30), 'page_view', { screen: 'https://shop.example/pricing/', dwellMs: 1000 }), // half an hour before the cutoff
-    ev(cutoff, 'checkout'), // at the cutoff: not part of the past
+    ev(at(3), 'click', { sessionId: 's1', hesitationMs: 100, numbers: { items: 2, price: 99 } }), // a new session: on no screen yet
+    ev(at(3, 1), 'screen_view', { sessionId: 's1', screen: 'Home', dwellMs: 2000, numbers: { price: 25, items: 1 } }),
+    ev(at(3, 20), 'checkout', { sessionId: 's1', scrollDepth: 1, numbers: { amount: 30 } }), // on Home
+    ev(at(0, -30), 'page_view', { screen: 'https://shop.example/pricing/', dwellMs: 1000, numbers: { price: 7 } }), // half an hour before the cutoff
+    ev(cutoff, 'checkout', { numbers: { amount: 1000 } }), // at the cutoff: not part of the past
   ];
 
   it('computes every feature of a hand-made history', () => {
@@ -54,6 +61,15 @@ describe('feature definitions', () => {
       'screen_dwell_seconds_30d:Home': 2,
       'screen_mean_hesitation_ms_30d:Home': 0, // the click came before the Home view
       'screen_mean_scroll_depth_30d:Home': 1,
+      // Each property counts on its own event only: the click's price and the page view's price do not.
+      'property_sum_30d:screen_view/price': 35,
+      'property_mean_30d:screen_view/price': 17.5,
+      'property_sum_30d:click/items': 2, // the click 40 days ago is outside the window
+      'property_mean_30d:click/items': 2,
+      'property_sum_30d:checkout/amount': 30, // the checkout at the cutoff is the future
+      'property_mean_30d:checkout/amount': 30,
+      'property_sum_30d:checkout/coupon': 0,
+      'property_mean_30d:checkout/coupon': 0,
       events_1d: 1,
       events_7d: 4,
       events_30d: 6,
@@ -79,10 +95,22 @@ describe('feature definitions', () => {
   });
 
   it('describes only what the organization sends, and always the target event', () => {
-    const chosen = buildManifest({ trackedEvents: ['click'], trackedScreens: ['Home'], targetEvent: 'upgrade', signals: { dwell: false, hesitation: false, scrollDepth: false } });
+    const chosen = buildManifest({ trackedEvents: ['click'], trackedScreens: ['Home'], trackedProperties: [], targetEvent: 'upgrade', signals: { dwell: false, hesitation: false, scrollDepth: false } });
     expect(chosen.trackedEvents).toEqual(['click', 'upgrade']);
     expect(chosen.names.filter((name) => /dwell|hesitation|scroll/.test(name))).toEqual([]);
     expect(chosen.names).toContain('screen_view_share_30d:Home');
+  });
+
+  it('names a numeric property once even when two event/key pairs spell the same label', () => {
+    const colliding = buildManifest({
+      trackedEvents: [],
+      trackedScreens: [],
+      trackedProperties: [{ event: 'a/b', key: 'c' }, { event: 'a', key: 'b/c' }],
+      targetEvent: 'x',
+      signals: { dwell: false, hesitation: false, scrollDepth: false },
+    });
+    expect(colliding.trackedProperties).toEqual([{ event: 'a/b', key: 'c' }]);
+    expect(colliding.names.filter((name) => name.startsWith('property_'))).toEqual(['property_sum_30d:a/b/c', 'property_mean_30d:a/b/c']);
   });
 
   it('says how long ago the target event was, or that it is not in the window', () => {
@@ -119,7 +147,13 @@ describe('feature definitions', () => {
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     const names = ['click', 'checkout', 'scroll', 'screen_view'];
     const screens = ['Home', '/pricing?plan=pro', '/products/sku-0042', '/products/sku-0007#reviews', 'https://shop.example/cart/'];
-    const every = buildManifest({ trackedEvents: ['click', 'scroll'], trackedScreens: ['Home', '/pricing', '/products/:id', '/cart'], targetEvent: 'checkout', signals: ALL_SIGNALS });
+    const every = buildManifest({
+      trackedEvents: ['click', 'scroll'],
+      trackedScreens: ['Home', '/pricing', '/products/:id', '/cart'],
+      trackedProperties: [{ event: 'checkout', key: 'amount' }, { event: 'click', key: 'items' }],
+      targetEvent: 'checkout',
+      signals: ALL_SIGNALS,
+    });
     const nonZero = new Set<string>();
     for (let user = 0; user < 200; user++) {
       const userHistory: FeatureEvent[] = [];
@@ -134,6 +168,7 @@ describe('feature definitions', () => {
             dwellMs: random() < 0.5 ? Math.round(random() * 10_000) : null,
             hesitationMs: random() < 0.3 ? Math.round(random() * 900) : null,
             scrollDepth: random() < 0.3 ? Math.round(random() * 100) / 100 : null,
+            numbers: random() < 0.5 ? { amount: Math.round(random() * 5000) / 100, items: Math.floor(random() * 6) } : null,
           }),
         );
       }

@@ -1,7 +1,7 @@
 import { sessionCutter } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
 import type { FeatureEvent } from './feature-event';
-import { COUNT_WINDOWS_DAYS, type FeatureManifest } from './feature-manifest';
+import { COUNT_WINDOWS_DAYS, type FeatureManifest, numericPropertyLabel } from './feature-manifest';
 import { normalisedScreenOf } from './screen-path';
 
 /** The longest look-back of any feature: events older than this before the cutoff change nothing. */
@@ -17,20 +17,30 @@ export interface Activity {
   lastSeenAt: number;
 }
 
-/** Sums and counts of the signals measured on one screen over the window. */
-interface ScreenTotals {
-  views7d: number;
-  views30d: number;
-  dwellMs7d: number;
-  dwellMs30d: number;
+/** Sums and counts of the signals features average (over the window, or on one screen). */
+interface AveragedSignals {
   hesitationSum: number;
   hesitationCount: number;
   scrollSum: number;
   scrollCount: number;
 }
 
+/** Sums and counts of the signals measured on one screen over the window. */
+interface ScreenTotals extends AveragedSignals {
+  views7d: number;
+  views30d: number;
+  dwellMs7d: number;
+  dwellMs30d: number;
+}
+
+/** A tracked numeric property's values over the window. */
+interface PropertyTotals {
+  sum: number;
+  count: number;
+}
+
 /** One pass over a user's window; every feature is read off it. */
-interface WindowSummary {
+interface WindowSummary extends AveragedSignals {
   cutoff: number;
   activity: Activity;
   /** Tracked event e, window w at e * WINDOW_COUNT + w. */
@@ -40,6 +50,8 @@ interface WindowSummary {
   /** Bit b: an event 24·b to 24·(b+1) hours before the cutoff. */
   activeDays: number;
   screens: ScreenTotals[];
+  /** Per tracked numeric property, in manifest order. */
+  properties: PropertyTotals[];
   views30d: number;
   distinctScreens: number;
   distinctEvents: number;
@@ -48,10 +60,6 @@ interface WindowSummary {
   sessionMs: number;
   dwellMs: number;
   dwellCount: number;
-  hesitationSum: number;
-  hesitationCount: number;
-  scrollSum: number;
-  scrollCount: number;
   lastTargetAt: number;
 }
 
@@ -61,6 +69,9 @@ type Extractor = (s: WindowSummary) => number;
 interface CompiledManifest {
   events: Map<string, number>;
   screens: Map<string, number>;
+  /** Per event name, the keys it is tracked for and their index in WindowSummary.properties. */
+  propertiesByEvent: Map<string, Array<{ key: string; index: number }>>;
+  propertyIndexes: Map<string, number>;
   targetEvent: string | undefined;
   extractors: Extractor[];
 }
@@ -107,6 +118,12 @@ const SCREEN_FEATURES: Record<string, (screen: ScreenTotals, s: WindowSummary) =
   screen_mean_scroll_depth_30d: (screen) => mean(screen.scrollSum, screen.scrollCount),
 };
 
+/** Features of one tracked numeric property (`<family>:<event>/<key>`), given its totals. */
+const PROPERTY_FEATURES: Record<string, (property: PropertyTotals) => number> = {
+  property_sum_30d: (property) => property.sum,
+  property_mean_30d: (property) => mean(property.sum, property.count),
+};
+
 const compiled = new WeakMap<FeatureManifest, CompiledManifest>();
 
 function compile(manifest: FeatureManifest): CompiledManifest {
@@ -114,6 +131,10 @@ function compile(manifest: FeatureManifest): CompiledManifest {
   if (cached) return cached;
   const events = new Map(manifest.trackedEvents.map((name, i) => [name, i]));
   const screens = new Map((manifest.trackedScreens ?? []).map((name, i) => [name, i]));
+  const trackedProperties = manifest.trackedProperties ?? [];
+  const propertyIndexes = new Map(trackedProperties.map((property, index) => [numericPropertyLabel(property), index]));
+  const propertiesByEvent = new Map<string, Array<{ key: string; index: number }>>();
+  trackedProperties.forEach(({ event, key }, index) => propertiesByEvent.set(event, [...(propertiesByEvent.get(event) ?? []), { key, index }]));
   const extractors = manifest.names.map((name): Extractor => {
     const window = WINDOW_FEATURES[name];
     if (window) return window;
@@ -126,9 +147,12 @@ function compile(manifest: FeatureManifest): CompiledManifest {
     const screenFeature = SCREEN_FEATURES[family];
     const screen = screens.get(key);
     if (screenFeature && screen !== undefined) return (s) => screenFeature(s.screens[screen], s);
+    const propertyFeature = PROPERTY_FEATURES[family];
+    const property = propertyIndexes.get(key);
+    if (propertyFeature && property !== undefined) return (s) => propertyFeature(s.properties[property]);
     throw new RangeError(`the manifest names feature "${name}", which no definition computes`);
   });
-  const result = { events, screens, targetEvent: manifest.targetEvent, extractors };
+  const result = { events, screens, propertiesByEvent, propertyIndexes, targetEvent: manifest.targetEvent, extractors };
   compiled.set(manifest, result);
   return result;
 }
@@ -163,6 +187,7 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
     eventsPreviousWeek: 0,
     activeDays: 0,
     screens: Array.from({ length: plan.screens.size }, emptyScreen),
+    properties: Array.from({ length: plan.propertyIndexes.size }, () => ({ sum: 0, count: 0 })),
     views30d: 0,
     distinctScreens: 0,
     distinctEvents: 0,
@@ -200,18 +225,12 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
     s.activeDays |= 1 << (Math.ceil(age / DAY_MS) - 1);
     distinctEvents.add(e.event);
     if (e.event === plan.targetEvent) s.lastTargetAt = e.occurredAt;
+    if (e.numbers !== null) addProperties(s.properties, plan.propertiesByEvent.get(e.event), e.numbers);
     if (e.dwellMs !== null) {
       s.dwellMs += e.dwellMs;
       s.dwellCount++;
     }
-    if (e.hesitationMs !== null) {
-      s.hesitationSum += e.hesitationMs;
-      s.hesitationCount++;
-    }
-    if (e.scrollDepth !== null) {
-      s.scrollSum += e.scrollDepth;
-      s.scrollCount++;
-    }
+    addAveragedSignals(s, e);
 
     const key = `${e.sessionId === null ? 'd' : 's'}:${sessionOf(e.occurredAt, e.sessionId)}`;
     const session = sessions.get(key);
@@ -239,6 +258,15 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
   return s;
 }
 
+function addProperties(totals: PropertyTotals[], tracked: ReadonlyArray<{ key: string; index: number }> | undefined, numbers: Record<string, number>): void {
+  for (const { key, index } of tracked ?? []) {
+    const value = Object.hasOwn(numbers, key) ? numbers[key] : undefined;
+    if (typeof value !== 'number') continue;
+    totals[index].sum += value;
+    totals[index].count++;
+  }
+}
+
 /** A view counts on its own screen; dwell, hesitation and scroll depth count on the screen they happened on. */
 function addToScreen(screen: ScreenTotals, e: FeatureEvent, age: number, isView: boolean): void {
   const lastWeek = age <= LAST_WEEK_DAYS * DAY_MS;
@@ -250,13 +278,17 @@ function addToScreen(screen: ScreenTotals, e: FeatureEvent, age: number, isView:
     screen.dwellMs30d += e.dwellMs;
     if (lastWeek) screen.dwellMs7d += e.dwellMs;
   }
+  addAveragedSignals(screen, e);
+}
+
+function addAveragedSignals(totals: AveragedSignals, e: FeatureEvent): void {
   if (e.hesitationMs !== null) {
-    screen.hesitationSum += e.hesitationMs;
-    screen.hesitationCount++;
+    totals.hesitationSum += e.hesitationMs;
+    totals.hesitationCount++;
   }
   if (e.scrollDepth !== null) {
-    screen.scrollSum += e.scrollDepth;
-    screen.scrollCount++;
+    totals.scrollSum += e.scrollDepth;
+    totals.scrollCount++;
   }
 }
 

@@ -6,6 +6,8 @@ export interface FeatureManifest {
   trackedEvents: string[];
   /** Normalised screens/pages (normaliseScreen) described one by one; absent in version 1. */
   trackedScreens?: string[];
+  /** Numeric custom properties summed and averaged per event (`property_*_30d:<event>/<key>`); absent before they existed. */
+  trackedProperties?: NumericProperty[];
   /** The event the model predicts, whose own history is a feature; absent in version 1. */
   targetEvent?: string;
   names: string[];
@@ -23,10 +25,21 @@ export interface TrainingDraw {
   cutoffStepDays: number;
 }
 
+/** A numeric custom property as sent with one event name, e.g. `items` of `add_to_cart`. */
+export interface NumericProperty {
+  event: string;
+  key: string;
+}
+
+/** How a numeric property is named in feature names. */
+export const numericPropertyLabel = (property: NumericProperty) => `${property.event}/${property.key}`;
+
 /** What training chose from the organization's own data. */
 export interface FeatureChoice {
   trackedEvents: readonly string[];
   trackedScreens: readonly string[];
+  /** The most frequent numeric properties of the tracked events. */
+  trackedProperties: readonly NumericProperty[];
   targetEvent: string;
   /** Whether any event of the organization carries the signal; features of an absent signal would be constant. */
   signals: { dwell: boolean; hesitation: boolean; scrollDepth: boolean };
@@ -47,6 +60,14 @@ export function buildManifest(choice: FeatureChoice): FeatureManifest {
     if (signals.hesitation) names.push(`screen_mean_hesitation_ms_30d:${screen}`);
     if (signals.scrollDepth) names.push(`screen_mean_scroll_depth_30d:${screen}`);
   }
+  // Two properties whose labels collide (an event or key holding "/") would make one feature name twice: the first is kept.
+  const byLabel = new Map<string, NumericProperty>();
+  for (const { event, key } of choice.trackedProperties) {
+    const label = numericPropertyLabel({ event, key });
+    if (!byLabel.has(label)) byLabel.set(label, { event, key });
+  }
+  for (const label of byLabel.keys()) names.push(`property_sum_30d:${label}`, `property_mean_30d:${label}`);
+  const trackedProperties = [...byLabel.values()];
   names.push(
     ...COUNT_WINDOWS_DAYS.map((days) => `events_${days}d`),
     'events_8_to_14d',
@@ -67,5 +88,5 @@ export function buildManifest(choice: FeatureChoice): FeatureManifest {
   if (signals.dwell) names.push('total_dwell_seconds_30d', 'mean_view_dwell_seconds_30d');
   if (signals.hesitation) names.push('mean_hesitation_ms_30d');
   if (signals.scrollDepth) names.push('mean_scroll_depth_30d');
-  return { version: 2, trackedEvents, trackedScreens: [...choice.trackedScreens], targetEvent: choice.targetEvent, names };
+  return { version: 2, trackedEvents, trackedScreens: [...choice.trackedScreens], trackedProperties, targetEvent: choice.targetEvent, names };
 }

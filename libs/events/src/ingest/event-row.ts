@@ -17,6 +17,8 @@ export interface EventRow {
   scrollDepth: number | null;
   dwellMs: number | null;
   hesitationMs: number | null;
+  /** JSON of the top-level numeric custom properties (numericProperties), in clear; null when there are none. */
+  numericProperties: string | null;
   /** Ciphertext (EventPayloadCipherService), never the caller's JSON. */
   properties: string | null;
   context: string | null;
@@ -28,6 +30,29 @@ export interface RowProtection {
   /** The organization's stored form of a user or anonymous id (UserIdsService.pseudonymizer). */
   pseudonymize: (rawId: string) => StoredUserId;
   cipher: EventPayloadCipherService;
+}
+
+/** Numeric properties kept in clear per event, in the order sent: enough for any real event, bounded for storage. */
+export const MAX_NUMERIC_PROPERTIES = 32;
+/** Properties already lifted into their own typed columns. */
+const SIGNAL_PROPERTIES = new Set(['depth', 'dwellMs', 'hesitationMs']);
+/** A UTF-16 half without its pair: jsonb refuses its escape, so such a key stays sealed only. */
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The finite numbers among an event's top-level custom properties (cart items, amounts): stored in
+ * clear beside the sealed properties, in the event's own row, so features can read them without
+ * decrypting every event, and erasure, export and retention remove them with the event. Keys were
+ * already checked for personal data (pii_detected); nested values stay sealed only.
+ */
+export function numericProperties(properties: Record<string, unknown>): Record<string, number> | null {
+  const kept: Array<[string, number]> = [];
+  for (const [key, value] of Object.entries(properties)) {
+    if (kept.length === MAX_NUMERIC_PROPERTIES) break;
+    if (typeof value === 'number' && Number.isFinite(value) && !SIGNAL_PROPERTIES.has(key) && !UNPAIRED_SURROGATE.test(key)) kept.push([key, value]);
+  }
+  // fromEntries defines own properties: a "__proto__" key stays data.
+  return kept.length === 0 ? null : Object.fromEntries(kept);
 }
 
 /**
@@ -53,8 +78,11 @@ export function toEventRow(organizationId: string, input: EventInput, receivedAt
     scrollDepth: typeof properties.depth === 'number' ? properties.depth : null,
     dwellMs: typeof properties.dwellMs === 'number' ? Math.round(properties.dwellMs) : null,
     hesitationMs: typeof properties.hesitationMs === 'number' ? Math.round(properties.hesitationMs) : null,
+    numericProperties: jsonOrNull(numericProperties(properties)),
     properties: cipher.seal(organizationId, messageId, 'properties', input.properties),
     context: cipher.seal(organizationId, messageId, 'context', input.context),
     encryptionKeyId: sealed ? cipher.keyId : null,
   };
 }
+
+const jsonOrNull = (value: object | null) => (value === null ? null : JSON.stringify(value));

@@ -51,7 +51,7 @@ const LINK_IDENTITIES_SQL = `
   SELECT p.organization_id, p.user_id FROM linked l JOIN previous p USING (organization_id, anonymous_id)`;
 
 const EVENT_COLUMNS = `organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
-  screen, scroll_depth, dwell_ms, hesitation_ms, properties, context, encryption_key_id`;
+  screen, scroll_depth, dwell_ms, hesitation_ms, numeric_properties, properties, context, encryption_key_id`;
 
 /**
  * Claims the group's messageIds, in key order (the rows come sorted), so concurrent groups sending
@@ -82,7 +82,7 @@ const INSERT_EVENTS_SQL = `
   INSERT INTO events (${EVENT_COLUMNS})
   SELECT * FROM unnest(
     $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
-    $9::text[], $10::real[], $11::integer[], $12::integer[], $13::text[], $14::text[], $15::text[])`;
+    $9::text[], $10::real[], $11::integer[], $12::integer[], $13::jsonb[], $14::text[], $15::text[], $16::text[])`;
 
 /**
  * Moves the user_activity revision of every user whose history changed (serving's cache relies on
@@ -281,7 +281,7 @@ function copyRow(row: EventRow): string {
   return (
     `${copyText(row.organizationId)}\t${copyText(row.messageId)}\t${copyText(row.event)}\t${copyText(row.userId)}\t` +
     `${copyText(row.anonymousId)}\t${copyText(row.sessionId)}\t${row.occurredAt}\t${row.receivedAt}\t${copyText(row.screen)}\t` +
-    `${copyNumber(row.scrollDepth)}\t${copyNumber(row.dwellMs)}\t${copyNumber(row.hesitationMs)}\t` +
+    `${copyNumber(row.scrollDepth)}\t${copyNumber(row.dwellMs)}\t${copyNumber(row.hesitationMs)}\t${copyText(row.numericProperties)}\t` +
     `${copyText(row.properties)}\t${copyText(row.context)}\t${copyText(row.encryptionKeyId)}\n`
   );
 }
@@ -315,6 +315,7 @@ async function insertEvents(manager: EntityManager, rows: EventRow[]): Promise<v
     column('scrollDepth'),
     column('dwellMs'),
     column('hesitationMs'),
+    column('numericProperties'),
     column('properties'),
     column('context'),
     column('encryptionKeyId'),

@@ -9,6 +9,8 @@ export interface UserEvent {
   dwellMs: number | null;
   hesitationMs: number | null;
   scrollDepth: number | null;
+  /** The event's top-level numeric custom properties (cart items, amounts); null when it sent none. */
+  numbers: Record<string, number> | null;
 }
 
 /** A user's events in a window, oldest first, with when the user was first and last seen before its end. */

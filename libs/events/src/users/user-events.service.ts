@@ -39,6 +39,7 @@ interface CursorRow {
   dwell_ms: number | null;
   hesitation_ms: number | null;
   scroll_depth: number | null;
+  numeric_properties: Record<string, number> | null;
 }
 
 /** An event of the user's, as export shows it (payloads still sealed). */
@@ -161,6 +162,26 @@ export class UserEventsService {
     return rows.map((r) => ({ screen: r.screen, views: Number(r.views) }));
   }
 
+  /**
+   * The `limit` numeric custom properties most often sent with the events `events` in [from, until),
+   * most frequent first (ties by event, then key).
+   */
+  async frequentNumericProperties(
+    organizationId: string,
+    events: readonly string[],
+    from: Date,
+    until: Date,
+    limit: number,
+  ): Promise<Array<{ event: string; key: string }>> {
+    return this.dataSource.query(
+      `SELECT e.event, p.key FROM events e, jsonb_object_keys(e.numeric_properties) AS p(key)
+        WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND e.event = ANY($4::text[])
+          AND e.numeric_properties IS NOT NULL
+        GROUP BY e.event, p.key ORDER BY count(*) DESC, e.event, p.key LIMIT $5`,
+      [organizationId, from.toISOString(), until.toISOString(), events, limit],
+    );
+  }
+
   /** Which behavioral signals the organization's events of [from, until) carry at all. */
   async signalsSent(organizationId: string, from: Date, until: Date): Promise<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }> {
     const [signals]: Array<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }> = await this.dataSource.query(
@@ -170,6 +191,17 @@ export class UserEventsService {
       [organizationId, from.toISOString(), until.toISOString()],
     );
     return signals;
+  }
+
+  /** The users who did `event` in [from, until) (training's sample is stratified by it). */
+  async usersWhoDid(organizationId: string, event: string, from: Date, until: Date): Promise<Set<StoredUserId>> {
+    const rows: Array<{ user_id: StoredUserId }> = await this.dataSource.query(
+      `SELECT DISTINCT ${EVENT_USER} AS user_id
+         FROM events e ${EVENT_USER_JOIN}
+        WHERE e.organization_id = $1 AND e.event = $2 AND e.occurred_at >= $3 AND e.occurred_at < $4 AND ${EVENT_USER} IS NOT NULL`,
+      [organizationId, event, from.toISOString(), until.toISOString()],
+    );
+    return new Set(rows.map((r) => r.user_id));
   }
 
   /** When each user of the organization was first seen (epoch ms), over all their events. */
@@ -203,7 +235,7 @@ export class UserEventsService {
       await runner.query(
         `DECLARE user_histories NO SCROLL CURSOR FOR
            SELECT ${EVENT_USER} AS user_id, (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id,
-                  e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth
+                  e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
              FROM events e ${EVENT_USER_JOIN}
             WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND ${EVENT_USER} IS NOT NULL
               AND ($4::text[] IS NULL OR ${EVENT_USER} = ANY($4::text[]))
@@ -227,6 +259,7 @@ export class UserEventsService {
             dwellMs: row.dwell_ms,
             hesitationMs: row.hesitation_ms,
             scrollDepth: row.scroll_depth,
+            numbers: row.numeric_properties,
           });
         }
       }

@@ -29,7 +29,7 @@ export const ACTIVITY_WITHOUT_EVENTS = `organization_id = $1 AND NOT EXISTS (SEL
 /** An event as the feature definitions read it (epoch ms, typed behavioral columns). */
 export const FEATURE_EVENT_JSON = `json_build_object(
   'occurredAt', (extract(epoch FROM e.occurred_at) * 1000)::float8, 'event', e.event, 'sessionId', e.session_id, 'screen', e.screen,
-  'dwellMs', e.dwell_ms, 'hesitationMs', e.hesitation_ms, 'scrollDepth', e.scroll_depth)`;
+  'dwellMs', e.dwell_ms, 'hesitationMs', e.hesitation_ms, 'scrollDepth', e.scroll_depth, 'numbers', e.numeric_properties)`;
 
 /** The user's revision: a primary-key read. */
 const revisionOf = (user: string) => `SELECT revision::text AS revision FROM user_activity WHERE organization_id = $1 AND user_id = ${user}`;

@@ -15,10 +15,11 @@ import type { TrainingSplit } from '../training';
 import { IneligibleModelError } from './ineligible-model.error';
 import { RowBuffer } from './row-buffer';
 import { ACTIVE_DAYS, cutoffStepDays, isValidationUser, planTraining, type TrainingPlan } from './training-plan';
-import { keepsUser, planUserSample } from './user-sample';
+import { planUserSample, stratifiedUsers } from './user-sample';
 
 const TRACKED_EVENTS = 20;
 const TRACKED_SCREENS = 12;
+const TRACKED_PROPERTIES = 8;
 /** Raw screens read to find the top normalised ones (ids in paths make many raw values of one page). */
 const SCREEN_CANDIDATES = 5_000;
 
@@ -61,26 +62,38 @@ export class DatasetBuilderService {
     const until = new Date(now);
     const manifest = buildManifest(await this.chooseFeatures(model, loadFrom, until));
     const train = new RowBuffer(manifest.names.length);
+    const tuning = new RowBuffer(manifest.names.length);
     const validation = new RowBuffer(manifest.names.length);
     const classUsers: ClassUsers = { positive: 0, negative: 0 };
-    const sampledIds = sample.rate < 1 ? [...firstSeen.keys()].filter((userId) => keepsUser(sample, userId)) : null;
+    const sampledIds =
+      sample.rate < 1
+        ? stratifiedUsers([...firstSeen.keys()], await this.userEvents.usersWhoDid(model.organizationId, model.targetEvent, loadFrom, until), sample.rate)
+        : null;
 
+    // Validation users' rows at the holdout cutoffs calibrate and measure; the other users train before
+    // those cutoffs and tune (early stopping, the search) at them: later in time, and no user on both sides.
+    const heldOut = { cutoffs: plan.validationCutoffs, rows: validation };
+    const parts = [
+      { cutoffs: plan.trainCutoffs, rows: train },
+      { cutoffs: plan.validationCutoffs, rows: tuning },
+    ];
     const addUser = (userId: StoredUserId, history: FeatureEvent[]) => {
-      const held = isValidationUser(userId);
       let positive = false;
       let negative = false;
-      for (const cutoff of held ? plan.validationCutoffs : plan.trainCutoffs) {
-        const end = firstIndexAtOrAfter(history, cutoff);
-        if (end === 0 || history[end - 1].occurredAt < cutoff - ACTIVE_DAYS * DAY_MS) continue;
-        const vector = featuresAt(history, cutoff, manifest, firstSeen.get(userId));
-        if (!vector) continue;
-        let label = false;
-        for (let i = end; i < history.length && history[i].occurredAt < cutoff + plan.horizonMs; i++) {
-          if (history[i].event === model.targetEvent) label = true;
+      for (const part of isValidationUser(userId) ? [heldOut] : parts) {
+        for (const cutoff of part.cutoffs) {
+          const end = firstIndexAtOrAfter(history, cutoff);
+          if (end === 0 || history[end - 1].occurredAt < cutoff - ACTIVE_DAYS * DAY_MS) continue;
+          const vector = featuresAt(history, cutoff, manifest, firstSeen.get(userId));
+          if (!vector) continue;
+          let label = false;
+          for (let i = end; i < history.length && history[i].occurredAt < cutoff + plan.horizonMs; i++) {
+            if (history[i].event === model.targetEvent) label = true;
+          }
+          if (label) positive = true;
+          else negative = true;
+          part.rows.push(vector, label);
         }
-        if (label) positive = true;
-        else negative = true;
-        (held ? validation : train).push(vector, label);
       }
       if (positive) classUsers.positive++;
       if (negative) classUsers.negative++;
@@ -88,7 +101,7 @@ export class DatasetBuilderService {
     await this.userEvents.eachUserHistory(model.organizationId, loadFrom, until, sampledIds, addUser);
     this.requireEligible(model, classUsers);
     manifest.trainedOn = { users: sample.users, sampledUsers: sampledIds?.length ?? sample.users, cutoffStepDays: plan.cutoffStepDays };
-    return { split: { train: train.toSet(manifest.names), validation: validation.toSet(manifest.names) }, manifest, plan };
+    return { split: { train: train.toSet(manifest.names), tuning: tuning.toSet(manifest.names), validation: validation.toSet(manifest.names) }, manifest, plan };
   }
 
   private requireEligible(model: ModelDefinition, users: ClassUsers): void {
@@ -98,7 +111,7 @@ export class DatasetBuilderService {
     }
   }
 
-  /** The organization's own data decides what is described: its frequent events and screens, the signals it sends. */
+  /** The organization's own data decides what is described: its frequent events, screens and numeric properties, the signals it sends. */
   private async chooseFeatures(model: ModelDefinition, from: Date, until: Date): Promise<FeatureChoice> {
     const { organizationId } = model;
     const [trackedEvents, screens, signals] = await Promise.all([
@@ -106,7 +119,8 @@ export class DatasetBuilderService {
       this.userEvents.frequentScreens(organizationId, from, until, SCREEN_CANDIDATES),
       this.userEvents.signalsSent(organizationId, from, until),
     ]);
-    return { trackedEvents, trackedScreens: topScreens(screens), targetEvent: model.targetEvent, signals };
+    const trackedProperties = await this.userEvents.frequentNumericProperties(organizationId, [...trackedEvents, model.targetEvent], from, until, TRACKED_PROPERTIES);
+    return { trackedEvents, trackedScreens: topScreens(screens), trackedProperties, targetEvent: model.targetEvent, signals };
   }
 }
 

@@ -1,9 +1,10 @@
 import { DAY_MS } from '@foresight/platform';
 
-/** The models' defaults: a 90-day window of cutoffs, the latest two weekly ones held out. */
+/** The models' defaults: a 90-day window of cutoffs, those of the latest two weeks held out. */
 export const TRAINING_WINDOW_DAYS = 90;
-export const VALIDATION_STEP_DAYS = 7;
-export const VALIDATION_CUTOFFS = 2;
+/** The held-out period: its cutoffs come at the training step (two weekly ones, or fourteen daily ones). */
+export const HOLDOUT_DAYS = 14;
+export const MAX_STEP_DAYS = 7;
 export const VALIDATION_USER_SHARE = 0.3;
 /** Users count at a cutoff only if they were active in the days before it. */
 export const ACTIVE_DAYS = 30;
@@ -16,7 +17,10 @@ export const TARGET_TRAINING_ROWS = 250_000;
 export interface TrainingPlan {
   /** Cutoffs used for training rows, oldest first (epoch ms). */
   trainCutoffs: number[];
-  /** The latest cutoffs, weekly whatever the training step, for the time-based holdout. */
+  /**
+   * The latest cutoffs (the last HOLDOUT_DAYS, at the training step), for the time-based holdout:
+   * validation users' rows there calibrate and measure, the other users' rows there tune.
+   */
   validationCutoffs: number[];
   /** Days between training cutoffs: 1 (daily) to 7 (weekly). */
   cutoffStepDays: number;
@@ -27,19 +31,20 @@ export interface TrainingPlan {
 
 /** Days between training cutoffs for an organization of `users` users: daily when data is small, at most weekly. */
 export function cutoffStepDays(users: number, windowDays = TRAINING_WINDOW_DAYS): number {
-  return Math.min(VALIDATION_STEP_DAYS, Math.max(1, Math.ceil((users * windowDays) / TARGET_TRAINING_ROWS)));
+  return Math.min(MAX_STEP_DAYS, Math.max(1, Math.ceil((users * windowDays) / TARGET_TRAINING_ROWS)));
 }
 
 /**
- * Validation cutoffs step back weekly from `now - horizon` (so every label's horizon has passed); training
- * cutoffs continue back from the oldest of them every `stepDays` to the start of the window.
+ * Holdout cutoffs step back every `stepDays` over HOLDOUT_DAYS from `now - horizon` (so every label's
+ * horizon has passed): daily cutoffs give a small organization's calibration and metrics seven times
+ * the rows of weekly ones. Training cutoffs continue back from the oldest of them to the start of the window.
  */
-export function planTraining(now: number, horizonDays: number, stepDays = VALIDATION_STEP_DAYS, windowDays = TRAINING_WINDOW_DAYS): TrainingPlan {
+export function planTraining(now: number, horizonDays: number, stepDays = MAX_STEP_DAYS, windowDays = TRAINING_WINDOW_DAYS): TrainingPlan {
   const horizonMs = horizonDays * DAY_MS;
   const windowStart = now - windowDays * DAY_MS;
   const validationCutoffs: number[] = [];
-  for (let k = 0; k < VALIDATION_CUTOFFS; k++) {
-    const cutoff = now - horizonMs - k * VALIDATION_STEP_DAYS * DAY_MS;
+  for (let k = 0; k * stepDays < HOLDOUT_DAYS; k++) {
+    const cutoff = now - horizonMs - k * stepDays * DAY_MS;
     if (cutoff >= windowStart) validationCutoffs.unshift(cutoff);
   }
   const trainCutoffs: number[] = [];

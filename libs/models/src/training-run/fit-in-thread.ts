@@ -7,7 +7,7 @@ export function fitInThread(input: TrainModelInput): Promise<TrainedModel> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(join(__dirname, 'fit.thread.js'), {
       workerData: input,
-      transferList: [input.split.train.features.buffer as ArrayBuffer, input.split.validation.features.buffer as ArrayBuffer],
+      transferList: [input.split.train, input.split.tuning, input.split.validation].flatMap((set) => (set ? [set.features.buffer as ArrayBuffer] : [])),
     });
     worker.once('message', (model: TrainedModel) => resolve(model));
     // A DataCloneError arrives from the thread without its message; its name still says what failed.

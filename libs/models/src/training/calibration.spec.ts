@@ -57,6 +57,7 @@ describe('applyCalibration', () => {
   it('folds a * margin + b into logistic coefficients', () => {
     const logistic: LogisticParameters = {
       kind: 'logistic',
+      logScaled: [false, true],
       coefficients: [Math.fround(1.3), Math.fround(-0.6)],
       center: [Math.fround(0.4), Math.fround(1.1)],
       offset: Math.fround(0.2),

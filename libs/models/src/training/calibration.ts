@@ -94,6 +94,7 @@ function calibrateGbdt(parameters: GbdtParameters, { a, b }: PlattCalibration): 
 function calibrateLogistic(parameters: LogisticParameters, { a, b }: PlattCalibration): LogisticParameters {
   return {
     kind: 'logistic',
+    logScaled: [...parameters.logScaled],
     coefficients: parameters.coefficients.map((c) => Math.fround(a * c)),
     center: [...parameters.center],
     offset: Math.fround(a * parameters.offset + b),

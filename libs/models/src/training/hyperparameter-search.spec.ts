@@ -1,23 +1,32 @@
 import { fitGbdt, type GbdtOptions } from './gbdt';
-import { MIN_SEARCH_VALIDATION_ROWS, searchHyperparameters } from './hyperparameter-search';
+import { MIN_SEARCH_TUNING_ROWS, searchHyperparameters } from './hyperparameter-search';
 import { rocAuc } from './metrics';
 import { predictMargins } from './model-parameters';
 import { makeSyntheticData } from './synthetic-data.fixture';
 
 describe('searchHyperparameters', () => {
-  const { split } = makeSyntheticData({ trainRows: 3000, validationRows: MIN_SEARCH_VALIDATION_ROWS, features: 6, positiveRate: 0.3, seed: 5 });
+  const { split } = makeSyntheticData({ trainRows: 3000, validationRows: MIN_SEARCH_TUNING_ROWS, features: 6, positiveRate: 0.3, seed: 5 });
   // One stump cannot rank as well as a real forest: the search must prefer the second candidate.
   const stump: Partial<GbdtOptions> = { maxTrees: 1, maxLeaves: 2 };
   const forest: Partial<GbdtOptions> = { maxTrees: 100 };
 
-  it('keeps the candidate whose margins rank the validation split best, merged over the base options', () => {
+  it('keeps the candidate whose margins rank the tuning rows best (the validation rows when there are none), merged over the base options', () => {
     const searched = searchHyperparameters(split, fitGbdt, [stump, forest], { seed: 3 }, 2 * 3000 * 6);
     expect(searched.options).toEqual({ seed: 3, maxTrees: 100 });
     expect(searched.candidatesTried).toBe(2);
     const margins = predictMargins(searched.fit.parameters, split.validation.features, split.train.featureNames.length);
-    expect(searched.validationAuc).toBe(rocAuc(split.validation.labels, margins));
+    expect(searched.tuningAuc).toBe(rocAuc(split.validation.labels, margins));
     const stumpAuc = rocAuc(split.validation.labels, predictMargins(fitGbdt(split, stump).parameters, split.validation.features, 6));
-    expect(searched.validationAuc).toBeGreaterThan(stumpAuc);
+    expect(searched.tuningAuc).toBeGreaterThan(stumpAuc);
+  });
+
+  it('chooses on the tuning split, never on the validation split that calibrates and measures the winner', () => {
+    // Validation with every label flipped: judged there, the better ranker (the forest) would lose to the stump.
+    const flipped = { ...split.validation, labels: split.validation.labels.map((y) => 1 - y) };
+    const searched = searchHyperparameters({ train: split.train, tuning: split.validation, validation: flipped }, fitGbdt, [stump, forest], {}, 1e9);
+    expect(searched.options).toEqual(forest);
+    const onFlipped = searchHyperparameters({ train: split.train, validation: flipped }, fitGbdt, [stump, forest], {}, 1e9);
+    expect(onFlipped.options).toEqual(stump); // the same search without a tuning split: the contrast that makes the test mean something
   });
 
   it('fits only the first candidate when the budget has no room for a second', () => {
@@ -27,7 +36,7 @@ describe('searchHyperparameters', () => {
   });
 
   it('fits only the first candidate on a holdout too small to choose on', () => {
-    const small = makeSyntheticData({ trainRows: 3000, validationRows: MIN_SEARCH_VALIDATION_ROWS - 1, features: 6, positiveRate: 0.3, seed: 5 }).split;
+    const small = makeSyntheticData({ trainRows: 3000, validationRows: MIN_SEARCH_TUNING_ROWS - 1, features: 6, positiveRate: 0.3, seed: 5 }).split;
     const searched = searchHyperparameters(small, fitGbdt, [stump, forest], {}, 1e9);
     expect(searched.candidatesTried).toBe(1);
     expect(searched.options).toEqual(stump);

@@ -2,7 +2,7 @@ import { fitGbdt, type GbdtOptions } from './gbdt';
 import { fitLogistic, type LogisticOptions } from './logistic.trainer';
 import { rocAuc } from './metrics';
 import { ModelParameters, predictMargins } from './model-parameters';
-import type { TrainingSplit } from './training-set';
+import { type TrainingSplit, tuningSet } from './training-set';
 
 /**
  * The search's budget in matrix cells (training rows x features) summed over the candidates fitted:
@@ -12,16 +12,12 @@ import type { TrainingSplit } from './training-set';
  */
 export const DEFAULT_SEARCH_BUDGET_CELLS = 50_000_000;
 
-/**
- * Validation rows below which only the first candidate is fitted. On a small holdout the best of
- * several candidates is mostly the luckiest, and that holdout also calibrates the model and is its
- * drift baseline: choosing on it would make the baseline look unlike the live population.
- */
-export const MIN_SEARCH_VALIDATION_ROWS = 2000;
+/** Tuning rows below which only the first candidate is fitted: on a small set the best of several is mostly the luckiest. */
+export const MIN_SEARCH_TUNING_ROWS = 2000;
 
 /**
  * GBDT candidates, most promising first: the budget may stop the search after any of them. Every
- * one early-stops its number of trees on the validation split. Class balance is a candidate too:
+ * one early-stops its number of trees on the tuning split. Class balance is a candidate too:
  * balanced weights help a rare target shape the splits, unweighted fits often rank better.
  */
 export const GBDT_CANDIDATES: ReadonlyArray<Partial<GbdtOptions>> = [
@@ -39,14 +35,15 @@ export interface SearchedFit<Fit> {
   fit: Fit;
   /** The options of the chosen fit (a candidate merged over the caller's). */
   options: object;
-  /** Validation AUC of the chosen fit's raw margins (calibration does not change it). */
-  validationAuc: number;
+  /** AUC of the chosen fit's raw margins on the tuning split. */
+  tuningAuc: number;
   candidatesTried: number;
 }
 
 /**
- * Fits candidates in order and keeps the one whose margins rank the time-based validation split best.
- * As many candidates are fitted as the budget has room for (at least one; only one on a small holdout).
+ * Fits candidates in order and keeps the one whose margins rank the time-based tuning split best (not
+ * the validation split, which calibrates the winner and reports its metrics). As many candidates are
+ * fitted as the budget has room for (at least one; only one on a small tuning split).
  */
 export function searchHyperparameters<Options extends object, Fit extends { parameters: ModelParameters }>(
   split: TrainingSplit,
@@ -56,15 +53,16 @@ export function searchHyperparameters<Options extends object, Fit extends { para
   budgetCells: number,
 ): SearchedFit<Fit> {
   const d = split.train.featureNames.length;
+  const tuning = tuningSet(split);
   const cellsPerFit = split.train.labels.length * d;
-  const searchable = split.validation.labels.length >= MIN_SEARCH_VALIDATION_ROWS ? candidates.length : 1;
+  const searchable = tuning.labels.length >= MIN_SEARCH_TUNING_ROWS ? candidates.length : 1;
   const affordable = Math.max(1, Math.min(searchable, Math.floor(budgetCells / cellsPerFit)));
   let best: SearchedFit<Fit> | undefined;
   for (const candidate of candidates.slice(0, affordable)) {
     const options = { ...base, ...candidate };
     const result = fit(split, options);
-    const validationAuc = rocAuc(split.validation.labels, predictMargins(result.parameters, split.validation.features, d));
-    if (!best || validationAuc > best.validationAuc) best = { fit: result, options, validationAuc, candidatesTried: affordable };
+    const tuningAuc = rocAuc(tuning.labels, predictMargins(result.parameters, tuning.features, d));
+    if (!best || tuningAuc > best.tuningAuc) best = { fit: result, options, tuningAuc, candidatesTried: affordable };
   }
   return best as SearchedFit<Fit>;
 }

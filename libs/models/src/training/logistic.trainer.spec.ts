@@ -1,5 +1,5 @@
 import { sigmoid } from './log-loss';
-import { fitLogistic, predictLogisticMargins, resolveLogisticOptions } from './logistic.trainer';
+import { fitLogistic, type LogisticParameters, logScale, predictLogisticMargins, resolveLogisticOptions } from './logistic.trainer';
 import { rocAuc } from './metrics';
 import { makeSyntheticData } from './synthetic-data.fixture';
 import { trainingSetFromRows, TrainingSplit } from './training-set';
@@ -54,20 +54,24 @@ describe('fitLogistic', () => {
     const margins = predictLogisticMargins(parameters, split.validation.features, 6);
     margins.forEach((m, i) => {
       let plain = parameters.intercept;
-      for (let j = 0; j < 6; j++) plain += parameters.coefficients[j] * split.validation.features[i * 6 + j];
+      for (let j = 0; j < 6; j++) {
+        const x = split.validation.features[i * 6 + j];
+        plain += parameters.coefficients[j] * (parameters.logScaled[j] ? logScale(x) : x);
+      }
       expect(plain).toBeCloseTo(m, 4);
     });
     expect(rocAuc(split.validation.labels, margins)).toBeGreaterThan(0.75);
   });
 
-  it('measures feature effect as |coefficient x standard deviation|', () => {
+  it('measures feature effect as |coefficient x standard deviation| (of the feature as the model reads it)', () => {
     // y depends on a only; b is a noisy copy of nothing, scaled up 1000x.
     const rows = Array.from({ length: 400 }, (_, i) => [((i * 37) % 100) / 10, ((i * 53) % 97) * 1000]);
     const labels = rows.map(([a], i) => (a + ((i * 7) % 5) - 2 > 5 ? 1 : 0));
     const fit = fitLogistic(both(rows, labels, ['a', 'b']));
+    const read = (r: number[], j: number) => (fit.parameters.logScaled[j] ? logScale(r[j]) : r[j]);
     const std = (j: number) => {
-      const mean = rows.reduce((s, r) => s + r[j], 0) / rows.length;
-      return Math.sqrt(rows.reduce((s, r) => s + (r[j] - mean) ** 2, 0) / rows.length);
+      const mean = rows.reduce((s, r) => s + read(r, j), 0) / rows.length;
+      return Math.sqrt(rows.reduce((s, r) => s + (read(r, j) - mean) ** 2, 0) / rows.length);
     };
     for (const j of [0, 1]) {
       expect(fit.featureEffect[j]).toBeCloseTo(Math.abs(fit.parameters.coefficients[j] * std(j)), 4);
@@ -80,6 +84,30 @@ describe('fitLogistic', () => {
     const fit = fitLogistic(both(xs.map((x) => [x, 7]), xs.map((x) => (x % 3 === 0 ? 1 : 0)), ['x', 'constant']));
     expect(fit.parameters.coefficients[1]).toBe(0);
     expect(Number.isFinite(fit.parameters.intercept)).toBe(true);
+  });
+
+  it('log-scales counts (never negative, above 1 somewhere), not shares or signed values', () => {
+    const rows = [
+      [0, 0.2, -1.5],
+      [12, 1, 0.3],
+      [3000, 0.5, 2],
+      [1, 0, -0.1],
+    ];
+    const fit = fitLogistic(both(rows, [0, 1, 1, 0], ['events_30d', 'share', 'trend']));
+    expect(fit.parameters.logScaled).toEqual([true, false, false]);
+    // The count is centred on the training mean of log(1 + x): (0 + ln 13 + ln 3001 + ln 2) / 4.
+    expect(fit.parameters.center[0]).toBeCloseTo((Math.log(13) + Math.log(3001) + Math.log(2)) / 4, 5);
+    expect(fit.parameters.center[1]).toBeCloseTo(0.425, 6);
+  });
+
+  it('reads a log-scaled feature as log(1 + max(x, 0)) in float32', () => {
+    expect(logScale(0)).toBe(0);
+    expect(logScale(-5)).toBe(0);
+    expect(logScale(3)).toBe(Math.fround(Math.log(4)));
+    const parameters: LogisticParameters = { kind: 'logistic', logScaled: [true, false], coefficients: [2, 1], center: [1, 0], offset: 0.5, intercept: -1.5 };
+    // 2 * (ln(1 + (e^2 - 1)) - 1) + 1 * (3 - 0) + 0.5 = 2 * (2 - 1) + 3.5 = 5.5
+    const [margin] = predictLogisticMargins(parameters, Float32Array.from([Math.exp(2) - 1, 3]), 2);
+    expect(margin).toBeCloseTo(5.5, 5);
   });
 
   it('rejects invalid options', () => {

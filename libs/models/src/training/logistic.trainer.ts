@@ -28,13 +28,18 @@ export const DEFAULT_LOGISTIC_OPTIONS: Readonly<LogisticOptions> = {
  */
 export interface LogisticParameters {
   kind: 'logistic';
+  /**
+   * Per feature: read as log(1 + max(x, 0)) (logScaled) before centring. Counts, durations and amounts
+   * are heavy-tailed: on the log scale one coefficient fits a user with 3 events and one with 3,000.
+   */
+  logScaled: boolean[];
   /** float32 values. */
   coefficients: number[];
   /** Training means, float32 values. */
   center: number[];
   /** Margin at the center, float32. */
   offset: number;
-  /** The same model as `intercept + sum_j coef_j x_j`, for readers; not used to predict. */
+  /** The same model as `intercept + sum_j coef_j x'_j` (x' log-scaled where logScaled), for readers; not used to predict. */
   intercept: number;
 }
 
@@ -70,9 +75,11 @@ const MAX_RIDGE_ATTEMPTS = 20;
  */
 export function fitLogistic(split: TrainingSplit, options: Partial<LogisticOptions> = {}): LogisticFit {
   const opts = resolveLogisticOptions(options);
-  const { features, labels } = split.train;
+  const { labels } = split.train;
   const d = split.train.featureNames.length;
   const n = rowCount(split.train);
+  const logScaled = countLikeFeatures(split.train.features, d);
+  const features = scaleFeatures(split.train.features, d, logScaled);
   const positiveWeight = resolvePositiveWeight(labels, opts.positiveWeight);
 
   const mean = new Float64Array(d);
@@ -186,21 +193,46 @@ export function fitLogistic(split: TrainingSplit, options: Partial<LogisticOptio
     intercept -= coef * center[j];
   }
   return {
-    parameters: { kind: 'logistic', coefficients, center, offset: Math.fround(beta[0]), intercept },
+    parameters: { kind: 'logistic', logScaled, coefficients, center, offset: Math.fround(beta[0]), intercept },
     featureEffect,
     iterations,
     converged,
   };
 }
 
-/** Margins as the exported ONNX graph computes them: float32 centring, then a dot product. */
+/** log(1 + max(x, 0)) in float32, step by step as the ONNX graph computes it (Max, Add, Log). */
+export function logScale(x: number): number {
+  return Math.fround(Math.log(Math.fround(Math.max(x, 0) + 1)));
+}
+
+/** Features never negative in training and above 1 somewhere: counts, durations, amounts (not shares or signed trends). */
+function countLikeFeatures(features: Float32Array, d: number): boolean[] {
+  const min = new Float64Array(d).fill(Infinity);
+  const max = new Float64Array(d).fill(-Infinity);
+  for (let k = 0; k < features.length; k++) {
+    const j = k % d;
+    if (features[k] < min[j]) min[j] = features[k];
+    if (features[k] > max[j]) max[j] = features[k];
+  }
+  return Array.from({ length: d }, (_, j) => min[j] >= 0 && max[j] > 1);
+}
+
+function scaleFeatures(features: Float32Array, d: number, logScaled: readonly boolean[]): Float32Array {
+  if (!logScaled.includes(true)) return features;
+  return features.map((x, k) => (logScaled[k % d] ? logScale(x) : x));
+}
+
+/** Margins as the exported ONNX graph computes them: float32 log scaling and centring, then a dot product. */
 export function predictLogisticMargins(parameters: LogisticParameters, features: Float32Array, d: number): Float64Array {
   const n = features.length / d;
   const margins = new Float64Array(n);
-  const { coefficients, center, offset } = parameters;
+  const { coefficients, center, offset, logScaled } = parameters;
   for (let i = 0; i < n; i++) {
     let m = 0;
-    for (let j = 0; j < d; j++) m += coefficients[j] * Math.fround(features[i * d + j] - center[j]);
+    for (let j = 0; j < d; j++) {
+      const x = features[i * d + j];
+      m += coefficients[j] * Math.fround((logScaled[j] ? logScale(x) : x) - center[j]);
+    }
     margins[i] = m + offset;
   }
   return margins;

@@ -112,6 +112,7 @@ describe('exportOnnx', () => {
     const features = Float32Array.from({ length: n * 2 }, (_, k) => (k % 2 === 0 ? 1e6 : 5e4) + random() * 10);
     const parameters: LogisticParameters = {
       kind: 'logistic',
+      logScaled: [false, false],
       coefficients: [Math.fround(0.8), Math.fround(-1.1)],
       center: [Math.fround(1e6 + 5), Math.fround(5e4 + 5)],
       offset: Math.fround(0.2),

@@ -293,9 +293,10 @@ function withNegativeLeaf(parameters: GbdtParameters): GbdtParameters {
 }
 
 /**
- * Standard operators only: probabilities = [1 - s, s] with s = sigmoid((x - center) . coef
- * + offset), label = margin > 0. Centring first keeps float32 inference accurate when
- * features have large means.
+ * Standard operators only: probabilities = [1 - s, s] with s = sigmoid((x' - center) . coef
+ * + offset), label = margin > 0, where x' is log(1 + max(x, 0)) for log-scaled features and x
+ * otherwise (mask * logged + (1 - mask) * x: exact in float32 for a 0/1 mask). Centring first
+ * keeps float32 inference accurate when features have large means.
  */
 function logisticGraph(parameters: LogisticParameters, d: number): Graph {
   const floatTensor = (name: string, dims: number[], values: number[]): Tensor => ({
@@ -311,11 +312,14 @@ function logisticGraph(parameters: LogisticParameters, d: number): Graph {
     op_type,
     attribute,
   });
+  const scaled = parameters.logScaled.includes(true);
+  const mask = parameters.logScaled.map(Number);
   return {
     name: 'foresight_logistic',
     input: [],
     output: [],
     initializer: [
+      ...(scaled ? [floatTensor('log_mask', [d], mask), floatTensor('plain_mask', [d], mask.map((m) => 1 - m))] : []),
       floatTensor('center', [d], parameters.center),
       floatTensor('coefficients', [d, 1], parameters.coefficients),
       floatTensor('offset', [1], [parameters.offset]),
@@ -324,7 +328,17 @@ function logisticGraph(parameters: LogisticParameters, d: number): Graph {
       { name: 'flat', dims: [1], data_type: ElemType.INT64, int64_data: [-1] },
     ],
     node: [
-      node('Sub', [ONNX_INPUT, 'center'], ['centered']),
+      ...(scaled
+        ? [
+            node('Max', [ONNX_INPUT, 'zero'], ['nonnegative']),
+            node('Add', ['nonnegative', 'one'], ['shifted']),
+            node('Log', ['shifted'], ['logged']),
+            node('Mul', ['logged', 'log_mask'], ['logged_part']),
+            node('Mul', [ONNX_INPUT, 'plain_mask'], ['plain_part']),
+            node('Add', ['logged_part', 'plain_part'], ['scaled']),
+          ]
+        : []),
+      node('Sub', [scaled ? 'scaled' : ONNX_INPUT, 'center'], ['centered']),
       node('MatMul', ['centered', 'coefficients'], ['product']),
       node('Add', ['product', 'offset'], ['margin']),
       node('Sigmoid', ['margin'], ['positive']),

@@ -57,12 +57,12 @@ export interface TrainedModel {
   trainPositives: number;
   /** Boosting rounds kept (gbdt) or Newton iterations (logistic). */
   iterations: number;
-  /** The hyperparameters chosen on the validation split, and how many candidates were fitted. */
+  /** The hyperparameters chosen on the tuning split, and how many candidates were fitted. */
   hyperparameters: object;
   candidatesTried: number;
 }
 
-/** Fit on train, calibrate and evaluate on validation, export to ONNX. Pure and synchronous. */
+/** Fit on train (choices made on tuning), calibrate and evaluate on validation, export to ONNX. Pure and synchronous. */
 export function trainModel(input: TrainModelInput): TrainedModel {
   const { split } = input;
   assertTrainingSplit(split);
@@ -70,6 +70,10 @@ export function trainModel(input: TrainModelInput): TrainedModel {
   requireExamples('train', train.positives, train.negatives, MIN_TRAINING_EXAMPLES_PER_CLASS);
   const validation = countClasses(split.validation.labels);
   requireExamples('validation', validation.positives, validation.negatives, MIN_VALIDATION_EXAMPLES_PER_CLASS);
+  if (split.tuning) {
+    const tuning = countClasses(split.tuning.labels);
+    requireExamples('tuning', tuning.positives, tuning.negatives, MIN_VALIDATION_EXAMPLES_PER_CLASS);
+  }
 
   const { featureNames } = split.train;
   const d = featureNames.length;

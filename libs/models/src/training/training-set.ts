@@ -12,10 +12,21 @@ export interface TrainingSet {
   featureNames: string[];
 }
 
-/** The caller splits by time (train = older, validation = newer); training never reshuffles. */
+/**
+ * The caller splits by time (train = older; tuning and validation = newer); training never reshuffles.
+ * `tuning` is what early stopping and the hyperparameter search choose on; `validation` only
+ * calibrates the chosen model and measures it, so its metrics are not flattered by the choice.
+ * Without `tuning` (small fixtures), validation serves both.
+ */
 export interface TrainingSplit {
   train: TrainingSet;
+  tuning?: TrainingSet;
   validation: TrainingSet;
+}
+
+/** The rows choices are made on: `tuning`, or `validation` when the split has none. */
+export function tuningSet(split: TrainingSplit): TrainingSet {
+  return split.tuning ?? split.validation;
 }
 
 export interface ClassCounts {
@@ -59,10 +70,13 @@ export function trainingSetFromRows(
 export function assertTrainingSplit(split: TrainingSplit): void {
   assertTrainingSet(split.train, 'train');
   assertTrainingSet(split.validation, 'validation');
+  if (split.tuning) assertTrainingSet(split.tuning, 'tuning');
   const a = split.train.featureNames;
-  const b = split.validation.featureNames;
-  if (a.length !== b.length || a.some((name, j) => name !== b[j])) {
-    throw new InvalidTrainingSetError('train and validation must have the same feature names in the same order');
+  for (const other of [split.validation, split.tuning]) {
+    const b = other?.featureNames ?? a;
+    if (a.length !== b.length || a.some((name, j) => name !== b[j])) {
+      throw new InvalidTrainingSetError('train, tuning and validation must have the same feature names in the same order');
+    }
   }
 }
 

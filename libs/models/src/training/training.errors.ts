@@ -8,7 +8,7 @@ export const MIN_TRAINING_EXAMPLES_PER_CLASS = 50;
  */
 export const MIN_VALIDATION_EXAMPLES_PER_CLASS = 10;
 
-export type SplitPart = 'train' | 'validation';
+export type SplitPart = 'train' | 'tuning' | 'validation';
 
 export class InsufficientTrainingDataError extends Error {
   readonly code = 'insufficient_training_data';
@@ -19,7 +19,7 @@ export class InsufficientTrainingDataError extends Error {
     readonly negatives: number,
     readonly minimumPerClass: number,
   ) {
-    const where = part === 'train' ? 'training' : 'validation';
+    const where = part === 'train' ? 'training' : part;
     super(
       `needs at least ${minimumPerClass} positive and ${minimumPerClass} negative ${where} examples; ` +
         `found ${positives} positive, ${negatives} negative`,

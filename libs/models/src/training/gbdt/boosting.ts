@@ -1,6 +1,6 @@
 import { resolvePositiveWeight } from '../class-weight';
 import { marginLogLoss } from '../log-loss';
-import { rowCount, TrainingSplit } from '../training-set';
+import { rowCount, TrainingSplit, tuningSet } from '../training-set';
 import { binRows, computeBinThresholds } from './binning';
 import { GbdtOptions, resolveGbdtOptions } from './gbdt-options';
 import { GossSampler } from './goss-sampler';
@@ -15,23 +15,25 @@ export interface GbdtFit {
   /** Total split gain per feature over the kept trees (unnormalized). */
   featureGain: Float64Array;
   treesTrained: number;
-  /** Rounds kept: the round with the best validation loss. */
+  /** Rounds kept: the round with the best tuning loss. */
   bestIteration: number;
-  /** Class-weighted validation log loss at bestIteration (the objective being early-stopped). */
-  bestValidationLoss: number;
+  /** Class-weighted log loss on the tuning rows at bestIteration (the objective being early-stopped). */
+  bestTuningLoss: number;
 }
 
 export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}): GbdtFit {
   const opts = resolveGbdtOptions(options);
-  const { train, validation } = split;
+  const { train } = split;
+  // Early stopping chooses the number of trees: on the tuning rows, never on those that calibrate and measure.
+  const tuning = tuningSet(split);
   const d = train.featureNames.length;
   const n = rowCount(train);
-  const nv = rowCount(validation);
+  const nt = rowCount(tuning);
   const positiveWeight = resolvePositiveWeight(train.labels, opts.positiveWeight);
 
   const thresholds = computeBinThresholds(train.features, n, d, opts.maxBins);
   const trainBins = binRows(train.features, n, d, thresholds);
-  const validationBins = binRows(validation.features, nv, d, thresholds);
+  const tuningBins = binRows(tuning.features, nt, d, thresholds);
   const grower = new TreeGrower(trainBins, n, thresholds, opts);
   const sampler = n >= opts.gossMinRows ? new GossSampler(n, opts) : null;
   // Early gradients are nearly uniform, so sampling by their size would only add noise.
@@ -48,7 +50,7 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
   const baseScore = Math.fround(Math.log(weightedPositives / negatives));
 
   const scores = new Float64Array(n).fill(baseScore);
-  const validationScores = new Float64Array(nv).fill(baseScore);
+  const tuningScores = new Float64Array(nt).fill(baseScore);
   const grad = new Float64Array(n);
   const hess = new Float64Array(n);
   const trees: RegressionTree[] = [];
@@ -72,13 +74,13 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
     // Every row, sampled or not, moves by its leaf. Walking bin ids is exact because
     // `x <= threshold` holds precisely when bin(x) <= the split's bin.
     addLeafValues(grown.binned, trainBins, scores);
-    addLeafValues(grown.binned, validationBins, validationScores);
+    addLeafValues(grown.binned, tuningBins, tuningScores);
     let lossSum = 0;
     let weightSum = 0;
-    for (let i = 0; i < nv; i++) {
-      const y = validation.labels[i];
+    for (let i = 0; i < nt; i++) {
+      const y = tuning.labels[i];
       const w = y === 1 ? positiveWeight : 1;
-      lossSum += w * marginLogLoss(validationScores[i], y);
+      lossSum += w * marginLogLoss(tuningScores[i], y);
       weightSum += w;
     }
     const loss = lossSum / weightSum;
@@ -99,7 +101,7 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
     featureGain,
     treesTrained: trees.length,
     bestIteration,
-    bestValidationLoss: bestLoss,
+    bestTuningLoss: bestLoss,
   };
 }
 

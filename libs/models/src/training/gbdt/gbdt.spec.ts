@@ -86,6 +86,15 @@ describe('fitGbdt', () => {
     expect(Math.max(gain[6], gain[7])).toBeLessThan(Math.min(...gain.slice(0, 6)));
   });
 
+  it('early-stops on the tuning rows when the split has them, not on the validation rows', () => {
+    const { split } = makeSyntheticData({ trainRows: 3000, validationRows: 1000, features: 6, positiveRate: 0.3, seed: 4 });
+    const flipped = { ...split.validation, labels: split.validation.labels.map((y) => 1 - y) };
+    const options = { maxTrees: 60, earlyStoppingPatience: 5 };
+    // Tuning rows whose labels are all wrong get worse with every tree: one round is kept, whatever validation says.
+    expect(fitGbdt({ train: split.train, tuning: flipped, validation: split.validation }, options).bestIteration).toBe(1);
+    expect(fitGbdt({ train: split.train, tuning: split.validation, validation: flipped }, options).bestIteration).toBeGreaterThan(10);
+  });
+
   it('stops early on noise and keeps only the best rounds', () => {
     const random = createRandom(9);
     const rows = Array.from({ length: 1500 }, () => [random(), random()]);

@@ -1,0 +1,29 @@
+import { MAX_NUMERIC_PROPERTIES, numericProperties } from './event-row';
+
+describe('numeric properties kept in clear', () => {
+  it('keeps the finite top-level numbers, not strings, nested values or the signals that have their own columns', () => {
+    expect(
+      numericProperties({ items: 3, amount: 19.9, plan: 'pro', price: '12', nested: { total: 5 }, depth: 0.5, dwellMs: 800, hesitationMs: 40, zero: 0, negative: -2 }),
+    ).toEqual({ items: 3, amount: 19.9, zero: 0, negative: -2 });
+  });
+
+  it('answers null for an event without any', () => {
+    expect(numericProperties({})).toBeNull();
+    expect(numericProperties({ screen: 'Home', dwellMs: 100 })).toBeNull();
+  });
+
+  it(`keeps at most ${MAX_NUMERIC_PROPERTIES}, the first ones sent`, () => {
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]));
+    const kept = numericProperties(many) as Record<string, number>;
+    expect(Object.keys(kept)).toEqual(Array.from({ length: MAX_NUMERIC_PROPERTIES }, (_, i) => `k${i}`));
+  });
+
+  it('leaves a key that is not Unicode text (an unpaired surrogate, which jsonb refuses) sealed only', () => {
+    expect(numericProperties({ 'bad\uD800': 1, '\uDC00x': 2, 'emoji \uD83D\uDE00': 3 })).toEqual({ 'emoji \uD83D\uDE00': 3 });
+  });
+
+  it('stores a "__proto__" key as data, not as a prototype', () => {
+    const parsed = JSON.parse('{"__proto__": 4, "items": 1}') as Record<string, unknown>;
+    expect(JSON.parse(JSON.stringify(numericProperties(parsed)))).toEqual(JSON.parse('{"__proto__": 4, "items": 1}'));
+  });
+});
