@@ -1,15 +1,9 @@
+import type { Prediction } from '@foresight/predictions';
 import { request } from '../support/http';
-import { cliJson, startApi, startWorker, type RunningProcess } from '../support/processes';
-import { TestSuite, type OrganizationWithToken } from '../support/suite';
+import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel } from '../support/training';
 
-interface Prediction {
-  model: string;
-  label: string;
-  confidence: number;
-  modelId: string;
-  version: number;
-}
 type BatchEntry = { userId: string; predictions: Prediction[] } | { userId: string; error: 'not_found' };
 interface SingleAnswer {
   userId: string;
