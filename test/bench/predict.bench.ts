@@ -2,6 +2,7 @@
 // Fastify route doing one primary-key lookup in the same Postgres, and raw ONNX Runtime session.run.
 // Two paths are measured apart: a user's first request (features from their events, 3 inferences,
 // logged) and a repeat with nothing new since (one revision read, answered from the process's cache).
+// POST /v1/predict/batch is measured on first-time users too, as users per second beside the single route's.
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
@@ -12,6 +13,9 @@ import { benchmark } from './support/benchmark';
 import { fixedRate, interleaved, load, ratioLine, report } from './support/measure';
 
 const USERS = 10_000;
+/** Users per POST /v1/predict/batch request, and requests in flight at once. */
+const BATCH_SIZE = 500;
+const BATCH_CONCURRENCY = 2;
 const DAYS = 30;
 const MODELS = [
   { name: 'checkout_7d', targetEvent: 'checkout', algorithm: 'gbdt' },
@@ -43,7 +47,7 @@ benchmark('bench_predict', async (suite) => {
     // in the mix. Shuffled and split, so the fixed-rate run and the first-time peak each meet users
     // the API process has never answered.
     const users = shuffle((await suite.sql<{ user_id: string }>('SELECT user_id FROM user_activity')).map((r) => r.user_id));
-    const [warmUsers, steadyUsers, freshUsers] = [users.slice(0, 1_500), users.slice(1_500, 4_500), users.slice(4_500)];
+    const [warmUsers, steadyUsers, freshUsers, batchUsers] = [users.slice(0, 1_500), users.slice(1_500, 4_500), users.slice(4_500, 7_000), users.slice(7_000)];
     const probe = await request<{ predictions: unknown[] }>(`${api.baseUrl}/v1/predict?userId=${warmUsers[0]}`, auth);
     if (probe.body.predictions.length !== MODELS.length) throw new Error(`expected ${MODELS.length} predictions, got ${JSON.stringify(probe.body)}`);
 
@@ -59,6 +63,8 @@ benchmark('bench_predict', async (suite) => {
     await load(`${api.baseUrl}/v1/predict`, { headers, path: predictPath(randomOf(warmUsers)), connections: 20, durationSeconds: 3 });
     const steady = await fixedRate(`${api.baseUrl}/v1/predict`, { headers, rate: 300, durationSeconds: 10, path: predictPath(eachOnce(steadyUsers)) });
     const firstTime = await load(`${api.baseUrl}/v1/predict`, { headers, requests: freshUsers.length, path: predictPath(eachOnce(freshUsers)) });
+    await predictInBatches(api.baseUrl, token.secret, warmUsers.slice(0, 2 * BATCH_SIZE));
+    const batchFirstTime = await predictInBatches(api.baseUrl, token.secret, batchUsers);
     // Now every user has been answered once: a random user is a repeat with nothing new, checked by one revision read.
     const [baseline, repeat] = await interleaved([
       { name: 'baseline: bare Fastify, one PK lookup', url: `${bare.baseUrl}/lookup`, options: { path: () => `/lookup?id=${randomOf(users)()}` } },
@@ -76,6 +82,11 @@ benchmark('bench_predict', async (suite) => {
     ]);
     ratioLine('throughput ratio first-time / baseline', firstTime.requestsPerSecond, baseline.result.requestsPerSecond, '>= 0.35');
     ratioLine('throughput ratio repeat / baseline', repeat.result.requestsPerSecond, baseline.result.requestsPerSecond, '>= 0.35');
+    console.log(
+      `${`POST /v1/predict/batch, first-time users/s`.padEnd(44)}${batchFirstTime.usersPerSecond.toFixed(0).padStart(10)}   ` +
+        `(${batchUsers.length} users, ${BATCH_SIZE} per request, ${BATCH_CONCURRENCY} in flight; mean ${batchFirstTime.meanRequestMs.toFixed(0)} ms per request)`,
+    );
+    ratioLine('per-user throughput batch / GET first-time', batchFirstTime.usersPerSecond, firstTime.requestsPerSecond, '>= 10');
     console.log(`${'p99 at 300 req/s (open loop), ms'.padEnd(44)}${steady.p99Ms.toFixed(1).padStart(10)}   target <= 10`);
     console.log(`${'raw session.run (1 row, gbdt), mean µs'.padEnd(44)}${raw.meanUs.toFixed(1).padStart(10)}   p99 ${raw.p99Us.toFixed(1)} µs`);
     console.log(`${'predictions logged during the run'.padEnd(44)}${logged.n.padStart(10)}   (${users.length} users × ${MODELS.length} models; repeats are not logged again)`);
@@ -83,6 +94,26 @@ benchmark('bench_predict', async (suite) => {
     await Promise.all([api.stop(), bare.stop(), worker.stop()]);
   }
 });
+
+/** POST /v1/predict/batch over the users, BATCH_SIZE per request and BATCH_CONCURRENCY requests in flight; every user must be answered by every model. */
+async function predictInBatches(baseUrl: string, token: string, users: string[]): Promise<{ usersPerSecond: number; meanRequestMs: number }> {
+  const batches = Array.from({ length: Math.ceil(users.length / BATCH_SIZE) }, (_, i) => users.slice(i * BATCH_SIZE, (i + 1) * BATCH_SIZE));
+  const requestMs: number[] = [];
+  const started = performance.now();
+  const drive = async () => {
+    for (let userIds = batches.shift(); userIds; userIds = batches.shift()) {
+      const sent = performance.now();
+      const answer = await request<{ results: Array<{ predictions?: unknown[] }> }>(`${baseUrl}/v1/predict/batch`, { token, method: 'POST', body: { userIds } });
+      requestMs.push(performance.now() - sent);
+      if (answer.status !== 200 || !answer.body.results.every((r) => r.predictions?.length === MODELS.length)) {
+        throw new Error(`POST /v1/predict/batch: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: BATCH_CONCURRENCY }, drive));
+  const seconds = (performance.now() - started) / 1000;
+  return { usersPerSecond: users.length / seconds, meanRequestMs: requestMs.reduce((a, b) => a + b, 0) / requestMs.length };
+}
 
 function shuffle<T>(items: T[]): T[] {
   for (let i = items.length - 1; i > 0; i--) {

@@ -1,15 +1,9 @@
+import type { Prediction } from '@foresight/predictions';
 import { request } from '../support/http';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, withApiSuite } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
 
-interface Prediction {
-  model: string;
-  label: string;
-  confidence: number;
-  modelId: string;
-  version: number;
-}
 interface Exported {
   id: string;
   userId: string;

@@ -11,18 +11,19 @@ export type TestEvent = Record<string, unknown>;
  * default) changes the behavior mix, e.g. for a shifted population. With `intentShiftDays`, a user's
  * propensity is drawn again on any day with probability 1 / intentShiftDays, so what a user did
  * lately says more about the coming week than the month before; without it, it never changes.
+ * Events end `now` (default: the present).
  */
 export function learnablePopulation(
   users: number,
   days: number,
-  options: { seed?: number; prefix?: string; buyerShare?: number; intentShiftDays?: number } = {},
+  options: { seed?: number; prefix?: string; buyerShare?: number; intentShiftDays?: number; now?: number } = {},
 ): TestEvent[] {
   let state = options.seed ?? 11;
   const prefix = options.prefix ?? 'user-';
   const buyerShare = options.buyerShare ?? 0.35;
   const random = () => ((state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
   const drawPropensity = () => (random() < buyerShare ? 0.6 : 0.05);
-  const now = Date.now();
+  const now = options.now ?? Date.now();
   const events: TestEvent[] = [];
   for (let u = 0; u < users; u++) {
     let propensity = drawPropensity();

@@ -21,6 +21,8 @@ export const API_ROUTES = {
   },
   predictions: {
     get: route('get', '/v1/predict'),
+    /** Up to 1,000 users in one request: each entry is what `get` answers, or `{ userId, error: 'not_found' }`. */
+    batch: route('post', '/v1/predict/batch'),
     /** Every logged prediction in the range, one row at a time (NDJSON, constant memory). */
     export: stream('get', '/v1/export/predictions'),
   },

@@ -89,7 +89,7 @@ const WRITES: Array<[RegExp, string[]]> = [
     /^DELETE \/v1\/users$/,
     ['events', 'event_message_ids', 'identities', 'user_activity', 'predictions', 'prediction_outcomes', 'webhook_deliveries', 'erasures', 'suppressed_users', 'audit_log'],
   ],
-  [/^GET \/v1\/predict$/, ['predictions']],
+  [/^(GET \/v1\/predict|POST \/v1\/predict\/batch)$/, ['predictions']],
   [/^GET \/v1\/users\/export$/, ['audit_log']],
 ];
 

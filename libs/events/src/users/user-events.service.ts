@@ -13,6 +13,7 @@ import {
   EVENT_USER,
   EVENT_USER_JOIN,
   REVISION_SQL,
+  SERVING_HISTORIES_SQL,
   SERVING_HISTORY_SQL,
   SESSION_USER_SQL,
   TARGET_REACHED_SQL,
@@ -84,8 +85,18 @@ export class UserEventsService {
       from.toISOString(),
       until.toISOString(),
     ]);
-    if (row.first_seen === null || row.last_seen === null) return undefined;
-    return { events: row.events, firstSeenAt: row.first_seen, lastSeenAt: row.last_seen, revision: row.revision };
+    return servingWindow(row);
+  }
+
+  /** The serving windows of many users in one round trip, in the order given (undefined as `window` answers it). */
+  async windows(organizationId: string, users: readonly StoredUserId[], from: Date, until: Date): Promise<Array<UserEventWindow | undefined>> {
+    const rows = await this.queries.preparedWithoutJit<ServingHistoryRow>('events.user-windows', SERVING_HISTORIES_SQL, [
+      organizationId,
+      users,
+      from.toISOString(),
+      until.toISOString(),
+    ]);
+    return rows.map(servingWindow);
   }
 
   /** user_activity's revision, moved by every change to the user's history; undefined without an activity row. */
@@ -329,6 +340,11 @@ export class UserEventsService {
     }
     return events + activity;
   }
+}
+
+function servingWindow(row: ServingHistoryRow): UserEventWindow | undefined {
+  if (row.first_seen === null || row.last_seen === null) return undefined;
+  return { events: row.events, firstSeenAt: row.first_seen, lastSeenAt: row.last_seen, revision: row.revision };
 }
 
 function fetchHistoryRows(runner: QueryRunner): Promise<CursorRow[]> {

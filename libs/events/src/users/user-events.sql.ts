@@ -47,24 +47,31 @@ export const FEATURE_EVENT_JSON = `json_build_object(
   'dwellMs', e.dwell_ms, 'hesitationMs', e.hesitation_ms, 'scrollDepth', e.scroll_depth, 'numbers', e.numeric_properties)`;
 
 /** The user's revision: a primary-key read. */
-export const REVISION_SQL = `SELECT revision::text AS revision FROM user_activity WHERE organization_id = $1 AND user_id = $2`;
+const revisionOf = (user: string) => `SELECT revision::text AS revision FROM user_activity WHERE organization_id = $1 AND user_id = ${user}`;
+export const REVISION_SQL = revisionOf('$2');
 
 /**
- * One round trip, one row: the user's revision, first and last event before now (per branch, so
- * min() and max() read one index entry per partition), and the events of [$3, $4) as one JSON array
- * (one parse instead of a row object and six fields per event).
+ * One row per user: the user's revision, first and last event before now (per branch, so min() and
+ * max() read one index entry per partition), and the events of [$3, $4) as one JSON array (one parse
+ * instead of a row object and six fields per event).
  */
-export const SERVING_HISTORY_SQL = `
-  WITH activity AS (
-    SELECT least(own.first_seen, linked.first_seen) AS first_seen, greatest(own.last_seen, linked.last_seen) AS last_seen
-      FROM (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${OWN_EVENTS('$2')} AND e.occurred_at < $4) own,
-           (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS('$2')} AND e.occurred_at < $4) linked
-  )
-  SELECT (${REVISION_SQL}) AS revision,
-         (extract(epoch FROM a.first_seen) * 1000)::float8 AS first_seen, (extract(epoch FROM a.last_seen) * 1000)::float8 AS last_seen,
+const servingHistory = (user: string) => `
+  SELECT (${revisionOf(user)}) AS revision,
+         (extract(epoch FROM least(own.first_seen, linked.first_seen)) * 1000)::float8 AS first_seen,
+         (extract(epoch FROM greatest(own.last_seen, linked.last_seen)) * 1000)::float8 AS last_seen,
          (SELECT coalesce(json_agg(${FEATURE_EVENT_JSON} ORDER BY e.occurred_at), '[]')
-            FROM events e WHERE ${USER_EVENTS('$2')} AND e.occurred_at >= $3 AND e.occurred_at < $4) AS events
-    FROM activity a`;
+            FROM events e WHERE ${USER_EVENTS(user)} AND e.occurred_at >= $3 AND e.occurred_at < $4) AS events
+    FROM (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at < $4) own,
+         (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS(user)} AND e.occurred_at < $4) linked`;
+
+/** The serving history of user $2: one round trip, one row. */
+export const SERVING_HISTORY_SQL = servingHistory('$2');
+
+/** The serving histories of the users $2 (an array): one round trip, one row per user in the order given. */
+export const SERVING_HISTORIES_SQL = `
+  SELECT h.* FROM unnest($2::text[]) WITH ORDINALITY AS u(user_id, n)
+   CROSS JOIN LATERAL (${servingHistory('u.user_id')}) h
+   ORDER BY u.n`;
 
 /** The user a session belongs to: the latest event of the session that names (or links to) a user. */
 export const SESSION_USER_SQL = `

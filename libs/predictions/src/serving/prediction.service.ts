@@ -31,27 +31,39 @@ export class PredictionService {
     const userId = 'user' in subject ? subject.user : await this.userOfSession(organizationId, subject.sessionId);
     const result = (predictions: Prediction[]): UserPredictions => ({ user: userId, predictions });
     const models = await this.servingModels.forOrganization(organizationId);
-    const fingerprint = (revision: string) => `${revision}|${models.map((m) => m.versionId).join(',')}`;
 
     // A repeat: one primary-key read tells whether anything of the user was stored since.
     if (this.cache.has(organizationId, userId)) {
       const revision = await this.userEvents.revision(organizationId, userId);
-      const cached = revision === undefined ? undefined : this.cache.get(organizationId, userId, fingerprint(revision));
-      if (cached) {
-        for (const prediction of cached) this.metrics.cached(prediction.modelId);
-        return result(cached);
-      }
+      const cached = revision === undefined ? undefined : this.fromCache(organizationId, userId, revision, models);
+      if (cached) return result(cached);
     }
 
-    // The feature window: events older than it change no feature.
-    const history = await this.userEvents.window(organizationId, userId, new Date(now - FEATURE_WINDOW_DAYS * DAY_MS), new Date(now));
+    const history = await this.userEvents.window(organizationId, userId, ...featureWindow(now));
     if (!history) throw notFound('user');
-    if (models.length === 0) return result([]);
-    const logged = await Promise.all(models.map((model) => this.infer(model, history, organizationId, userId, now)));
-    this.log.record(logged);
-    const predictions = logged.map((p) => ({ model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version }));
-    if (history.revision !== null) this.cache.set(organizationId, userId, fingerprint(history.revision), predictions);
+    const [predictions] = await this.inferFresh(organizationId, models, [{ user: userId, history }], now);
     return result(predictions);
+  }
+
+  /**
+   * POST /v1/predict/batch: for each user, in the order given, what `predict` answers (undefined for a
+   * user the organization has no event of). All histories in one round trip, one ONNX Runtime run per
+   * model for the users not answered from the cache.
+   */
+  async predictMany(organizationId: string, users: readonly StoredUserId[]): Promise<Array<Prediction[] | undefined>> {
+    const now = Date.now();
+    const models = await this.servingModels.forOrganization(organizationId);
+    const histories = await this.userEvents.windows(organizationId, users, ...featureWindow(now));
+    const answers = histories.map((history, i) =>
+      history?.revision === undefined || history.revision === null ? undefined : this.fromCache(organizationId, users[i], history.revision, models),
+    );
+    const fresh = users.flatMap((user, i) => {
+      const history = histories[i];
+      return history && !answers[i] ? [{ user, history, index: i }] : [];
+    });
+    const inferred = await this.inferFresh(organizationId, models, fresh, now);
+    fresh.forEach(({ index }, k) => (answers[index] = inferred[k]));
+    return answers;
   }
 
   /**
@@ -73,27 +85,70 @@ export class PredictionService {
     return userId;
   }
 
-  private async infer(model: ServingModel, history: UserEventWindow, organizationId: string, userId: StoredUserId, now: number): Promise<LoggedPrediction> {
-    const features = computeFeatures(history.events, history, now, model.manifest);
-    const started = performance.now();
-    const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', features, [1, features.length]) });
-    const inferenceMs = performance.now() - started;
-    this.metrics.inferred(model.modelId, inferenceMs);
-    const positiveProbability = (output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array)[1];
-    // The ONNX graph is already calibrated; the label is the more probable class (ties go negative, as the graph's label does).
-    const positive = positiveProbability > 0.5;
-    return {
-      organizationId,
-      userId,
-      modelId: model.modelId,
-      modelName: model.name,
-      versionId: model.versionId,
-      version: model.version,
-      label: model.labels[positive ? 1 : 0],
-      positive,
-      confidence: positive ? positiveProbability : 1 - positiveProbability,
-      inferenceMs,
-      predictedAt: new Date(now),
-    };
+  private fromCache(organizationId: string, userId: StoredUserId, revision: string, models: readonly ServingModel[]): Prediction[] | undefined {
+    const cached = this.cache.get(organizationId, userId, fingerprint(revision, models));
+    for (const prediction of cached ?? []) this.metrics.cached(prediction.modelId);
+    return cached;
   }
+
+  /** Predicts for users with their histories: one ONNX Runtime run per model over all of them, every answer logged and cached. */
+  private async inferFresh(organizationId: string, models: readonly ServingModel[], users: ReadonlyArray<UserHistory>, now: number): Promise<Prediction[][]> {
+    if (users.length === 0) return [];
+    if (models.length === 0) return users.map(() => []);
+    const byModel = await Promise.all(models.map((model) => this.infer(model, users, organizationId, now)));
+    this.log.record(byModel.flat());
+    return users.map(({ user, history }, i) => {
+      const predictions = byModel.map((logged) => {
+        const p = logged[i];
+        return { model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version };
+      });
+      if (history.revision !== null) this.cache.set(organizationId, user, fingerprint(history.revision, models), predictions);
+      return predictions;
+    });
+  }
+
+  /** One run of the model over the users' feature vectors (one row each); the run's time is shared among them. */
+  private async infer(model: ServingModel, users: ReadonlyArray<UserHistory>, organizationId: string, now: number): Promise<LoggedPrediction[]> {
+    const width = model.manifest.names.length;
+    const features = new Float32Array(users.length * width);
+    users.forEach(({ history }, i) => features.set(computeFeatures(history.events, history, now, model.manifest), i * width));
+    const started = performance.now();
+    const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', features, [users.length, width]) });
+    const inferenceMs = (performance.now() - started) / users.length;
+    const probabilities = output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array;
+    return users.map(({ user }, i) => {
+      this.metrics.inferred(model.modelId, inferenceMs);
+      const positiveProbability = probabilities[i * 2 + 1];
+      // The ONNX graph is already calibrated; the label is the more probable class (ties go negative, as the graph's label does).
+      const positive = positiveProbability > 0.5;
+      return {
+        organizationId,
+        userId: user,
+        modelId: model.modelId,
+        modelName: model.name,
+        versionId: model.versionId,
+        version: model.version,
+        label: model.labels[positive ? 1 : 0],
+        positive,
+        confidence: positive ? positiveProbability : 1 - positiveProbability,
+        inferenceMs,
+        predictedAt: new Date(now),
+      };
+    });
+  }
+}
+
+interface UserHistory {
+  user: StoredUserId;
+  history: UserEventWindow;
+}
+
+/** The feature window ending now: events older than it change no feature. */
+function featureWindow(now: number): [Date, Date] {
+  return [new Date(now - FEATURE_WINDOW_DAYS * DAY_MS), new Date(now)];
+}
+
+/** A cached answer holds while the user's revision and every serving version are the same. */
+function fingerprint(revision: string, models: readonly ServingModel[]): string {
+  return `${revision}|${models.map((m) => m.versionId).join(',')}`;
 }

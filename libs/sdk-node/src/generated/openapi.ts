@@ -552,6 +552,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/predict/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Predictions for up to 1,000 users in one request, counted once by the rate limiter
+         * @description Each entry is what GET /v1/predict answers for that user, in the order asked; a user the organization has no event of is {"userId", "error": "not_found"}. A user id named twice is a 400 naming both places.
+         */
+        post: operations["PredictionsController_predictBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/livez": {
         parameters: {
             query?: never;
@@ -2330,6 +2350,53 @@ export interface operations {
                             modelId: string;
                             version: number;
                         }[];
+                    };
+                };
+            };
+        };
+    };
+    PredictionsController_predictBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 distinct user ids; each is answered in the order given */
+                    userIds: string[];
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: ({
+                            userId: string;
+                            predictions: {
+                                /** @description model name (no mdl_ prefix) */
+                                model: string;
+                                /** @description the more probable of the model's two labels */
+                                label: string;
+                                /** @description calibrated probability of that label, in [0.5, 1] */
+                                confidence: number;
+                                modelId: string;
+                                version: number;
+                            }[];
+                        } | {
+                            userId: string;
+                            /**
+                             * @description the organization has no event of this user
+                             * @enum {string}
+                             */
+                            error: "not_found";
+                        })[];
                     };
                 };
             };
