@@ -1,5 +1,5 @@
 import { featureDirections, withDirections } from './feature-direction';
-import type { GbdtParameters } from './gbdt.trainer';
+import type { GbdtParameters } from './gbdt';
 import type { LogisticParameters } from './logistic.trainer';
 import { makeSyntheticData } from './synthetic-data.fixture';
 import { trainModel } from './train-model';
@@ -11,7 +11,7 @@ function grid(rows: number, d: number): Float32Array {
 
 describe('featureDirections', () => {
   it('gives the sign of each logistic coefficient, and none for a zero one', () => {
-    const logistic: LogisticParameters = { kind: 'logistic', coefficients: [0.8, -1.5, 0], center: [0, 0, 0], offset: 0.1, intercept: 0.1 };
+    const logistic: LogisticParameters = { kind: 'logistic', coefficients: [0.8, -1.5, 0], center: [0, 0, 0], offset: 0.1, intercept: 0.1, logScaled: [true, false, false] };
     expect(featureDirections(logistic, grid(300, 3), 3)).toEqual(['raises', 'lowers', 'none']);
   });
 
@@ -22,7 +22,7 @@ describe('featureDirections', () => {
   });
 
   it('says none for a feature that never varies', () => {
-    const logistic: LogisticParameters = { kind: 'logistic', coefficients: [2], center: [0], offset: 0, intercept: 0 };
+    const logistic: LogisticParameters = { kind: 'logistic', coefficients: [2], center: [0], offset: 0, intercept: 0, logScaled: [false] };
     expect(featureDirections(logistic, new Float32Array(100).fill(3), 1)).toEqual(['none']);
   });
 
