@@ -24,7 +24,7 @@ export class EventsPersonalDataService implements PersonalDataStore {
     private readonly cipher: EventPayloadCipherService,
   ) {}
 
-  /** Properties and context decrypted: the export is the one place they leave the database readable. */
+  /** Properties and context decrypted: the export, and the admin-only live feed's properties, are where they leave the database readable. */
   async export(organizationId: string, userId: string): Promise<unknown[]> {
     const rows = await this.userEvents.erasableEvents(organizationId, userId);
     return rows.map((row) => ({
