@@ -16,8 +16,8 @@ const USERS = 10_000;
 /** Users per POST /v1/predict/batch request, and requests in flight at once. */
 const BATCH_SIZE = 500;
 const BATCH_CONCURRENCY = 2;
-// A 14-day horizon with daily holdout cutoffs (13 days) leaves a 30-day seed almost no training
-// cutoffs, and the eligibility gate refuses churn_14d; 45 days train all three models.
+// A 14-day horizon plus the 14-day holdout leaves a 30-day seed about two days of training cutoffs,
+// and the eligibility gate refuses such a model (churn_14d); 45 days train all three models.
 const DAYS = 45;
 const MODELS = [
   { name: 'checkout_7d', targetEvent: 'checkout', algorithm: 'gbdt' },
