@@ -27,11 +27,14 @@ const ACTIVITY_DELETE_USERS = 2_000;
 /** Rows a training cursor fetches per round trip. */
 const CURSOR_FETCH_ROWS = 20_000;
 
+/** An event as FEATURE_EVENT_ARRAY sends it. */
+type FeatureEventArray = [number, string, string | null, string | null, number | null, number | null, number | null, Record<string, number> | null];
+
 interface ServingHistoryRow {
   revision: string | null;
   first_seen: number | null;
   last_seen: number | null;
-  events: UserEvent[];
+  events: FeatureEventArray[];
 }
 
 interface CursorRow {
@@ -344,7 +347,19 @@ export class UserEventsService {
 
 function servingWindow(row: ServingHistoryRow): UserEventWindow | undefined {
   if (row.first_seen === null || row.last_seen === null) return undefined;
-  return { events: row.events, firstSeenAt: row.first_seen, lastSeenAt: row.last_seen, revision: row.revision };
+  const events = row.events.map(
+    ([occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers]): UserEvent => ({
+      occurredAt,
+      event,
+      sessionId,
+      screen,
+      dwellMs,
+      hesitationMs,
+      scrollDepth,
+      numbers,
+    }),
+  );
+  return { events, firstSeenAt: row.first_seen, lastSeenAt: row.last_seen, revision: row.revision };
 }
 
 function fetchHistoryRows(runner: QueryRunner): Promise<CursorRow[]> {
