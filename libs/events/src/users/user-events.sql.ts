@@ -8,6 +8,14 @@
 export const OWN_EVENTS = (user: string) => `e.organization_id = $1 AND e.user_id = ${user}`;
 export const LINKED_ANONYMOUS_EVENTS = (user: string) =>
   `e.organization_id = $1 AND e.user_id IS NULL AND e.anonymous_id = ANY(ARRAY(SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = ${user}))`;
+/**
+ * LINKED_ANONYMOUS_EVENTS as a join from the user's links (FROM and WHERE), for a branch inside a
+ * UNION ALL read per user of a LATERAL: there, PostgreSQL 15 kept the ARRAY(...) of the first user
+ * for the next ones (the anonymous events of one user were served as another's).
+ */
+export const LINKED_ANONYMOUS_EVENTS_JOIN = (user: string) =>
+  `identities i JOIN events e ON e.organization_id = i.organization_id AND e.anonymous_id = i.anonymous_id
+    WHERE i.organization_id = $1 AND i.user_id = ${user} AND e.user_id IS NULL`;
 /** Both branches, each able to run on its own index. */
 export const USER_EVENTS = (user: string) => `((${OWN_EVENTS(user)}) OR (${LINKED_ANONYMOUS_EVENTS(user)}))`;
 
@@ -67,7 +75,7 @@ const servingHistory = (user: string) => `
          (SELECT coalesce(json_agg(w.event ORDER BY w.occurred_at), '[]') FROM (
              SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} AS event FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at >= $3 AND e.occurred_at < $4
              UNION ALL
-             SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS(user)} AND e.occurred_at >= $3 AND e.occurred_at < $4
+             SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)} AND e.occurred_at >= $3 AND e.occurred_at < $4
            ) w) AS events
     FROM (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at < $4) own,
          (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS(user)} AND e.occurred_at < $4) linked`;
