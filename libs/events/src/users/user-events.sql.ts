@@ -11,7 +11,8 @@ export const LINKED_ANONYMOUS_EVENTS = (user: string) =>
 /**
  * LINKED_ANONYMOUS_EVENTS as a join from the user's links (FROM and WHERE), for a branch inside a
  * UNION ALL read per user of a LATERAL: there, PostgreSQL 15 kept the ARRAY(...) of the first user
- * for the next ones (the anonymous events of one user were served as another's).
+ * for the next ones when the window fell in one partition (seen on the bench's data: one user's
+ * anonymous events served as another's).
  */
 export const LINKED_ANONYMOUS_EVENTS_JOIN = (user: string) =>
   `identities i JOIN events e ON e.organization_id = i.organization_id AND e.anonymous_id = i.anonymous_id
@@ -58,8 +59,8 @@ export const ACTIVITY_STILL_WITHOUT_EVENTS = `organization_id = $1 AND user_id =
 export const EPOCH_MS = (timestamp: string) => `round(date_part('epoch', ${timestamp}) * 1000)`;
 
 /**
- * An event as the feature definitions read it, positional (FEATURE_EVENT_COLUMNS order): epoch ms,
- * then the typed behavioral columns. A JSON array per event costs Postgres about half of what an
+ * An event as the feature definitions read it, positional: epoch ms, event, session, screen, dwell,
+ * hesitation, scroll depth, numeric properties (UserEvent's fields, in this order). A JSON array per event costs Postgres about half of what an
  * object with named keys does (the keys are built and sent for every event), and parses faster.
  */
 export const FEATURE_EVENT_ARRAY = `json_build_array(
