@@ -58,8 +58,7 @@ describe('batch predictions', () => {
   }
 
   /** Every entry of the batch against GET /v1/predict: the same process (its cache, so exactly equal) and a fresh computation elsewhere. */
-  async function expectSameAsSingle(org: OrganizationWithToken, modelCount: number): Promise<void> {
-    const ids = askedIds();
+  async function expectSameAsSingle(org: OrganizationWithToken, modelCount: number, ids = askedIds()): Promise<void> {
     const answer = await batch(org.token.secret, { userIds: ids });
     expect(answer.status).toBe(200);
     expect(answer.body.results.map((r) => r.userId)).toEqual(ids);
@@ -170,6 +169,18 @@ describe('batch predictions', () => {
     await single(plain.token.secret, 'user-3');
     await batch(plain.token.secret, { userIds: ['user-3'] });
     expect(await logged()).toBe(start + 2);
+  });
+
+  it("counts linked anonymous events for their own user only, the batch's users read together as when read alone", async () => {
+    const timestamp = new Date().toISOString();
+    const anonymous = Array.from({ length: 30 }, () => ({ event: 'screen_view', anonymousId: 'anon-20', timestamp, properties: { screen: 'pricing', dwellMs: 8000 } }));
+    await sendEvents(api.baseUrl, plain.token.secret, [
+      ...anonymous,
+      { event: 'identify', userId: 'user-20', anonymousId: 'anon-20', timestamp },
+      // New events for the users read after user-20 in the batch: neither process answers them from its cache.
+      ...['user-21', 'user-22'].map((userId) => ({ event: 'click', userId, timestamp })),
+    ]);
+    await expectSameAsSingle(plain, 2, ['user-20', 'user-21', 'user-22']);
   });
 
   it('answers a hashUserIds organization with the ids as sent, exactly as GET /v1/predict does', async () => {

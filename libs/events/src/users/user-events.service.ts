@@ -7,6 +7,7 @@ import { type StoredUserId, storedUserIdFromStorage } from './stored-user-id';
 import type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './user-event';
 import {
   ACTIVITY_STILL_WITHOUT_EVENTS,
+  EPOCH_MS,
   ERASABLE_ACTIVITY,
   ERASABLE_EVENTS,
   ERASABLE_IDENTITIES,
@@ -27,11 +28,14 @@ const ACTIVITY_DELETE_USERS = 2_000;
 /** Rows a training cursor fetches per round trip. */
 const CURSOR_FETCH_ROWS = 20_000;
 
+/** An event as FEATURE_EVENT_ARRAY sends it. */
+type FeatureEventArray = [number, string, string | null, string | null, number | null, number | null, number | null, Record<string, number> | null];
+
 interface ServingHistoryRow {
   revision: string | null;
   first_seen: number | null;
   last_seen: number | null;
-  events: UserEvent[];
+  events: FeatureEventArray[];
 }
 
 interface CursorRow {
@@ -118,7 +122,7 @@ export class UserEventsService {
   /** The user's events in [since, until), oldest first: occurrence time (epoch ms) and client session. */
   async timeline(organizationId: string, user: StoredUserId, since?: Date, until?: Date): Promise<Array<{ occurredAt: number; sessionId: string | null }>> {
     return this.dataSource.query(
-      `SELECT (extract(epoch FROM e.occurred_at) * 1000)::float8 AS "occurredAt", e.session_id AS "sessionId"
+      `SELECT ${EPOCH_MS('e.occurred_at')} AS "occurredAt", e.session_id AS "sessionId"
          FROM events e WHERE ${USER_EVENTS('$2')} AND e.occurred_at >= $3 AND e.occurred_at < $4 ORDER BY e.occurred_at`,
       [organizationId, user, since?.toISOString() ?? '-infinity', until?.toISOString() ?? 'infinity'],
     );
@@ -238,7 +242,7 @@ export class UserEventsService {
       await runner.startTransaction('REPEATABLE READ');
       await runner.query(
         `DECLARE user_histories NO SCROLL CURSOR FOR
-           SELECT ${EVENT_USER} AS user_id, (extract(epoch FROM e.occurred_at) * 1000)::float8 AS t, e.event, e.session_id,
+           SELECT ${EVENT_USER} AS user_id, ${EPOCH_MS('e.occurred_at')} AS t, e.event, e.session_id,
                   e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
              FROM events e ${EVENT_USER_JOIN}
             WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND ${EVENT_USER} IS NOT NULL
@@ -344,7 +348,19 @@ export class UserEventsService {
 
 function servingWindow(row: ServingHistoryRow): UserEventWindow | undefined {
   if (row.first_seen === null || row.last_seen === null) return undefined;
-  return { events: row.events, firstSeenAt: row.first_seen, lastSeenAt: row.last_seen, revision: row.revision };
+  const events = row.events.map(
+    ([occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers]): UserEvent => ({
+      occurredAt,
+      event,
+      sessionId,
+      screen,
+      dwellMs,
+      hesitationMs,
+      scrollDepth,
+      numbers,
+    }),
+  );
+  return { events, firstSeenAt: row.first_seen, lastSeenAt: row.last_seen, revision: row.revision };
 }
 
 function fetchHistoryRows(runner: QueryRunner): Promise<CursorRow[]> {
