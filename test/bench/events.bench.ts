@@ -1,10 +1,14 @@
 // npm run bench:events — durable ingestion through POST /v1/events beside two in-run baselines: PostgreSQL's own
 // bulk load of the same rows (raw COPY, the limit of the write path) and a bare Fastify single-row INSERT route.
+// For raw COPY and batched ingestion it also prints the CPU time per event of each process involved (Postgres,
+// the API, the load generator, the COPY client), measured from /proc, and the throughput those costs allow
+// when every core of the machine does nothing else: the analysis behind the events/s target.
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startApi, startServer } from '../support/processes';
 import { benchmark } from './support/benchmark';
-import { type CpuSides, cpuDuring } from './support/cpu';
+import { CpuPerEvent } from './support/cpu';
 import { interleaved, load, type LoadResult, ratioLine, report } from './support/measure';
 
 const BATCH = 500;
@@ -13,28 +17,6 @@ const COPY_STREAMS = 8;
 
 /** The batched-ingestion load: autocannon, closed loop, in this process, on the same 2 cores as the API and Postgres. */
 const BATCH_CLIENTS = 8;
-
-/** CPU seconds per side and events over every run of one case (warm-up included), for the CPU-per-event analysis. */
-class CpuPerEvent {
-  private readonly seconds: Record<string, number> = {};
-  private events = 0;
-
-  constructor(private readonly sides: CpuSides) {}
-
-  async measure(run: () => Promise<LoadResult>, durationSeconds: number, eventsPerRequest: number): Promise<LoadResult> {
-    const { result, seconds } = await cpuDuring(this.sides, run);
-    this.events += result.requestsPerSecond * durationSeconds * eventsPerRequest;
-    for (const [side, used] of Object.entries(seconds)) this.seconds[side] = (this.seconds[side] ?? 0) + used;
-    return result;
-  }
-
-  /** `side: N µs` for each side and the total: CPU time per event. */
-  line(): string {
-    const perEvent = (s: number) => ((s * 1e6) / this.events).toFixed(1);
-    const total = Object.values(this.seconds).reduce((a, b) => a + b, 0);
-    return `${Object.entries(this.seconds).map(([side, s]) => `${side} ${perEvent(s)}`).join(', ')}; total ${perEvent(total)} µs`;
-  }
-}
 
 /** No messageId: the server generates one per event, so every request stores new events. */
 const oneEvent = (i: number) => ({
@@ -99,8 +81,8 @@ benchmark('bench_events', async (suite) => {
     console.log(`${'raw COPY baseline, events/s'.padEnd(44)}${copyPerSecond.toFixed(0).padStart(10)}   (events + messageIds, same rows, same run)`);
     console.log(`${'batched ingest, events/s'.padEnd(44)}${eventsPerSecond.toFixed(0).padStart(10)}   target >= 50000`);
     console.log(`load generator: autocannon in the bench process, ${BATCH_CLIENTS} connections, closed loop, ${BATCH} events (${batch.length} bytes) per request`);
-    console.log(`CPU per event, raw COPY (all rounds):       ${copyCpu.line()}`);
-    console.log(`CPU per event, batched ingest (all rounds): ${ingestCpu.line()}`);
+    console.log(`CPU per event, raw COPY (all rounds):       ${copyCpu.summary(availableParallelism())}`);
+    console.log(`CPU per event, batched ingest (all rounds): ${ingestCpu.summary(availableParallelism())}`);
     console.log(`${'single-event POST, requests/s'.padEnd(44)}${singles.result.requestsPerSecond.toFixed(0).padStart(10)}   target >= 2000, p99 ${singles.result.p99Ms} ms`);
     ratioLine('ratio single POST / baseline INSERT route', singles.result.requestsPerSecond, baseline.result.requestsPerSecond, '(in-run context)');
     ratioLine('ratio batched events/s / raw COPY events/s', eventsPerSecond, copyPerSecond, '>= 0.5');

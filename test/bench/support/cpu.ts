@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { LoadResult } from './measure';
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
@@ -30,4 +31,27 @@ export async function cpuDuring<T>(sides: CpuSides, work: () => Promise<T>): Pro
     seconds[name] = [...pids].reduce((sum, pid) => sum + Math.max(0, processCpuSeconds(pid) - (before[i].get(pid) ?? 0)), 0);
   }
   return { result, seconds };
+}
+
+/** CPU seconds per side and the events they handled, summed over every run of one load case (warm-up included). */
+export class CpuPerEvent {
+  private readonly seconds: Record<string, number> = {};
+  private events = 0;
+
+  constructor(private readonly sides: CpuSides) {}
+
+  async measure(run: () => Promise<LoadResult>, durationSeconds: number, eventsPerRequest: number): Promise<LoadResult> {
+    const { result, seconds } = await cpuDuring(this.sides, run);
+    this.events += result.requestsPerSecond * durationSeconds * eventsPerRequest;
+    for (const [side, used] of Object.entries(seconds)) this.seconds[side] = (this.seconds[side] ?? 0) + used;
+    return result;
+  }
+
+  /** µs of CPU per event for each side and in total, and the events/s that total allows on `cores` cores doing nothing else. */
+  summary(cores: number): string {
+    const perEvent = (s: number) => (s * 1e6) / this.events;
+    const total = perEvent(Object.values(this.seconds).reduce((a, b) => a + b, 0));
+    const sides = Object.entries(this.seconds).map(([side, s]) => `${side} ${perEvent(s).toFixed(1)}`);
+    return `${sides.join(', ')}; total ${total.toFixed(1)} µs -> at most ${((cores * 1e6) / total).toFixed(0)} events/s on ${cores} idle cores`;
+  }
 }
