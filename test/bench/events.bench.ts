@@ -1,14 +1,22 @@
 // npm run bench:events — durable ingestion through POST /v1/events beside two in-run baselines: PostgreSQL's own
 // bulk load of the same rows (raw COPY, the limit of the write path) and a bare Fastify single-row INSERT route.
+// For raw COPY and batched ingestion it also prints the CPU time per event of each process involved (Postgres,
+// the API, the load generator, the COPY client), measured from /proc, and the throughput those costs allow
+// when every core of the machine does nothing else: the analysis behind the events/s target.
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startApi, startServer } from '../support/processes';
 import { benchmark } from './support/benchmark';
-import { interleaved, type LoadResult, ratioLine, report } from './support/measure';
+import { CpuPerEvent } from './support/cpu';
+import { interleaved, load, type LoadResult, ratioLine, report } from './support/measure';
 
 const BATCH = 500;
 /** As many COPY streams as the API has batch clients: enough that the baseline is the database's limit, not one client's. */
 const COPY_STREAMS = 8;
+
+/** The batched-ingestion load: autocannon, closed loop, in this process, on the same 2 cores as the API and Postgres. */
+const BATCH_CLIENTS = 8;
 
 /** No messageId: the server generates one per event, so every request stores new events. */
 const oneEvent = (i: number) => ({
@@ -29,8 +37,17 @@ benchmark('bench_events', async (suite) => {
     ORGANIZATION_ID: organization.id,
     COPY_STREAMS: String(COPY_STREAMS),
   });
+  // Postgres: the benchmark database's backends and the WAL writer and checkpointer (shared with anything else on the machine).
+  const postgres = async () =>
+    (await suite.sql<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR backend_type IN ('walwriter', 'checkpointer')`)).map(
+      (row) => row.pid,
+    );
+  const own = (pid: number | undefined) => async () => (pid === undefined ? [] : [pid]);
+  const copyCpu = new CpuPerEvent({ postgres, 'COPY client': own(copy.child.pid) });
+  const ingestCpu = new CpuPerEvent({ postgres, API: own(api.child.pid), 'load generator': own(process.pid) });
   /** One round of the COPY baseline, as committed 500-row chunks per second (comparable with 500-event requests). */
-  const rawCopy = async (seconds: number): Promise<LoadResult> => {
+  const rawCopy = (seconds: number) => copyCpu.measure(() => copyRound(seconds), seconds, BATCH);
+  const copyRound = async (seconds: number): Promise<LoadResult> => {
     const response = await fetch(`${copy.baseUrl}/copy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seconds }) });
     if (!response.ok) throw new Error(`raw COPY baseline answered ${response.status}: ${await response.text()}`);
     const run = (await response.json()) as { chunks: number; seconds: number; p50Ms: number; p99Ms: number };
@@ -44,13 +61,15 @@ benchmark('bench_events', async (suite) => {
     const post = (headers: Record<string, string>, body: string | Buffer, connections: number) => ({ method: 'POST' as const, headers, body, connections });
     // As mobile SDKs send them (RudderStack gzips by default, analytics-kotlin always): the same batch, compressed.
     const gzipped = gzipSync(batch);
+    const batched = (seconds: number) =>
+      ingestCpu.measure(() => load(`${api.baseUrl}/v1/events`, { ...post(auth, batch, BATCH_CLIENTS), durationSeconds: seconds }), seconds, BATCH);
 
     const [limit, baseline, singles, batches, gzipBatches] = await interleaved([
       { name: `baseline: raw COPY, ${BATCH}-row commits (${COPY_STREAMS} streams)`, run: rawCopy },
       { name: 'baseline: bare Fastify, one INSERT', url: `${bare.baseUrl}/insert`, options: post(json, single, 50) },
       { name: 'POST /v1/events, 1 event', url: `${api.baseUrl}/v1/events`, options: post(auth, single, 50) },
-      { name: 'POST /v1/events, 500 events (8 clients)', url: `${api.baseUrl}/v1/events`, options: post(auth, batch, 8) },
-      { name: 'POST /v1/events, 500 events gzip (8 clients)', url: `${api.baseUrl}/v1/events`, options: post({ ...auth, 'content-encoding': 'gzip' }, gzipped, 8) },
+      { name: `POST /v1/events, ${BATCH} events (${BATCH_CLIENTS} clients)`, run: batched },
+      { name: `POST /v1/events, ${BATCH} events gzip (${BATCH_CLIENTS} clients)`, url: `${api.baseUrl}/v1/events`, options: post({ ...auth, 'content-encoding': 'gzip' }, gzipped, BATCH_CLIENTS) },
     ]);
     for (const { name, result } of [singles, batches, gzipBatches]) {
       if (result.non2xx + result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -61,6 +80,9 @@ benchmark('bench_events', async (suite) => {
     const eventsPerSecond = batches.result.requestsPerSecond * BATCH;
     console.log(`${'raw COPY baseline, events/s'.padEnd(44)}${copyPerSecond.toFixed(0).padStart(10)}   (events + messageIds, same rows, same run)`);
     console.log(`${'batched ingest, events/s'.padEnd(44)}${eventsPerSecond.toFixed(0).padStart(10)}   target >= 50000`);
+    console.log(`load generator: autocannon in the bench process, ${BATCH_CLIENTS} connections, closed loop, ${BATCH} events (${batch.length} bytes) per request`);
+    console.log(`CPU per event, raw COPY (all rounds):       ${copyCpu.summary(availableParallelism())}`);
+    console.log(`CPU per event, batched ingest (all rounds): ${ingestCpu.summary(availableParallelism())}`);
     console.log(`${'single-event POST, requests/s'.padEnd(44)}${singles.result.requestsPerSecond.toFixed(0).padStart(10)}   target >= 2000, p99 ${singles.result.p99Ms} ms`);
     ratioLine('ratio single POST / baseline INSERT route', singles.result.requestsPerSecond, baseline.result.requestsPerSecond, '(in-run context)');
     ratioLine('ratio batched events/s / raw COPY events/s', eventsPerSecond, copyPerSecond, '>= 0.5');

@@ -204,7 +204,7 @@ export class EventWriterService implements BeforeApplicationShutdown {
         if (!firsts.has(key)) firsts.set(key, row);
       }
     }
-    const rows = [...firsts.entries()].sort(byKey).map(([, row]) => row);
+    const rows = inKeyOrder(firsts);
     return retriedOnConflict(() =>
       this.dataSource.transaction(async (manager) => {
         const relinked = await linkIdentities(manager, rows);
@@ -217,8 +217,9 @@ export class EventWriterService implements BeforeApplicationShutdown {
   }
 }
 
-function byKey([a]: [string, unknown], [b]: [string, unknown]): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** The values in the order of their keys; the default sort compares the keys' UTF-16 code units natively, without a comparator call per comparison. */
+function inKeyOrder<T>(byKey: Map<string, T>): T[] {
+  return [...byKey.keys()].sort().map((key) => byKey.get(key) as T);
 }
 
 function keyOf(row: EventRow): string {
@@ -235,7 +236,7 @@ async function claimMessageIds(manager: EntityManager, rows: EventRow[], bulk: b
   if (bulk) {
     await manager.query('SAVEPOINT claim_message_ids');
     try {
-      await copyInto(manager, COPY_MESSAGE_IDS_SQL, rows.map((row) => `${copyText(row.organizationId)}\t${copyText(row.messageId)}\n`).join(''));
+      await copyInto(manager, COPY_MESSAGE_IDS_SQL, rows.map((row) => `${row.organizationId}\t${copyText(row.messageId)}\n`).join(''));
       await manager.query('RELEASE SAVEPOINT claim_message_ids');
       return rows;
     } catch (error) {
@@ -276,13 +277,18 @@ async function copyInto(manager: EntityManager, sql: string, text: string): Prom
   }
 }
 
-/** A row in COPY's text format: tab-separated, `\N` for NULL, a newline after it. */
+/**
+ * A row in COPY's text format: tab-separated, `\N` for NULL, a newline after it. Only what a caller
+ * chose (names, ids, the screen, JSON of property keys) is escaped; the organization id, the ISO
+ * instants, the sealed `v1:<keyId>:<base64>` values and the key id are written by the server and
+ * never hold a tab, newline, carriage return or backslash.
+ */
 function copyRow(row: EventRow): string {
   return (
-    `${copyText(row.organizationId)}\t${copyText(row.messageId)}\t${copyText(row.event)}\t${copyText(row.userId)}\t` +
+    `${row.organizationId}\t${copyText(row.messageId)}\t${copyText(row.event)}\t${copyText(row.userId)}\t` +
     `${copyText(row.anonymousId)}\t${copyText(row.sessionId)}\t${row.occurredAt}\t${row.receivedAt}\t${copyText(row.screen)}\t` +
     `${copyNumber(row.scrollDepth)}\t${copyNumber(row.dwellMs)}\t${copyNumber(row.hesitationMs)}\t${copyText(row.numericProperties)}\t` +
-    `${copyText(row.properties)}\t${copyText(row.context)}\t${copyText(row.encryptionKeyId)}\n`
+    `${row.properties ?? '\\N'}\t${row.context ?? '\\N'}\t${row.encryptionKeyId ?? '\\N'}\n`
   );
 }
 
@@ -345,6 +351,6 @@ async function linkIdentities(manager: EntityManager, rows: EventRow[]): Promise
   const links = new Map<string, EventRow>();
   for (const row of rows) if (row.userId && row.anonymousId) links.set(`${row.organizationId} ${row.anonymousId}`, row);
   if (links.size === 0) return [];
-  const list = [...links.entries()].sort(byKey).map(([, row]) => row);
+  const list = inKeyOrder(links);
   return manager.query(LINK_IDENTITIES_SQL, [list.map((r) => r.organizationId), list.map((r) => r.anonymousId), list.map((r) => r.userId)]);
 }

@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import type { LoadResult } from './measure';
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) a process has used so far; 0 once it has exited. Linux /proc only. */
+export function processCpuSeconds(pid: number): number {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0;
+  }
+  // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** The processes whose CPU one measurement charges to each named side (the API, Postgres, the load generator…). */
+export type CpuSides = Record<string, () => Promise<number[]>>;
+
+/** CPU seconds per side over one run of `work`; the process ids are read again after it, so processes started during it count. */
+export async function cpuDuring<T>(sides: CpuSides, work: () => Promise<T>): Promise<{ result: T; seconds: Record<string, number> }> {
+  const names = Object.keys(sides);
+  const before = await Promise.all(names.map(async (name) => new Map((await sides[name]()).map((pid) => [pid, processCpuSeconds(pid)]))));
+  const result = await work();
+  const seconds: Record<string, number> = {};
+  for (const [i, name] of names.entries()) {
+    const pids = new Set([...before[i].keys(), ...(await sides[name]())]);
+    seconds[name] = [...pids].reduce((sum, pid) => sum + Math.max(0, processCpuSeconds(pid) - (before[i].get(pid) ?? 0)), 0);
+  }
+  return { result, seconds };
+}
+
+/** CPU seconds per side and the events they handled, summed over every run of one load case (warm-up included). */
+export class CpuPerEvent {
+  private readonly seconds: Record<string, number> = {};
+  private events = 0;
+
+  constructor(private readonly sides: CpuSides) {}
+
+  async measure(run: () => Promise<LoadResult>, durationSeconds: number, eventsPerRequest: number): Promise<LoadResult> {
+    const { result, seconds } = await cpuDuring(this.sides, run);
+    this.events += result.requestsPerSecond * durationSeconds * eventsPerRequest;
+    for (const [side, used] of Object.entries(seconds)) this.seconds[side] = (this.seconds[side] ?? 0) + used;
+    return result;
+  }
+
+  /** µs of CPU per event for each side and in total, and the events/s that total allows on `cores` cores doing nothing else. */
+  summary(cores: number): string {
+    const perEvent = (s: number) => (s * 1e6) / this.events;
+    const total = perEvent(Object.values(this.seconds).reduce((a, b) => a + b, 0));
+    const sides = Object.entries(this.seconds).map(([side, s]) => `${side} ${perEvent(s).toFixed(1)}`);
+    return `${sides.join(', ')}; total ${total.toFixed(1)} µs -> at most ${((cores * 1e6) / total).toFixed(0)} events/s on ${cores} idle cores`;
+  }
+}
