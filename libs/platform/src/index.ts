@@ -36,6 +36,8 @@ export {
   JOBS,
   QUEUES,
   SCHEDULE_TIME_ZONE,
+  type ScoringTrigger,
+  scoringRunJob,
   WEBHOOK_DELIVERY_BACKOFF,
 } from './queue/queue-contract';
 export { QueueMetricsService } from './queue/queue-metrics.service';

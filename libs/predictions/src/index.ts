@@ -8,3 +8,4 @@ export { PredictionsModule } from './predictions.module';
 export { PredictionsProcessorsModule } from './predictions-processors.module';
 export type { Prediction, PredictionSubject, UserPredictions } from './serving/prediction';
 export { PredictionService } from './serving/prediction.service';
+export { type ScoringRun, ScoringRunsService } from './scoring/scoring-runs.service';
