@@ -36,8 +36,8 @@ export {
   JOBS,
   QUEUES,
   SCHEDULE_TIME_ZONE,
-  type ScoringTrigger,
   scoringRunJob,
+  type ScoringTrigger,
   WEBHOOK_DELIVERY_BACKOFF,
 } from './queue/queue-contract';
 export { QueueMetricsService } from './queue/queue-metrics.service';

@@ -5,8 +5,8 @@ import { DataSource, Repository } from 'typeorm';
 import { DomainEventsService, LOGGER, type Logger, newId } from '@foresight/platform';
 import { DatasetBuilderService } from '../dataset/dataset-builder.service';
 import { Model } from '../registry/model.entity';
-import { ModelsService } from '../registry/models.service';
 import { ModelVersion, type VersionState } from '../registry/model-version.entity';
+import { ModelsService } from '../registry/models.service';
 import { rowCount } from '../training';
 import { fitInThread } from './fit-in-thread';
 

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ModelsService } from '@foresight/models';
-import { type JobPayloads, JOBS, newId, notFound, QUEUES, type ScoringTrigger, scoringRunJob } from '@foresight/platform';
+import { type JobPayloads, JOBS, newId, notFound, QUEUES, scoringRunJob, type ScoringTrigger } from '@foresight/platform';
 
 type ScoreUsers = JobPayloads[typeof JOBS.scoring.scoreUsers];
 
