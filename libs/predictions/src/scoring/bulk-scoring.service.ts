@@ -6,7 +6,7 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
-import { type StoredUserId, UserEventsService, UserIdsService } from '@foresight/events';
+import { type StoredUserId, type UserEvent, UserEventsService, UserIdsService } from '@foresight/events';
 import { FEATURE_WINDOW_DAYS, featuresAt } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
@@ -16,7 +16,7 @@ import { type ChunkUser, labelChanges, previousLabelKey, UserChunks } from './us
 
 type ScoreUsers = JobPayloads[typeof JOBS.scoring.scoreUsers];
 
-/** What a run (or this attempt of it) did, and where its time went (milliseconds, this attempt). */
+/** What a run did, and where this attempt's time went (milliseconds). */
 export interface ScoringSummary {
   scored: number;
   total: number;
@@ -24,8 +24,12 @@ export interface ScoringSummary {
   timings: ScoringTimings;
 }
 
+/** Reading overlaps scoring (one chunk is scored and written while the cursor reads the next): the stages add up to more than `totalMs`. */
 export interface ScoringTimings {
-  /** Reading: the users' first sightings, the total, and the cursor's rows (what the chunks' work does not cover). */
+  totalMs: number;
+  /** The run's total and every user's first sighting, before the cursor starts. */
+  setupMs: number;
+  /** The cursor: fetching and grouping the window's events, not counting its waits for the chunk in flight. */
   readMs: number;
   featuresMs: number;
   inferenceMs: number;
@@ -78,10 +82,13 @@ export class BulkScoringService {
     const now = Date.now();
     const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS);
     const until = new Date(now);
-    const timings: ScoringTimings = { readMs: 0, featuresMs: 0, inferenceMs: 0, writeMs: 0, webhooksMs: 0 };
+    const timings: ScoringTimings = { totalMs: 0, setupMs: 0, readMs: 0, featuresMs: 0, inferenceMs: 0, writeMs: 0, webhooksMs: 0 };
     const started = performance.now();
-    const total = await this.runs.setTotalOnce(runId, () => this.userEvents.activeUserCount(organizationId, from, until));
-    const firstSeen = await this.userEvents.firstSeen(organizationId);
+    const [total, firstSeen] = await Promise.all([
+      this.runs.setTotalOnce(runId, () => this.userEvents.activeUserCount(organizationId, from, until)),
+      this.userEvents.firstSeen(organizationId),
+    ]);
+    timings.setupMs = performance.now() - started;
     const at: ScoringCheckpoint = { ...checkpoint };
     await onProgress({ scored: at.scored, total });
 
@@ -106,12 +113,26 @@ export class BulkScoringService {
         timings.writeMs += performance.now() - mark;
         await onProgress({ scored: at.scored, total });
       });
-      await this.userEvents.eachUserHistory(organizationId, from, until, null, (user, history) => chunks.add(user, history), (checkpoint.lastUser as StoredUserId | null) ?? null);
+      const cursorStarted = performance.now();
+      let waitMs = 0;
+      const onUser = async (user: StoredUserId, history: UserEvent[]) => {
+        const handedOver = chunks.add(user, history);
+        if (!handedOver) return;
+        const waitStarted = performance.now();
+        await handedOver;
+        waitMs += performance.now() - waitStarted;
+      };
+      try {
+        await this.userEvents.eachUserHistory(organizationId, from, until, null, onUser, (checkpoint.lastUser as StoredUserId | null) ?? null);
+      } catch (error) {
+        await chunks.settled();
+        throw error;
+      }
+      timings.readMs = performance.now() - cursorStarted - waitMs;
       await chunks.end();
     }
     await this.runs.complete(runId);
-    const elapsed = performance.now() - started;
-    timings.readMs = elapsed - timings.featuresMs - timings.inferenceMs - timings.writeMs - timings.webhooksMs;
+    timings.totalMs = performance.now() - started;
     return { scored: at.scored, total, changed: at.changed, timings };
   }
 

@@ -5,7 +5,7 @@ const user = (id: string) => id as StoredUserId;
 const history: UserEvent[] = [];
 
 describe('UserChunks', () => {
-  it('hands over full chunks in cursor order, waits for each, and the partial last one at the end', async () => {
+  it('scores one chunk while the cursor reads the next, and commits chunks in cursor order', async () => {
     const seen: string[][] = [];
     const order: string[] = [];
     const chunks = new UserChunks(2, async (users) => {
@@ -20,18 +20,31 @@ describe('UserChunks', () => {
     }
     await chunks.end();
     expect(seen).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
-    // The cursor reads no further while a chunk is scored and written: its checkpoint is the chunk's last user.
-    expect(order).toEqual(['add a', 'add b', 'start a', 'end a', 'add c', 'add d', 'start c', 'end c', 'add e', 'start e', 'end e']);
+    // c and d are read while a's chunk is in flight; c's chunk starts only once a's has finished.
+    expect(order).toEqual(['add a', 'add b', 'start a', 'add c', 'add d', 'end a', 'start c', 'add e', 'end c', 'start e', 'end e']);
   });
 
-  it('hands over nothing at the end when the users filled whole chunks, or there were none', async () => {
+  it('hands over nothing more at the end when the users filled whole chunks, or there were none', async () => {
     const seen: number[] = [];
     const chunks = new UserChunks(2, async (users) => void seen.push(users.length));
-    expect(chunks.end()).toBeUndefined();
+    await chunks.end();
     await chunks.add(user('a'), history);
     await chunks.add(user('b'), history);
-    expect(chunks.end()).toBeUndefined();
+    await chunks.end();
     expect(seen).toEqual([2]);
+  });
+
+  it("fails the next hand-over, or the end, with a chunk's failure", async () => {
+    const failing = new UserChunks(1, async (users) => {
+      if (users[0].user === 'a') throw new Error('copy refused');
+    });
+    await failing.add(user('a'), history);
+    await expect(failing.add(user('b'), history)).rejects.toThrow('copy refused');
+    const failingLast = new UserChunks(1, async () => {
+      throw new Error('copy refused');
+    });
+    await failingLast.add(user('a'), history);
+    await expect(failingLast.end()).rejects.toThrow('copy refused');
   });
 
   it('refuses a chunk size that is not a whole number of at least 1', () => {

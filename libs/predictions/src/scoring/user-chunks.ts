@@ -7,12 +7,15 @@ export interface ChunkUser {
 }
 
 /**
- * Groups the cursor's users into chunks of `size` (the unit of inference, writing and checkpoint):
- * `add` hands a full chunk to `onChunk` and waits for it, so the cursor reads no further meanwhile
- * and memory stays bounded by one chunk; `end` hands over the last, partial one.
+ * Groups the cursor's users into chunks of `size` (the unit of inference, writing and checkpoint).
+ * One chunk is in flight while the cursor reads the next: a full chunk waits for the one before it
+ * to finish (so chunks commit, and the checkpoint moves, in cursor order), then starts without being
+ * waited for. Memory stays bounded by two chunks. `end` hands over the last, partial chunk and waits
+ * for everything; a failed chunk fails the next `add` or `end`.
  */
 export class UserChunks {
   private users: ChunkUser[] = [];
+  private inFlight: Promise<void> | undefined;
 
   constructor(
     private readonly size: number,
@@ -23,17 +26,27 @@ export class UserChunks {
 
   add(user: StoredUserId, history: UserEvent[]): Promise<void> | undefined {
     this.users.push({ user, history });
-    return this.users.length >= this.size ? this.flush() : undefined;
+    return this.users.length >= this.size ? this.handOver() : undefined;
   }
 
-  end(): Promise<void> | undefined {
-    return this.users.length > 0 ? this.flush() : undefined;
+  async end(): Promise<void> {
+    if (this.users.length > 0) await this.handOver();
+    await this.inFlight;
   }
 
-  private flush(): Promise<void> {
+  /** Waits for the chunk in flight, whatever its outcome (a failed cursor must not leave one committing behind a retry). */
+  async settled(): Promise<void> {
+    await this.inFlight?.catch(() => undefined);
+  }
+
+  private async handOver(): Promise<void> {
     const chunk = this.users;
     this.users = [];
-    return this.onChunk(chunk);
+    await this.inFlight;
+    const started = this.onChunk(chunk);
+    // Observed here, awaited by the next hand-over or `end`: a failure meanwhile is no unhandled rejection.
+    started.catch(() => undefined);
+    this.inFlight = started;
   }
 }
 
