@@ -41,7 +41,9 @@ interface ScoreResult {
 
 benchmark('bench_score', async (suite) => {
   const { organization, token } = await suite.createOrganization('Bench', ['--rate-limit', '100000000', '--burst', '200000000']);
-  const seeded = await cliJson<{ accepted: number; seconds: number }>(suite.env, ['demo', 'seed', '--org', organization.id, '--users', String(USERS), '--days', String(DAYS)]);
+  // The CLI's own logs (on stdout, as JSON lines) stay out of the answers parsed here.
+  const cliEnv = { ...suite.env, LOG_LEVEL: 'silent' };
+  const seeded = await cliJson<{ accepted: number; seconds: number }>(cliEnv, ['demo', 'seed', '--org', organization.id, '--users', String(USERS), '--days', String(DAYS)]);
   console.log(`seeded ${USERS} users, ${seeded.accepted} events in ${seeded.seconds.toFixed(1)} s`);
   // Postgres on this machine runs with autovacuum off; production's autovacuum would have analyzed the bulk load by now.
   await suite.sql('ANALYZE');
@@ -69,8 +71,8 @@ benchmark('bench_score', async (suite) => {
     const read = await rawWindowRead(suite, organization.id);
     const inference = await rawInference(suite.env.DATABASE_URL, read.users);
     const score = ['model', 'score', '--org', organization.id, '--model', ...modelIds];
-    const first = await cliJson<ScoreResult>(suite.env, score);
-    const second = await cliJson<ScoreResult>(suite.env, score);
+    const first = await cliJson<ScoreResult>(cliEnv, score);
+    const second = await cliJson<ScoreResult>(cliEnv, score);
     const breakdowns = worker.output().split('\n').filter((line) => line.includes('"scoring run finished"')).slice(-2);
     await worker.stop();
     worker = undefined;

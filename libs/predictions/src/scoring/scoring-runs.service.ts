@@ -129,9 +129,11 @@ export class ScoringRunsService {
 
   private async start(runId: string, job: ScoreUsers): Promise<ScoringRun> {
     await this.record(runId, job);
+    // As recorded before the worker can take it up: the answer always says `queued`.
+    const run = await this.get(job.organizationId, runId);
     const queued = scoringRunJob(job, runId);
     await this.queue.add(queued.name, queued.data, queued.opts);
-    return this.get(job.organizationId, runId);
+    return run;
   }
 
   private async record(runId: string, job: ScoreUsers): Promise<void> {
