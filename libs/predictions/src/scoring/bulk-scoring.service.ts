@@ -24,7 +24,12 @@ export interface ScoringSummary {
   timings: ScoringTimings;
 }
 
-/** Reading overlaps scoring (one chunk is scored and written while the cursor reads the next): the stages add up to more than `totalMs`. */
+/**
+ * Wall time from each stage's start to its end, summed over chunks. Reading overlaps scoring (one
+ * chunk is scored and written while the cursor reads the next) on one event loop, so an awaited
+ * stage (inference, write) also counts the time the loop was busy parsing the cursor's rows: the
+ * stages add up to more than `totalMs`, and `readMs` is the one that excludes its waits.
+ */
 export interface ScoringTimings {
   totalMs: number;
   /** The run's total and every user's first sighting, before the cursor starts. */
