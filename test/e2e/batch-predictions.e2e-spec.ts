@@ -159,7 +159,7 @@ describe('batch predictions', () => {
   it('logs each fresh batch answer once, like single predictions, and not again when GET /v1/predict repeats it', async () => {
     const logged = async () => {
       await new Promise((r) => setTimeout(r, 600)); // the log is written in batches every 200 ms
-      const [row] = await suite.sql<{ n: string }>(`SELECT count(*) AS n FROM predictions WHERE organization_id = $1 AND user_id = 'user-3'`, [plain.organization.id]);
+      const [row] = await suite.sql<{ n: string }>(`SELECT count(*) AS n FROM predictions WHERE organization_id = $1 AND user_id = 'user-3' AND scoring_run IS NULL`, [plain.organization.id]);
       return Number(row.n);
     };
     const start = await logged();

@@ -90,7 +90,7 @@ describe('monitoring: live accuracy, latency, throughput and drift', () => {
     // so their horizon has passed; what the users did afterwards is in the events this test sent.
     await suite.sql(`UPDATE predictions SET predicted_at = predicted_at - make_interval(days => $1)`, [HORIZON_DAYS + 1]);
     const logged = await suite.sql<{ user_id: string; positive: boolean; t: number }>(
-      `SELECT user_id, positive, (extract(epoch FROM predicted_at) * 1000)::float8 AS t FROM predictions`,
+      `SELECT user_id, positive, (extract(epoch FROM predicted_at) * 1000)::float8 AS t FROM predictions WHERE scoring_run IS NULL`,
     );
     const checkouts = new Map<string, number[]>();
     for (const e of events) if (e.event === 'checkout') checkouts.set(e.userId as string, [...(checkouts.get(e.userId as string) ?? []), Date.parse(e.timestamp as string)]);

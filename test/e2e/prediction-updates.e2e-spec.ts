@@ -1,7 +1,7 @@
 import { request } from '../support/http';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
+import { learnablePopulation, promotionRunsDone, sendEvents, settledModel, type TestEvent } from '../support/training';
 import { eventually, Receiver } from '../support/webhook-receiver';
 
 const DAY = 86_400_000;
@@ -36,7 +36,7 @@ describe('prediction.updated webhooks', () => {
     return answers.filter((a) => a.label === 'unlikely').sort((a, b) => b.confidence - a.confidence).map((a) => a.userId);
   };
   const updatesOf = (userId: string) => receiver.bodies().filter((b) => b.data.userId === userId);
-  const loggedPredictions = async (userId: string) => Number((await suite.sql<{ n: string }>(`SELECT count(*) AS n FROM predictions WHERE user_id = $1`, [userId]))[0].n);
+  const loggedPredictions = async (userId: string) => Number((await suite.sql<{ n: string }>(`SELECT count(*) AS n FROM predictions WHERE user_id = $1 AND scoring_run IS NULL`, [userId]))[0].n);
   let announced: string[] = [];
 
   beforeAll(async () => {
@@ -55,6 +55,7 @@ describe('prediction.updated webhooks', () => {
     });
     await request(`${api.baseUrl}/v1/models/retrain`, { token: token(), method: 'POST', body: { modelId: model.body.id } });
     expect(await settledModel(api.baseUrl, token(), model.body.id, worker)).toMatchObject({ status: 'active' });
+    await promotionRunsDone(suite, org.organization.id);
     receiver = await Receiver.start(() => 200);
     await request(`${api.baseUrl}/v1/webhooks`, { token: token(), method: 'POST', body: { url: receiver.url, events: ['prediction.updated'] } });
   });
@@ -79,7 +80,7 @@ describe('prediction.updated webhooks', () => {
     // Both users were re-scored (the debounce is 3 s); only the flip was announced.
     await new Promise((r) => setTimeout(r, 8_000));
     expect(receiver.bodies().map((b) => b.data.userId)).toEqual([flipper]);
-    const logged = await suite.sql<{ user_id: string; n: string }>(`SELECT user_id, count(*) AS n FROM predictions WHERE user_id = ANY($1) GROUP BY user_id`, [[flipper, steady]]);
+    const logged = await suite.sql<{ user_id: string; n: string }>(`SELECT user_id, count(*) AS n FROM predictions WHERE user_id = ANY($1) AND scoring_run IS NULL GROUP BY user_id`, [[flipper, steady]]);
     // flipper: first answer, the worker's re-scoring, and this API process's own fresh answer after the new events;
     // steady: first answer and the worker's re-scoring.
     expect(Object.fromEntries(logged.map((r) => [r.user_id, Number(r.n)]))).toEqual({ [flipper]: 3, [steady]: 2 });

@@ -5,7 +5,7 @@ import { request } from '../support/http';
 import { cliJson, runCli, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { REDIS_URL } from '../support/services';
 import { type OrganizationWithToken, withApiSuite } from '../support/suite';
-import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
+import { learnablePopulation, promotionRunsDone, sendEvents, settledModel, type TestEvent } from '../support/training';
 
 interface UserExport {
   userId: string;
@@ -135,6 +135,8 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     const model = await api<{ id: string }>('/v1/models', 'POST', t.org.token.secret, { name: 'checkout_soon', targetEvent: 'checkout' });
     await api('/v1/models/retrain', 'POST', t.org.token.secret, { modelId: model.body.id });
     expect(await settledModel(t.api.baseUrl, t.org.token.secret, model.body.id, worker)).toMatchObject({ status: 'active' });
+    // The promotion's bulk scoring logs each active user once, beside the served prediction below.
+    await promotionRunsDone(t.suite, t.org.organization.id);
     for (const user of [ERASED, KEPT]) {
       await until(`a prediction for ${user}`, () => api<{ predictions: unknown[] }>(`/v1/predict?userId=${user}`), (r) => r.body.predictions?.length === 1, 10_000);
     }
@@ -157,7 +159,7 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     expect(exported.body.events.filter((e) => e.properties?.plan === SECRET_PROPERTY)).toHaveLength(6);
     expect(exported.body.events.filter((e) => (e.context as { app?: unknown } | null)?.app)).toHaveLength(6);
     expect(exported.body.sessions.reduce((sum, s) => sum + s.eventCount, 0)).toBe(sent.length);
-    expect(exported.body.predictions).toEqual([expect.objectContaining({ model: 'checkout_soon' })]);
+    expect(exported.body.predictions).toEqual([expect.objectContaining({ model: 'checkout_soon' }), expect.objectContaining({ model: 'checkout_soon' })]);
     expect(exported.body.identities).toEqual([expect.objectContaining({ anonymousId: `anon-of-${ERASED}` })]);
     expect(exported.body.queuedJobs).toHaveLength(1);
     expect((await exportUser('nobody-at-all')).status).toBe(404);
@@ -204,7 +206,8 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
   it('keeps an erasure record without the id in clear, confirmed by the sweep', async () => {
     const [record] = await until('the erasure confirmed', erasures, (list) => list[0]?.status === 'confirmed');
     expect(record).toMatchObject({ id: expect.stringMatching(/^era_/), userHash: expect.stringMatching(/^[0-9a-f]{64}$/), attempts: 1 });
-    expect(record.erased).toMatchObject({ events: 10, predictions: 1, queuedJobs: 1 }); // 8 events, 1 identity link, 1 activity row
+    // 8 events, 1 identity link, 1 activity row; the promotion's bulk-scored prediction and the served one.
+    expect(record.erased).toMatchObject({ events: 10, predictions: 2, queuedJobs: 1 });
     const byUser = await cliJson<{ erasures: Erasure[] }>(t.suite.env, ['privacy', 'erasures', '--org', t.org.organization.id, '--user', ERASED]);
     expect(byUser.erasures.map((e) => e.id)).toEqual([record.id]);
   });

@@ -1,5 +1,6 @@
 import { request } from './http';
 import type { RunningProcess } from './processes';
+import type { TestSuite } from './suite';
 
 const DAY = 86_400_000;
 
@@ -71,4 +72,24 @@ export async function settledModel(baseUrl: string, token: string, modelId: stri
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`model ${modelId} still not settled:\n${worker.output().slice(-3000)}`);
+}
+
+/**
+ * Waits until the bulk scoring run that training's promotion queued for each serving version of the
+ * organization has finished: its rows are in the prediction log and its label changes announced, so
+ * what a test counts or exports next does not race it.
+ */
+export async function promotionRunsDone(suite: TestSuite, organizationId: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [{ open }] = await suite.sql<{ open: string }>(
+      `SELECT count(*) AS open FROM models m
+        WHERE m.organization_id = $1 AND m.serving_version_id IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM scoring_runs r WHERE r.id = 'scr_promotion_' || m.serving_version_id AND r.state = 'completed')`,
+      [organizationId],
+    );
+    if (Number(open) === 0) return;
+    if (Date.now() > deadline) throw new Error(`${open} promotion scoring runs of ${organizationId} still not finished`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

@@ -16,6 +16,7 @@ import { HealthController, ProbesController } from './health/health.controller';
 import { AccessGuard } from './http/access.guard';
 import { AllExceptionsFilter } from './http/all-exceptions.filter';
 import { ModelsController } from './models/models.controller';
+import { ScoringRunsController } from './models/scoring-runs.controller';
 import { OrganizationController } from './organization/organization.controller';
 import { ExportController } from './predictions/export.controller';
 import { MonitoringController } from './predictions/monitoring.controller';
@@ -55,6 +56,7 @@ export class ApiModule {
         HealthController,
         LiveEventsController,
         ModelsController,
+        ScoringRunsController,
         MonitoringController,
         OrganizationController,
         PredictionsController,

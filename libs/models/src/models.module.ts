@@ -7,7 +7,7 @@ import { ModelVersion } from './registry/model-version.entity';
 import { ModelsService } from './registry/models.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Model, ModelVersion]), BullModule.registerQueue({ name: QUEUES.training })],
+  imports: [TypeOrmModule.forFeature([Model, ModelVersion]), BullModule.registerQueue({ name: QUEUES.training }, { name: QUEUES.scoring })],
   providers: [ModelsService],
   // The repositories too: the training run records its outcome on the model.
   exports: [ModelsService, TypeOrmModule],

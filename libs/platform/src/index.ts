@@ -36,6 +36,8 @@ export {
   JOBS,
   QUEUES,
   SCHEDULE_TIME_ZONE,
+  scoringRunJob,
+  type ScoringTrigger,
   WEBHOOK_DELIVERY_BACKOFF,
 } from './queue/queue-contract';
 export { QueueMetricsService } from './queue/queue-metrics.service';

@@ -6,5 +6,6 @@ export { MonitoringRunModule } from './monitoring/monitoring-run.module';
 export { MonitoringRunService } from './monitoring/monitoring-run.service';
 export { PredictionsModule } from './predictions.module';
 export { PredictionsProcessorsModule } from './predictions-processors.module';
+export { type ScoringRun, ScoringRunsService } from './scoring/scoring-runs.service';
 export type { Prediction, PredictionSubject, UserPredictions } from './serving/prediction';
 export { PredictionService } from './serving/prediction.service';

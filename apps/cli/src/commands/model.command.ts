@@ -2,8 +2,13 @@ import type { Command } from 'commander';
 import { OrganizationsService } from '@foresight/auth';
 import { createModelSchema, ModelsService, type ModelWithVersion } from '@foresight/models';
 import { invalidRequest } from '@foresight/platform';
+import { ScoringRunsService } from '@foresight/predictions';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
+import { ProgressBar } from '../progress-bar';
+
+/** How often `model score` reads its run's progress. */
+const PROGRESS_POLL_MS = 250;
 
 interface CreateOptions {
   org: string;
@@ -53,6 +58,34 @@ export function registerModelCommands(program: Command, context: CliContext): vo
         printResult(json, { ...started, startedAt: started.startedAt.toISOString() }, [
           `model     ${started.modelId}`,
           `status    retraining since ${started.startedAt.toISOString()}`,
+        ]);
+      }),
+    );
+
+  model
+    .command('score')
+    .description('Score every user active within the feature window with the models (one pass; a worker runs it) and log the predictions; shows progress until done')
+    .requiredOption('--org <organizationId>', 'organization')
+    .requiredOption('--model <modelId...>', 'model id (mdl_…); give several to score them in one pass')
+    .action((options: { org: string; model: string[] }) =>
+      context.run(async (app, { json }) => {
+        const runs = app.get(ScoringRunsService);
+        let run = await runs.startManual(options.org, options.model);
+        const bar = new ProgressBar('users');
+        while (run.state === 'queued' || run.state === 'running') {
+          if (run.total !== null) bar.draw(run.scored, run.total);
+          await new Promise((resolve) => setTimeout(resolve, PROGRESS_POLL_MS));
+          run = await runs.get(options.org, run.id);
+        }
+        bar.draw(run.scored, run.total ?? run.scored);
+        bar.end();
+        if (run.state === 'failed') throw new Error(`scoring run ${run.id} failed: ${run.error ?? 'unknown error'}`);
+        const seconds = run.startedAt && run.finishedAt ? (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000 : null;
+        printResult(json, { run: run.id, state: run.state, scored: run.scored, total: run.total, changed: run.changed, seconds }, [
+          `run       ${run.id}`,
+          `scored    ${run.scored} of ${run.total ?? '?'} users`,
+          `changed   ${run.changed} labels`,
+          ...(seconds === null ? [] : [`took      ${seconds.toFixed(1)} s`]),
         ]);
       }),
     );

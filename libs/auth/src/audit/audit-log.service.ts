@@ -10,6 +10,7 @@ export const AUDITED_ACTIONS = [
   'model.update',
   'model.promote',
   'model.delete',
+  'model.score',
   'user.export',
   'user.delete',
   'user.unsuppress',

@@ -212,6 +212,16 @@ export class UserEventsService {
     return new Set(rows.map((r) => r.user_id));
   }
 
+  /** How many users have an event (own or linked) in [from, until): a bulk scoring run's total. */
+  async activeUserCount(organizationId: string, from: Date, until: Date): Promise<number> {
+    const [row] = await this.dataSource.query<Array<{ users: string }>>(
+      `SELECT count(DISTINCT ${EVENT_USER}) AS users FROM events e ${EVENT_USER_JOIN}
+        WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND ${EVENT_USER} IS NOT NULL`,
+      [organizationId, from.toISOString(), until.toISOString()],
+    );
+    return Number(row.users);
+  }
+
   /** When each user of the organization was first seen (epoch ms), over all their events. */
   async firstSeen(organizationId: string): Promise<Map<StoredUserId, number>> {
     const rows: Array<{ user_id: StoredUserId; first_seen: Date }> = await this.dataSource.query(
@@ -227,14 +237,17 @@ export class UserEventsService {
   /**
    * The training cursor: every user's events of [from, until), one user at a time in user order,
    * streamed through a server-side cursor in one repeatable-read snapshot (flat memory). With `users`,
-   * only theirs: a sample is chosen in SQL, so the cursor sorts and sends only its events.
+   * only theirs: a sample is chosen in SQL, so the cursor sorts and sends only its events. With
+   * `afterUser`, only users sorting after it (a resumed bulk scoring run). When `onUser` returns a
+   * promise, the cursor waits for it before the next user.
    */
   async eachUserHistory(
     organizationId: string,
     from: Date,
     until: Date,
     users: readonly StoredUserId[] | null,
-    onUser: (user: StoredUserId, history: UserEvent[]) => void,
+    onUser: (user: StoredUserId, history: UserEvent[]) => void | Promise<void>,
+    afterUser: StoredUserId | null = null,
   ): Promise<void> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
@@ -246,16 +259,16 @@ export class UserEventsService {
                   e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
              FROM events e ${EVENT_USER_JOIN}
             WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND ${EVENT_USER} IS NOT NULL
-              AND ($4::text[] IS NULL OR ${EVENT_USER} = ANY($4::text[]))
+              AND ($4::text[] IS NULL OR ${EVENT_USER} = ANY($4::text[])) AND ($5::text IS NULL OR ${EVENT_USER} > $5::text)
             ORDER BY 1, e.occurred_at`,
-        [organizationId, from.toISOString(), until.toISOString(), users],
+        [organizationId, from.toISOString(), until.toISOString(), users, afterUser],
       );
       let current: StoredUserId | undefined;
       let history: UserEvent[] = [];
       for (let batch = await fetchHistoryRows(runner); batch.length > 0; batch = await fetchHistoryRows(runner)) {
         for (const row of batch) {
           if (row.user_id !== current) {
-            if (current !== undefined) onUser(current, history);
+            if (current !== undefined) await onUser(current, history);
             current = row.user_id;
             history = [];
           }
@@ -271,7 +284,7 @@ export class UserEventsService {
           });
         }
       }
-      if (current !== undefined) onUser(current, history);
+      if (current !== undefined) await onUser(current, history);
       await runner.commitTransaction();
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction();

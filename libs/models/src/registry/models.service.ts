@@ -16,6 +16,7 @@ import {
   QUEUES,
   RedisAvailabilityService,
   SCHEDULE_TIME_ZONE,
+  scoringRunJob,
 } from '@foresight/platform';
 import { Model } from './model.entity';
 import type { CreateModel, UpdateModel } from './model.schema';
@@ -67,6 +68,7 @@ export class ModelsService {
     @InjectRepository(Model) private readonly models: Repository<Model>,
     @InjectRepository(ModelVersion) private readonly versions: Repository<ModelVersion>,
     @InjectQueue(QUEUES.training) private readonly trainingQueue: TrainingQueue,
+    @InjectQueue(QUEUES.scoring) private readonly scoringQueue: Queue<JobPayloads[typeof JOBS.scoring.scoreUsers]>,
     private readonly redis: RedisAvailabilityService,
   ) {}
 
@@ -195,7 +197,14 @@ export class ModelsService {
         .where('id = :modelId AND organization_id = :organizationId', { modelId, organizationId })
         .execute();
     });
+    await this.scoreAfterPromotion(organizationId, modelId, newId('scr'));
     return this.get(organizationId, modelId);
+  }
+
+  /** Queues the bulk scoring run of a newly serving version: every active user gets its prediction in the log, changed labels are announced. */
+  async scoreAfterPromotion(organizationId: string, modelId: string, runId: string): Promise<void> {
+    const job = scoringRunJob({ organizationId, modelIds: [modelId], trigger: 'promotion' }, runId);
+    await this.redis.within('queue the bulk scoring of the promoted version', () => this.scoringQueue.add(job.name, job.data, job.opts));
   }
 
   /** PATCH: a new name and/or schedule (null stops it). */

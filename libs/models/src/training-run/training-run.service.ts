@@ -6,6 +6,7 @@ import { DomainEventsService, LOGGER, type Logger, newId } from '@foresight/plat
 import { DatasetBuilderService } from '../dataset/dataset-builder.service';
 import { Model } from '../registry/model.entity';
 import { ModelVersion, type VersionState } from '../registry/model-version.entity';
+import { ModelsService } from '../registry/models.service';
 import { rowCount } from '../training';
 import { fitInThread } from './fit-in-thread';
 
@@ -31,6 +32,7 @@ export class TrainingRunService {
     private readonly dataSource: DataSource,
     @InjectRepository(Model) private readonly models: Repository<Model>,
     private readonly domainEvents: DomainEventsService,
+    private readonly modelRegistry: ModelsService,
     @Inject(LOGGER) private readonly logger: Logger,
     registry: Registry,
   ) {
@@ -93,6 +95,8 @@ export class TrainingRunService {
         },
         stored.id,
       );
+      // Named by the version: a repeated step queues one run.
+      if (stored.state === 'serving') await this.modelRegistry.scoreAfterPromotion(model.organizationId, model.id, `scr_promotion_${stored.id}`);
     } catch (error) {
       await this.fail(job, error instanceof Error ? error.message : String(error));
     }

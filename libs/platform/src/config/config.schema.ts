@@ -89,6 +89,10 @@ export const environmentSchema = z.object({
   TRAINING_MIN_USERS_PER_CLASS: z.coerce.number().int().min(1).default(50),
   /** Organizations with more users train on a stratified sample of this many (serving still scores everyone). */
   TRAINING_MAX_USERS: z.coerce.number().int().min(1000).default(200_000),
+  /** Users a bulk scoring run reads, scores and logs per chunk (its memory bound, and its checkpoint interval). */
+  SCORING_CHUNK_USERS: z.coerce.number().int().min(1).max(20_000).default(4_000),
+  /** When bulk scoring runs for every organization with serving models: a five-field cron expression. */
+  SCORING_SCHEDULE: cronExpression('13 4 * * *').default('13 4 * * *'),
   /** Delay before each webhook retry; the number of entries is the number of retries (about 24 h by default). */
   WEBHOOK_RETRY_SCHEDULE: listOf(duration).prefault('5s,5m,30m,2h,5h,10h,10h'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),

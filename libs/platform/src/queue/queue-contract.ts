@@ -16,6 +16,8 @@ export const QUEUES = {
   webhooks: 'webhooks',
   predictions: 'predictions',
   userActivity: 'user-activity',
+  /** Bulk scoring, on a queue of its own (one job at a time) so it never holds other background work back. */
+  scoring: 'scoring',
   privacy: 'privacy',
 } as const;
 
@@ -44,6 +46,12 @@ export const JOBS = {
     /** A user got new events: re-score them and announce changed labels; the job id is per user (debounce). */
     rescore: 'user-activity.rescore',
   },
+  scoring: {
+    /** Scores every user active within the feature window with some of an organization's models; the job id is the run id. */
+    scoreUsers: 'scoring.score-users',
+    /** Daily: queues one scoring run per organization with serving models, over all of them. */
+    scoreDaily: 'scoring.score-daily',
+  },
   domainEvents: {
     /** One domain event (model retrained, drift detected, …) to fan out to its listeners. */
     announce: 'domain-events.announce',
@@ -68,6 +76,8 @@ export interface JobPayloads {
   [JOBS.predictions.ensurePartitions]: { monthsAhead: number };
   [JOBS.predictions.monitor]: Record<string, never>;
   [JOBS.userActivity.rescore]: { organizationId: string; userId: string };
+  [JOBS.scoring.scoreUsers]: { organizationId: string; modelIds: string[]; trigger: ScoringTrigger };
+  [JOBS.scoring.scoreDaily]: Record<string, never>;
   [JOBS.domainEvents.announce]: DomainEvent;
   /** retryDelaysMs is the schedule in force when the delivery was queued (read by the worker's backoff strategy). */
   [JOBS.webhooks.deliver]: { deliveryId: string; webhookId: string; retryDelaysMs: number[] };
@@ -75,6 +85,9 @@ export interface JobPayloads {
   [JOBS.privacy.sweepErasure]: { erasureId: string; organizationId: string; sealedUserId: string };
   [JOBS.privacy.retention]: Record<string, never>;
 }
+
+/** Why a scoring run started: a promotion, the daily schedule, or a person (CLI or API). */
+export type ScoringTrigger = 'promotion' | 'daily' | 'manual';
 
 export type QueueKey = keyof typeof JOBS;
 export type JobNameOf<Q extends QueueKey> = (typeof JOBS)[Q][keyof (typeof JOBS)[Q]] & keyof JobPayloads;
@@ -95,6 +108,8 @@ const JOB_OPTIONS: { [N in JobName]?: (data: JobPayloads[N]) => JobsOptions } = 
   [JOBS.training.train]: () => ({ attempts: 2, removeOnComplete: true, removeOnFail: true }),
   // Job ids are per user and must be free again once the re-scoring ran.
   [JOBS.userActivity.rescore]: () => ({ delay: RESCORE_DEBOUNCE_MS, removeOnComplete: true, removeOnFail: true }),
+  // A run retried after its worker died continues after its checkpoint.
+  [JOBS.scoring.scoreUsers]: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 1_000 } }),
   // The sealed user id leaves Redis once the sweep confirms.
   [JOBS.privacy.sweepErasure]: () => ({ delay: FIRST_SWEEP_DELAY_MS, attempts: SWEEP_ATTEMPTS, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true }),
   [JOBS.webhooks.deliver]: ({ retryDelaysMs }) => ({ attempts: retryDelaysMs.length + 1, backoff: { type: WEBHOOK_DELIVERY_BACKOFF } }),
@@ -112,6 +127,14 @@ export function contractJob<N extends JobName>(name: N, data: JobPayloads[N], jo
   return { name, data, opts: jobId === undefined ? options : { ...options, jobId } };
 }
 
+/**
+ * A bulk scoring run as queued: the job id is the run id. A promotion's run is named by the version
+ * (a repeated promotion job queues nothing new), a daily run by organization and UTC day.
+ */
+export function scoringRunJob(data: JobPayloads[typeof JOBS.scoring.scoreUsers], runId: string): ContractJob<typeof JOBS.scoring.scoreUsers> {
+  return contractJob(JOBS.scoring.scoreUsers, data, runId);
+}
+
 /** Schedules in UTC: a deployment's time zone never moves a job. */
 export const SCHEDULE_TIME_ZONE = 'UTC';
 
@@ -119,7 +142,7 @@ export const SCHEDULE_TIME_ZONE = 'UTC';
  * The deployment-wide schedules (BullMQ job schedulers named after their job). Maintenance runs
  * daily at quiet minutes apart from each other, and once at start, so a fresh deployment has its
  * partitions before the first night and one that was down at night catches up. Monitoring follows
- * MONITORING_SCHEDULE, a model's retraining its own cron.
+ * MONITORING_SCHEDULE, bulk scoring SCORING_SCHEDULE, a model's retraining its own cron.
  */
 export const JOB_SCHEDULES = {
   [JOBS.events.ensurePartitions]: { pattern: '17 3 * * *', immediately: true },

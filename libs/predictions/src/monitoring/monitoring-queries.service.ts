@@ -45,7 +45,11 @@ const SNAPSHOT_COLUMNS = `id::text, version_id AS "versionId", version, computed
   matured_predictions AS "maturedPredictions", latency_p95_ms AS "latencyP95Ms", throughput_per_min AS "throughputPerMin",
   predictions_24h AS "predictions24h", mean_confidence_24h AS "meanConfidence24h", drift_delta AS "driftDelta", psi, drift_status AS "driftStatus"`;
 
-/** The monitoring figures' SQL over the prediction log (written by every API process), outcomes and snapshots. */
+/**
+ * The monitoring figures' SQL over the prediction log (written by every API process), outcomes and
+ * snapshots. Figures read served predictions only: bulk scoring runs (scoring_run set) log every
+ * active user daily, which would swamp latency, throughput, drift and the outcome matching.
+ */
 @Injectable()
 export class MonitoringQueriesService {
   constructor(
@@ -57,7 +61,7 @@ export class MonitoringQueriesService {
   async latencyAndThroughput(modelId: string, now: Date): Promise<LatencyAndThroughput> {
     const [row] = await this.dataSource.query<Array<{ p95: number | null; n: string }>>(
       `SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY inference_ms) AS p95, count(*) AS n
-         FROM predictions WHERE model_id = $1 AND predicted_at > $2::timestamptz - make_interval(mins => $3) AND predicted_at <= $2`,
+         FROM predictions WHERE model_id = $1 AND predicted_at > $2::timestamptz - make_interval(mins => $3) AND predicted_at <= $2 AND scoring_run IS NULL`,
       [modelId, now.toISOString(), RECENT_MINUTES],
     );
     return { latencyP95Ms: row.p95, perMinute: Number(row.n) / RECENT_MINUTES };
@@ -82,7 +86,7 @@ export class MonitoringQueriesService {
       `SELECT p.id::text, p.user_id, p.predicted_at, p.positive FROM predictions p
         WHERE p.organization_id = $1 AND p.model_id = $2
           AND p.predicted_at > $4::timestamptz - make_interval(days => $5) AND p.predicted_at <= $4::timestamptz - make_interval(days => $3)
-          AND NOT EXISTS (SELECT 1 FROM prediction_outcomes o WHERE o.prediction_id = p.id)`,
+          AND p.scoring_run IS NULL AND NOT EXISTS (SELECT 1 FROM prediction_outcomes o WHERE o.prediction_id = p.id)`,
       [model.organizationId, model.id, model.horizonDays, now.toISOString(), ACCURACY_WINDOW_DAYS],
     );
     if (matured.length === 0) return 0;
@@ -114,7 +118,7 @@ export class MonitoringQueriesService {
   async confidenceBuckets(versionId: string, bins: number, now: Date): Promise<BucketCount[]> {
     const rows = await this.dataSource.query<Array<{ bucket: number; n: string; total: number }>>(
       `SELECT width_bucket(confidence, 0.5, 1.0, $2) AS bucket, count(*) AS n, sum(confidence) AS total
-         FROM predictions WHERE version_id = $1 AND predicted_at > $3::timestamptz - interval '24 hours' AND predicted_at <= $3
+         FROM predictions WHERE version_id = $1 AND predicted_at > $3::timestamptz - interval '24 hours' AND predicted_at <= $3 AND scoring_run IS NULL
         GROUP BY 1`,
       [versionId, bins, now.toISOString()],
     );

@@ -48,6 +48,11 @@ export class ServingModelsService implements OnModuleDestroy {
     return view.models;
   }
 
+  /** The organization's serving versions as stored now (bulk scoring after a promotion must not score with the one it replaced). */
+  current(organizationId: string): Promise<ServingModel[]> {
+    return this.refreshOnce(organizationId, Date.now());
+  }
+
   async onModuleDestroy(): Promise<void> {
     const sessions = await Promise.allSettled(this.loaded.values());
     await Promise.all(sessions.flatMap((s) => (s.status === 'fulfilled' ? [s.value.session.release()] : [])));

@@ -483,6 +483,40 @@ export interface paths {
         patch: operations["ModelsController_update"];
         trace?: never;
     };
+    "/v1/models/{modelId}/score": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a bulk scoring run of the model (a worker scores every user active within the feature window); poll its progress with GET */
+        post: operations["ScoringRunsController_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{modelId}/score/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bulk scoring run's state and progress */
+        get: operations["ScoringRunsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models/monitor/{modelId}": {
         parameters: {
             query?: never;
@@ -1029,7 +1063,7 @@ export interface operations {
                 limit?: unknown;
                 until?: unknown;
                 since?: unknown;
-                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update";
+                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update";
             };
             header?: never;
             path?: never;
@@ -1048,7 +1082,7 @@ export interface operations {
                             /** @description null: an operator at the CLI */
                             actorTokenId: string | null;
                             /** @enum {string} */
-                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update";
+                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update";
                             /** @description a token, model, webhook or organization id, or user:<keyed hash> (never a user id in clear) */
                             target: string | null;
                             createdAt: string;
@@ -2125,6 +2159,83 @@ export interface operations {
                             direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
+                    };
+                };
+            };
+        };
+    };
+    ScoringRunsController_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                modelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        modelIds: string[];
+                        /** @enum {string} */
+                        trigger: "promotion" | "daily" | "manual";
+                        /** @enum {string} */
+                        state: "queued" | "running" | "completed" | "failed";
+                        /** @description users scored so far, each by every model of the run */
+                        scored: number;
+                        /** @description users active within the feature window when the run started; null until then */
+                        total: number | null;
+                        /** @description labels that changed from the previous logged prediction (sent as prediction.updated) */
+                        changed: number;
+                        error: string | null;
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                    };
+                };
+            };
+        };
+    };
+    ScoringRunsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                modelId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        modelIds: string[];
+                        /** @enum {string} */
+                        trigger: "promotion" | "daily" | "manual";
+                        /** @enum {string} */
+                        state: "queued" | "running" | "completed" | "failed";
+                        /** @description users scored so far, each by every model of the run */
+                        scored: number;
+                        /** @description users active within the feature window when the run started; null until then */
+                        total: number | null;
+                        /** @description labels that changed from the previous logged prediction (sent as prediction.updated) */
+                        changed: number;
+                        error: string | null;
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
                     };
                 };
             };

@@ -15,6 +15,7 @@ const ACTION_OPTIONS: Record<AuditAction, true> = {
   'model.update': true,
   'model.promote': true,
   'model.delete': true,
+  'model.score': true,
   'user.export': true,
   'user.delete': true,
   'user.unsuppress': true,

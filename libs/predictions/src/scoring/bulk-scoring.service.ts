@@ -1,0 +1,222 @@
+import { performance } from 'node:perf_hooks';
+import { finished } from 'node:stream/promises';
+import { Inject, Injectable } from '@nestjs/common';
+import { Tensor } from 'onnxruntime-node';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+import { type StoredUserId, type UserEvent, UserEventsService, UserIdsService } from '@foresight/events';
+import { FEATURE_WINDOW_DAYS, featuresAt } from '@foresight/features';
+import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
+import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
+import { type ServingModel, ServingModelsService } from '../serving/serving-models.service';
+import { type ScoringCheckpoint, ScoringRunsService } from './scoring-runs.service';
+import { type ChunkUser, labelChanges, previousLabelKey, UserChunks } from './user-chunks';
+
+type ScoreUsers = JobPayloads[typeof JOBS.scoring.scoreUsers];
+
+/** What a run did, and where this attempt's time went (milliseconds). */
+export interface ScoringSummary {
+  scored: number;
+  total: number;
+  changed: number;
+  timings: ScoringTimings;
+}
+
+/**
+ * Wall time from each stage's start to its end, summed over chunks. Reading overlaps scoring (one
+ * chunk is scored and written while the cursor reads the next) on one event loop, so an awaited
+ * stage (inference, write) also counts the time the loop was busy parsing the cursor's rows: the
+ * stages add up to more than `totalMs`, and `readMs` is the one that excludes its waits.
+ */
+export interface ScoringTimings {
+  totalMs: number;
+  /** The run's total and every user's first sighting, before the cursor starts. */
+  setupMs: number;
+  /** The cursor: fetching and grouping the window's events, not counting its waits for the chunk in flight. */
+  readMs: number;
+  featuresMs: number;
+  inferenceMs: number;
+  /** Previous labels, the rows' COPY and the checkpoint's commit. */
+  writeMs: number;
+  webhooksMs: number;
+}
+
+/** One model's answer for a chunk's user. */
+interface ScoredUser {
+  user: StoredUserId;
+  modelId: string;
+  label: string;
+  positive: boolean;
+  confidence: number;
+  /** The user's share of the model's run over the chunk. */
+  inferenceMs: number;
+}
+
+const PREDICTION_COPY_SQL = `COPY predictions (organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run)
+  FROM STDIN WITH (FORMAT csv)`;
+
+/**
+ * Bulk scoring: every user active within the feature window, scored by some of an organization's
+ * serving models in one pass over its events (the training cursor, in user id order). Per chunk of
+ * SCORING_CHUNK_USERS users: features with the definitions serving and training use, one ONNX
+ * Runtime run per model, label changes found against each user's previous latest label (one query),
+ * announced as prediction.updated, then the chunk's log rows (one COPY) and the run's checkpoint
+ * committed together, so a killed run continues after its last committed chunk and no user is
+ * scored twice.
+ */
+@Injectable()
+export class BulkScoringService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly userEvents: UserEventsService,
+    private readonly userIds: UserIdsService,
+    private readonly servingModels: ServingModelsService,
+    private readonly runs: ScoringRunsService,
+    private readonly domainEvents: DomainEventsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Runs (or continues) the run; `onProgress` hears of every committed chunk. Undefined when the run is already over. */
+  async score(runId: string, job: ScoreUsers, onProgress: (progress: { scored: number; total: number }) => Promise<void>): Promise<ScoringSummary | undefined> {
+    const checkpoint = await this.runs.begin(runId, job);
+    if (!checkpoint) return undefined;
+    const { organizationId } = job;
+    const models = (await this.servingModels.current(organizationId)).filter((model) => job.modelIds.includes(model.modelId));
+    const now = Date.now();
+    const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS);
+    const until = new Date(now);
+    const timings: ScoringTimings = { totalMs: 0, setupMs: 0, readMs: 0, featuresMs: 0, inferenceMs: 0, writeMs: 0, webhooksMs: 0 };
+    const started = performance.now();
+    const [total, firstSeen] = await Promise.all([
+      this.runs.setTotalOnce(runId, () => this.userEvents.activeUserCount(organizationId, from, until)),
+      this.userEvents.firstSeen(organizationId),
+    ]);
+    timings.setupMs = performance.now() - started;
+    const at: ScoringCheckpoint = { ...checkpoint };
+    await onProgress({ scored: at.scored, total });
+
+    if (models.length > 0) {
+      const chunks = new UserChunks(this.config.scoring.chunkUsers, async (users) => {
+        const scored = await this.infer(models, users, firstSeen, now, timings);
+        let mark = performance.now();
+        const previous = await this.previousLabels(organizationId, users, models);
+        timings.writeMs += performance.now() - mark;
+        const changes = labelChanges(scored, previous);
+        mark = performance.now();
+        await this.announce(runId, organizationId, models, changes);
+        timings.webhooksMs += performance.now() - mark;
+        mark = performance.now();
+        at.lastUser = users[users.length - 1].user;
+        at.scored += users.length;
+        at.changed += changes.length;
+        await this.dataSource.transaction(async (manager) => {
+          await copyRows(manager, predictionRows(runId, organizationId, models, scored, now));
+          await this.runs.checkpoint(manager, runId, at);
+        });
+        timings.writeMs += performance.now() - mark;
+        await onProgress({ scored: at.scored, total });
+      });
+      const cursorStarted = performance.now();
+      let waitMs = 0;
+      const onUser = async (user: StoredUserId, history: UserEvent[]) => {
+        const handedOver = chunks.add(user, history);
+        if (!handedOver) return;
+        const waitStarted = performance.now();
+        await handedOver;
+        waitMs += performance.now() - waitStarted;
+      };
+      try {
+        await this.userEvents.eachUserHistory(organizationId, from, until, null, onUser, (checkpoint.lastUser as StoredUserId | null) ?? null);
+      } catch (error) {
+        await chunks.settled();
+        throw error;
+      }
+      timings.readMs = performance.now() - cursorStarted - waitMs;
+      await chunks.end();
+    }
+    await this.runs.complete(runId);
+    timings.totalMs = performance.now() - started;
+    return { scored: at.scored, total, changed: at.changed, timings };
+  }
+
+  /** Each model's answer for each user of the chunk: one feature matrix and one ONNX Runtime run per model. */
+  private infer(models: readonly ServingModel[], users: readonly ChunkUser[], firstSeen: ReadonlyMap<StoredUserId, number>, now: number, timings: ScoringTimings): Promise<ScoredUser[]> {
+    return Promise.all(
+      models.map(async (model) => {
+        let mark = performance.now();
+        const width = model.manifest.names.length;
+        const matrix = new Float32Array(users.length * width);
+        users.forEach(({ user, history }, i) => {
+          const vector = featuresAt(history, now, model.manifest, firstSeen.get(user));
+          if (vector) matrix.set(vector, i * width);
+        });
+        timings.featuresMs += performance.now() - mark;
+        mark = performance.now();
+        const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', matrix, [users.length, width]) });
+        const runMs = performance.now() - mark;
+        timings.inferenceMs += runMs;
+        const probabilities = output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array;
+        return users.map(({ user }, i): ScoredUser => {
+          // Calibrated in the graph; the more probable class wins, ties going negative as in serving.
+          const positiveProbability = probabilities[i * 2 + 1];
+          const positive = positiveProbability > 0.5;
+          const confidence = positive ? positiveProbability : 1 - positiveProbability;
+          return { user, modelId: model.modelId, label: model.labels[positive ? 1 : 0], positive, confidence, inferenceMs: runMs / users.length };
+        });
+      }),
+    ).then((byModel) => byModel.flat());
+  }
+
+  /** The label of each chunk user's latest logged prediction of each of the run's models: one query for the chunk. */
+  private async previousLabels(organizationId: string, users: readonly ChunkUser[], models: readonly ServingModel[]): Promise<Map<string, string>> {
+    const rows = await this.dataSource.query<Array<{ user_id: string; model_id: string; label: string }>>(
+      `SELECT DISTINCT ON (user_id, model_id) user_id, model_id, label FROM predictions
+        WHERE organization_id = $1 AND user_id = ANY($2::text[]) AND model_id = ANY($3::text[])
+        ORDER BY user_id, model_id, predicted_at DESC, id DESC`,
+      [organizationId, users.map((u) => u.user), models.map((m) => m.modelId)],
+    );
+    return new Map(rows.map((row) => [previousLabelKey(row.user_id, row.model_id), row.label]));
+  }
+
+  /** prediction.updated for each change, as after new events; the event's id is stable per run, so a repeated chunk announces once. */
+  private async announce(runId: string, organizationId: string, models: readonly ServingModel[], changes: ReadonlyArray<ScoredUser & { previousLabel: string }>): Promise<void> {
+    const byId = new Map(models.map((m) => [m.modelId, m]));
+    await Promise.all(
+      changes.map((change) => {
+        const model = byId.get(change.modelId) as ServingModel;
+        return this.domainEvents.publish(
+          organizationId,
+          'prediction.updated',
+          { userId: change.user, model: model.name, modelId: model.modelId, version: model.version, label: change.label, previousLabel: change.previousLabel, confidence: change.confidence },
+          // Named without the user id in clear (job ids are not erased with the user).
+          `${runId}/${change.modelId}/${this.userIds.userHash(organizationId, change.user)}`,
+        );
+      }),
+    );
+  }
+}
+
+/** The chunk's prediction log rows in COPY's csv format (text quoted, so any user id or label travels as is). */
+function predictionRows(runId: string, organizationId: string, models: readonly ServingModel[], scored: readonly ScoredUser[], now: number): string {
+  const byId = new Map(models.map((m) => [m.modelId, m]));
+  const predictedAt = new Date(now).toISOString();
+  let text = '';
+  for (const row of scored) {
+    const model = byId.get(row.modelId) as ServingModel;
+    text += `${csv(organizationId)},${csv(row.user)},${csv(model.modelId)},${csv(model.name)},${csv(model.versionId)},${model.version},${csv(row.label)},${row.positive},${row.confidence},${row.inferenceMs},${predictedAt},${csv(runId)}\n`;
+  }
+  return text;
+}
+
+function csv(value: string): string {
+  return `"${value.replaceAll('"', '""')}"`;
+}
+
+async function copyRows(manager: EntityManager, text: string): Promise<void> {
+  const client = (await (manager.queryRunner as PostgresQueryRunner).connect()) as PoolClient;
+  const copy = client.query(copyFrom(PREDICTION_COPY_SQL));
+  copy.end(text);
+  await finished(copy);
+}

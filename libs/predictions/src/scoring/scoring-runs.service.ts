@@ -1,0 +1,162 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { DataSource, type EntityManager } from 'typeorm';
+import { ModelsService } from '@foresight/models';
+import { type JobPayloads, JOBS, newId, notFound, QUEUES, scoringRunJob, type ScoringTrigger } from '@foresight/platform';
+
+type ScoreUsers = JobPayloads[typeof JOBS.scoring.scoreUsers];
+
+export type ScoringRunState = 'queued' | 'running' | 'completed' | 'failed';
+
+/** A bulk scoring run as the CLI and the API show it. */
+export interface ScoringRun {
+  id: string;
+  organizationId: string;
+  modelIds: string[];
+  trigger: ScoringTrigger;
+  state: ScoringRunState;
+  /** Users scored so far (each by every model of the run), earlier attempts included. */
+  scored: number;
+  /** Users active within the feature window when the run (first) started; null until then. */
+  total: number | null;
+  /** Labels that changed from the user's previous logged prediction (announced as prediction.updated). */
+  changed: number;
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/** Where a run continues: after `lastUser` (user id order), with its counts so far. */
+export interface ScoringCheckpoint {
+  lastUser: string | null;
+  scored: number;
+  changed: number;
+}
+
+interface RunRow {
+  id: string;
+  organization_id: string;
+  model_ids: string[];
+  trigger: ScoringTrigger;
+  state: ScoringRunState;
+  last_user: string | null;
+  scored: number;
+  total: number | null;
+  changed: number;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+/** The scoring_runs table (each run's state, counts and checkpoint) and the scoring queue's producers. */
+@Injectable()
+export class ScoringRunsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly models: ModelsService,
+    @InjectQueue(QUEUES.scoring) private readonly queue: Queue<ScoreUsers>,
+  ) {}
+
+  /** A run of the given models of the organization (each must serve a version), queued for the worker: the CLI's `model score` and POST /v1/models/{id}/score. */
+  async startManual(organizationId: string, modelIds: readonly string[]): Promise<ScoringRun> {
+    const serving = new Set((await this.models.servingVersions(organizationId)).map((ref) => ref.modelId));
+    for (const modelId of modelIds) {
+      // Another organization's model, an unknown one and one without a serving version look alike.
+      if (!serving.has(modelId)) throw notFound(`a model ${modelId} serving a version`);
+    }
+    return this.start(newId('scr'), { organizationId, modelIds: [...new Set(modelIds)], trigger: 'manual' });
+  }
+
+  /** The daily run of every organization with serving models: one run each, over all of them (one pass over its events). */
+  async startDaily(now = new Date()): Promise<number> {
+    const byOrganization = new Map<string, string[]>();
+    for (const { model } of await this.models.servingInAllOrganizations()) {
+      byOrganization.set(model.organizationId, [...(byOrganization.get(model.organizationId) ?? []), model.id]);
+    }
+    const day = now.toISOString().slice(0, 10);
+    for (const [organizationId, modelIds] of byOrganization) await this.start(`scr_daily_${organizationId}_${day}`, { organizationId, modelIds, trigger: 'daily' });
+    return byOrganization.size;
+  }
+
+  /** The organization's run; 404 for another organization's or an unknown one. */
+  async get(organizationId: string, runId: string): Promise<ScoringRun> {
+    const [row] = await this.dataSource.query<RunRow[]>(`SELECT * FROM scoring_runs WHERE organization_id = $1 AND id = $2`, [organizationId, runId]);
+    if (!row) throw notFound(`scoring run ${runId}`);
+    return runOf(row);
+  }
+
+  /**
+   * The worker takes the run up (first attempt or a retry): recorded as queued by its producer, or
+   * now (a promotion queues the job only). Answers where to continue, or undefined when it is over.
+   */
+  async begin(runId: string, job: ScoreUsers): Promise<ScoringCheckpoint | undefined> {
+    await this.record(runId, job);
+    // An UPDATE's answer through TypeORM: [rows, affected].
+    const [[row]] = await this.dataSource.query<[RunRow[], number]>(
+      `UPDATE scoring_runs SET state = 'running', started_at = coalesce(started_at, now()), error = NULL
+        WHERE id = $1 AND organization_id = $2 AND state IN ('queued', 'running', 'failed') RETURNING *`,
+      [runId, job.organizationId],
+    );
+    return row ? { lastUser: row.last_user, scored: row.scored, changed: row.changed } : undefined;
+  }
+
+  /** The run's total, counted once when it first starts (a resumed run keeps it). */
+  async setTotalOnce(runId: string, count: () => Promise<number>): Promise<number> {
+    const [row] = await this.dataSource.query<Array<{ total: number | null }>>(`SELECT total FROM scoring_runs WHERE id = $1`, [runId]);
+    if (row?.total !== null && row?.total !== undefined) return row.total;
+    const total = await count();
+    await this.dataSource.query(`UPDATE scoring_runs SET total = $2 WHERE id = $1`, [runId, total]);
+    return total;
+  }
+
+  /** Inside the chunk's transaction: the rows written with it and this move commit together. */
+  async checkpoint(manager: EntityManager, runId: string, at: ScoringCheckpoint): Promise<void> {
+    await manager.query(`UPDATE scoring_runs SET last_user = $2, scored = $3, changed = $4 WHERE id = $1`, [runId, at.lastUser, at.scored, at.changed]);
+  }
+
+  /** Done: the checkpoint (a user id) is not kept past the run. */
+  async complete(runId: string): Promise<void> {
+    await this.dataSource.query(`UPDATE scoring_runs SET state = 'completed', last_user = NULL, finished_at = now() WHERE id = $1`, [runId]);
+  }
+
+  /** A failed attempt (retried by the queue while attempts remain; the checkpoint stays for it). */
+  async fail(runId: string, error: string, final: boolean): Promise<void> {
+    await this.dataSource.query(`UPDATE scoring_runs SET state = 'failed', error = $2, finished_at = CASE WHEN $3 THEN now() END, last_user = CASE WHEN $3 THEN NULL ELSE last_user END WHERE id = $1`, [runId, error, final]);
+  }
+
+  private async start(runId: string, job: ScoreUsers): Promise<ScoringRun> {
+    await this.record(runId, job);
+    // As recorded before the worker can take it up: the answer always says `queued`.
+    const run = await this.get(job.organizationId, runId);
+    const queued = scoringRunJob(job, runId);
+    await this.queue.add(queued.name, queued.data, queued.opts);
+    return run;
+  }
+
+  private async record(runId: string, job: ScoreUsers): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO scoring_runs (id, organization_id, model_ids, trigger) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
+      [runId, job.organizationId, job.modelIds, job.trigger],
+    );
+  }
+}
+
+function runOf(row: RunRow): ScoringRun {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    modelIds: row.model_ids,
+    trigger: row.trigger,
+    state: row.state,
+    scored: row.scored,
+    total: row.total,
+    changed: row.changed,
+    error: row.error,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
