@@ -41,7 +41,7 @@ interface RunRow {
   model_ids: string[];
   trigger: ScoringTrigger;
   state: ScoringRunState;
-  last_user: string | null;
+  checkpoint_user_id: string | null;
   scored: number;
   total: number | null;
   changed: number;
@@ -100,7 +100,7 @@ export class ScoringRunsService {
         WHERE id = $1 AND organization_id = $2 AND state IN ('queued', 'running', 'failed') RETURNING *`,
       [runId, job.organizationId],
     );
-    return row ? { lastUser: row.last_user, scored: row.scored, changed: row.changed } : undefined;
+    return row ? { lastUser: row.checkpoint_user_id, scored: row.scored, changed: row.changed } : undefined;
   }
 
   /** The run's total, counted once when it first starts (a resumed run keeps it). */
@@ -114,17 +114,17 @@ export class ScoringRunsService {
 
   /** Inside the chunk's transaction: the rows written with it and this move commit together. */
   async checkpoint(manager: EntityManager, runId: string, at: ScoringCheckpoint): Promise<void> {
-    await manager.query(`UPDATE scoring_runs SET last_user = $2, scored = $3, changed = $4 WHERE id = $1`, [runId, at.lastUser, at.scored, at.changed]);
+    await manager.query(`UPDATE scoring_runs SET checkpoint_user_id = $2, scored = $3, changed = $4 WHERE id = $1`, [runId, at.lastUser, at.scored, at.changed]);
   }
 
   /** Done: the checkpoint (a user id) is not kept past the run. */
   async complete(runId: string): Promise<void> {
-    await this.dataSource.query(`UPDATE scoring_runs SET state = 'completed', last_user = NULL, finished_at = now() WHERE id = $1`, [runId]);
+    await this.dataSource.query(`UPDATE scoring_runs SET state = 'completed', checkpoint_user_id = NULL, finished_at = now() WHERE id = $1`, [runId]);
   }
 
   /** A failed attempt (retried by the queue while attempts remain; the checkpoint stays for it). */
   async fail(runId: string, error: string, final: boolean): Promise<void> {
-    await this.dataSource.query(`UPDATE scoring_runs SET state = 'failed', error = $2, finished_at = CASE WHEN $3 THEN now() END, last_user = CASE WHEN $3 THEN NULL ELSE last_user END WHERE id = $1`, [runId, error, final]);
+    await this.dataSource.query(`UPDATE scoring_runs SET state = 'failed', error = $2, finished_at = CASE WHEN $3 THEN now() END, checkpoint_user_id = CASE WHEN $3 THEN NULL ELSE checkpoint_user_id END WHERE id = $1`, [runId, error, final]);
   }
 
   private async start(runId: string, job: ScoreUsers): Promise<ScoringRun> {

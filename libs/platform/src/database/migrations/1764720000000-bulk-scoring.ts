@@ -7,7 +7,7 @@ export class BulkScoring1764720000000 implements MigrationInterface {
     // The bulk scoring run a logged prediction came from; null for predictions served by the API
     // (monitoring's latency, throughput and drift read those only).
     await queryRunner.query(`ALTER TABLE predictions ADD COLUMN scoring_run text`);
-    // A run scores users in user id order; each chunk's rows and the run's checkpoint (last_user)
+    // A run scores users in user id order; each chunk's rows and the run's checkpoint (checkpoint_user_id)
     // commit in one transaction, so a resumed run continues after it and scores no user twice.
     await queryRunner.query(`
       CREATE TABLE scoring_runs (
@@ -16,7 +16,7 @@ export class BulkScoring1764720000000 implements MigrationInterface {
         model_ids text[] NOT NULL,
         trigger text NOT NULL,
         state text NOT NULL DEFAULT 'queued',
-        last_user text,
+        checkpoint_user_id text,
         scored integer NOT NULL DEFAULT 0,
         total integer,
         changed integer NOT NULL DEFAULT 0,
