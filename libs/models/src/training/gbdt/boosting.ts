@@ -1,7 +1,7 @@
 import { resolvePositiveWeight } from '../class-weight';
 import { marginLogLoss } from '../log-loss';
 import { rowCount, TrainingSplit, tuningSet } from '../training-set';
-import { binRows, computeBinThresholds } from './binning';
+import { binnedSplit } from './binned-split';
 import { GbdtOptions, resolveGbdtOptions } from './gbdt-options';
 import { GossSampler } from './goss-sampler';
 import type { GbdtParameters, RegressionTree } from './regression-tree';
@@ -31,9 +31,7 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
   const nt = rowCount(tuning);
   const positiveWeight = resolvePositiveWeight(train.labels, opts.positiveWeight);
 
-  const thresholds = computeBinThresholds(train.features, n, d, opts.maxBins);
-  const trainBins = binRows(train.features, n, d, thresholds);
-  const tuningBins = binRows(tuning.features, nt, d, thresholds);
+  const { thresholds, trainBins, tuningBins } = binnedSplit(train, tuning, opts.maxBins);
   const grower = new TreeGrower(trainBins, n, thresholds, opts);
   const sampler = n >= opts.gossMinRows ? new GossSampler(n, opts) : null;
   // Early gradients are nearly uniform, so sampling by their size would only add noise.
