@@ -15,7 +15,7 @@ export interface Runtime {
 
 export async function startRuntime(processName: 'api' | 'worker' | 'cli'): Promise<Runtime> {
   const config = loadConfig();
-  const logger = createLogger(processName === 'cli' ? 'warn' : config.logLevel, processName);
+  const logger = processName === 'cli' ? createLogger('warn', processName, process.stderr) : createLogger(config.logLevel, processName);
   if (!config.embedded) {
     return { config, logger, database: dataSourceOptions(config, logger), stop: async () => undefined };
   }

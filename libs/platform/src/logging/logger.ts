@@ -29,9 +29,10 @@ const PRETTY_OPTIONS = {
 
 /**
  * JSON lines for machines (containers, CI, tests, log shippers: anything but a terminal), pino-pretty's
- * transport when stdout is a terminal a person reads.
+ * transport when the output is a terminal a person reads. The API and the worker log on stdout; the CLI
+ * on stderr, so its stdout carries only the command's answer (`--json` output stays parseable).
  */
-export function createLogger(level: string, name: string, output: { isTTY?: boolean } = process.stdout): Logger {
+export function createLogger(level: string, name: string, output: { isTTY?: boolean; fd: number } = process.stdout): Logger {
   const options = {
     name,
     level,
@@ -41,8 +42,8 @@ export function createLogger(level: string, name: string, output: { isTTY?: bool
     base: { service: 'foresight', process: name },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (output.isTTY !== true) return pino(options);
-  return pino(options, pino.transport({ target: 'pino-pretty', options: PRETTY_OPTIONS }));
+  if (output.isTTY !== true) return pino(options, pino.destination({ dest: output.fd }));
+  return pino(options, pino.transport({ target: 'pino-pretty', options: { ...PRETTY_OPTIONS, destination: output.fd } }));
 }
 
 export type { Logger };
