@@ -36,6 +36,10 @@ export const API_ROUTES = {
     versions: route('get', '/v1/models/{modelId}/versions'),
     /** Serves this version (promote, or roll back to an earlier one). */
     promote: route('post', '/v1/models/{modelId}/versions/{version}/promote'),
+    /** Scores every user active within the feature window now (a bulk scoring run, answered 202 as queued). */
+    score: route('post', '/v1/models/{modelId}/score'),
+    /** A bulk scoring run's state and progress. */
+    scoringRun: route('get', '/v1/models/{modelId}/score/{runId}'),
   },
   monitoring: {
     get: route('get', '/v1/models/monitor/{modelId}'),
