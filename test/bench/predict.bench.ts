@@ -10,20 +10,13 @@ import { request } from '../support/http';
 import { cliJson, startApi, startServer, startWorker } from '../support/processes';
 import { settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
+import { DAYS, MODELS } from './support/demo-models';
 import { fixedRate, interleaved, load, ratioLine, report } from './support/measure';
 
 const USERS = 10_000;
 /** Users per POST /v1/predict/batch request, and requests in flight at once. */
 const BATCH_SIZE = 500;
 const BATCH_CONCURRENCY = 2;
-// A 14-day horizon plus the 14-day holdout leaves a 30-day seed about two days of training cutoffs,
-// and the eligibility gate refuses such a model (churn_14d); 45 days train all three models.
-const DAYS = 45;
-const MODELS = [
-  { name: 'checkout_7d', targetEvent: 'checkout', algorithm: 'gbdt' },
-  { name: 'upgrade_7d', targetEvent: 'upgrade', algorithm: 'gbdt' },
-  { name: 'churn_14d', targetEvent: 'churn', algorithm: 'logistic', horizonDays: 14 },
-];
 
 benchmark('bench_predict', async (suite) => {
   const { organization, token } = await suite.createOrganization('Bench', ['--rate-limit', '100000000', '--burst', '200000000']);

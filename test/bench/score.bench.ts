@@ -11,25 +11,19 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { Client } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { request } from '../support/http';
-import { cliJson, runCli, type RunningProcess, startApi, startWorker } from '../support/processes';
+import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';
 import { settledModel } from '../support/training';
 import { eventually } from '../support/webhook-receiver';
 import { benchmark } from './support/benchmark';
+import { DAYS, MODELS } from './support/demo-models';
 import { ratioLine } from './support/measure';
 
 const USERS = 50_000;
-// As bench:predict: a 14-day horizon needs more than 30 days of history for the eligibility gate.
-const DAYS = 45;
 const TARGET_USERS_PER_SECOND = 20_000;
 /** The worker's default chunk: rows per ONNX Runtime run in the raw floor too. */
 const CHUNK_USERS = 4_000;
 const FEATURE_WINDOW_DAYS = 30;
-const MODELS = [
-  { name: 'checkout_7d', targetEvent: 'checkout', algorithm: 'gbdt' },
-  { name: 'upgrade_7d', targetEvent: 'upgrade', algorithm: 'gbdt' },
-  { name: 'churn_14d', targetEvent: 'churn', algorithm: 'logistic', horizonDays: 14 },
-];
 
 interface ScoreResult {
   run: string;
@@ -43,7 +37,7 @@ benchmark('bench_score', async (suite) => {
   const { organization, token } = await suite.createOrganization('Bench', ['--rate-limit', '100000000', '--burst', '200000000']);
   // The CLI's own logs (on stdout, as JSON lines) stay out of the answers parsed here.
   const cliEnv = { ...suite.env, LOG_LEVEL: 'silent' };
-  const seeded = await firstJsonLine<{ accepted: number; seconds: number }>(cliEnv, ['demo', 'seed', '--org', organization.id, '--users', String(USERS), '--days', String(DAYS)]);
+  const seeded = await cliJson<{ accepted: number; seconds: number }>(cliEnv, ['demo', 'seed', '--org', organization.id, '--users', String(USERS), '--days', String(DAYS)]);
   console.log(`seeded ${USERS} users, ${seeded.accepted} events in ${seeded.seconds.toFixed(1)} s`);
   // Postgres on this machine runs with autovacuum off; production's autovacuum would have analyzed the bulk load by now.
   await suite.sql('ANALYZE');
@@ -150,16 +144,4 @@ async function rawInference(databaseUrl: string, users: number): Promise<{ secon
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(sessions.map(({ session }) => session.release()));
   return { seconds };
-}
-
-/**
- * A 50,000-user `demo seed` prints more on stdout after its JSON answer (seen twice on this machine;
- * not from this bench's code): the answer is the first line, the rest is shown as it came.
- */
-async function firstJsonLine<T>(env: Record<string, string>, args: string[]): Promise<T> {
-  const result = await runCli(env, args);
-  if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
-  const [answer, ...rest] = result.stdout.split('\n');
-  if (rest.join('').trim() !== '') console.log(`(cli ${args[0]} ${args[1]} also printed: ${rest.join('\n').slice(0, 500)})`);
-  return JSON.parse(answer) as T;
 }
