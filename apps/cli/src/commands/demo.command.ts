@@ -71,7 +71,7 @@ export function registerDemoCommands(program: Command, context: CliContext): voi
         try {
           const result = await seedDemo(
             generation,
-            (events) => ingest.ingestEvents(options.org, validateEvents(events)),
+            async (events) => ingest.ingestEvents(options.org, await validateEvents(events)),
             truth ? (user) => truth.add(user) : undefined,
           );
           complete = true;

@@ -11,6 +11,7 @@ import { SuppressionListService } from '../suppression/suppression-list.service'
 import { UserEventsService } from '../users/user-events.service';
 import { UserIdsService } from '../users/user-ids.service';
 import { toEventRow } from './event-row';
+import { mapInSlices } from './in-slices';
 
 export interface IngestResult {
   status: 'accepted';
@@ -62,7 +63,7 @@ export class IngestService {
   async ingestEvents(organizationId: string, events: EventInput[]): Promise<IngestResult> {
     const receivedAt = new Date().toISOString();
     const [pseudonymize, isSuppressed] = await Promise.all([this.userIds.pseudonymizer(organizationId), this.suppression.matcher(organizationId)]);
-    const rows = events.map((event) => toEventRow(organizationId, event, receivedAt, { pseudonymize, cipher: this.cipher }));
+    const rows = await mapInSlices(events, (event) => toEventRow(organizationId, event, receivedAt, { pseudonymize, cipher: this.cipher }));
     const kept = isSuppressed ? rows.filter((row) => !isSuppressed(row.userId) && !isSuppressed(row.anonymousId)) : rows;
     const { accepted, duplicates, changedUsers } = kept.length > 0 ? await this.userEvents.write(kept) : { accepted: 0, duplicates: 0, changedUsers: [] };
     if (changedUsers.length > 0) await this.activity.touched(organizationId, changedUsers);
@@ -74,38 +75,31 @@ export class IngestService {
  * Every problem of every event is reported (`details[].path` is `<index>.<field>` in a batch);
  * one bad event rejects the whole request, so nothing is half-written.
  */
-export function validateEvents(body: unknown): EventInput[] {
+export async function validateEvents(body: unknown): Promise<EventInput[]> {
   const batch = Array.isArray(body);
   const items = batchItems(body);
   if (batch && items.length === 0) throw invalidRequest('The batch is empty; send at least one event.');
-  const invalid: ErrorDetail[] = [];
-  const personal: ErrorDetail[] = [];
-  const events: EventInput[] = [];
-  items.forEach((item, index) => {
-    const checked = checkEvent(item, (field) => (batch ? (field ? `${index}.${field}` : String(index)) : field || '(body)'));
-    invalid.push(...checked.invalid);
-    personal.push(...checked.personal);
-    if (checked.event) events.push(checked.event);
-  });
+  const checked = await mapInSlices(items, (item, index) =>
+    checkEvent(item, (field) => (batch ? (field ? `${index}.${field}` : String(index)) : field || '(body)')),
+  );
+  const invalid = checked.flatMap((c) => c.invalid);
+  const personal = checked.flatMap((c) => c.personal);
   if (invalid.length > 0) {
     throw invalidRequest(summary(invalid, 'invalid'), [...invalid, ...personal]);
   }
   if (personal.length > 0) {
     throw new AppError('pii_detected', summary(personal, 'refused: names must not carry personal data'), personal);
   }
-  return events;
+  return checked.flatMap((c) => (c.event ? [c.event] : []));
 }
 
 /**
  * The Segment-compatible routes: SDKs drop or endlessly retry a batch answered 400,
  * so each message stands alone; the invalid ones are skipped and counted.
  */
-export function validateEachEvent(items: unknown[]): { events: EventInput[]; rejected: number } {
-  const events: EventInput[] = [];
-  for (const item of items) {
-    const checked = checkEvent(item, (field) => field);
-    if (checked.event) events.push(checked.event);
-  }
+export async function validateEachEvent(items: unknown[]): Promise<{ events: EventInput[]; rejected: number }> {
+  const checked = await mapInSlices(items, (item) => checkEvent(item, (field) => field));
+  const events = checked.flatMap((c) => (c.event ? [c.event] : []));
   return { events, rejected: items.length - events.length };
 }
 

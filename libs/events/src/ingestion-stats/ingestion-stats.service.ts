@@ -57,9 +57,9 @@ export class IngestionStatsService {
   }
 
   /** Records `outcome.rejected = eventCount` when `validate` throws, then rethrows. */
-  async refusedUnless<T>(organizationId: string, library: string, eventCount: number, validate: () => T): Promise<T> {
+  async refusedUnless<T>(organizationId: string, library: string, eventCount: number, validate: () => Promise<T>): Promise<T> {
     try {
-      return validate();
+      return await validate();
     } catch (error) {
       await this.record(organizationId, library, { rejected: eventCount });
       throw error;

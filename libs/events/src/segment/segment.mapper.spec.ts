@@ -3,8 +3,8 @@ import { validateEachEvent, validateEvents } from '../ingest/ingest.service';
 import { segmentToEvents } from './segment.mapper';
 
 describe('segmentToEvents', () => {
-  it('maps track, page, screen and identify in a batch', () => {
-    const events = validateEvents(
+  it('maps track, page, screen and identify in a batch', async () => {
+    const events = await validateEvents(
       segmentToEvents('batch', {
         batch: [
           { type: 'track', event: 'checkout_start', userId: 'u1', properties: { plan: 'pro' }, messageId: 'm1', timestamp: '2026-11-20T10:00:00.000Z' },
@@ -21,25 +21,25 @@ describe('segmentToEvents', () => {
     expect(JSON.stringify(events[3])).not.toContain('jane@example.com');
   });
 
-  it('uses the page name when there is no url', () => {
-    const [page] = validateEvents(segmentToEvents('page', { name: 'Home', userId: 'u' }));
+  it('uses the page name when there is no url', async () => {
+    const [page] = await validateEvents(segmentToEvents('page', { name: 'Home', userId: 'u' }));
     expect(page.properties).toEqual({ screen: 'Home' });
   });
 
-  it('reads properties: null as {} and a numeric context.sessionId as a string', () => {
-    const [track] = validateEvents(segmentToEvents('track', { event: 'opened', userId: 'u', properties: null, context: { sessionId: 1732270000123 } }));
+  it('reads properties: null as {} and a numeric context.sessionId as a string', async () => {
+    const [track] = await validateEvents(segmentToEvents('track', { event: 'opened', userId: 'u', properties: null, context: { sessionId: 1732270000123 } }));
     expect(track).toMatchObject({ properties: {}, sessionId: '1732270000123' });
   });
 
-  it('refuses a body that is no batch at all', () => {
+  it('refuses a body that is no batch at all', async () => {
     expect(() => segmentToEvents('batch', { batch: [] })).toThrow(/batch/);
     expect(() => segmentToEvents('track', [])).toThrow(/object/);
   });
 
-  it('skips and counts messages it cannot store, keeping the valid ones: unknown types, NUL, deep nesting, a depth Postgres refuses', () => {
+  it('skips and counts messages it cannot store, keeping the valid ones: unknown types, NUL, deep nesting, a depth Postgres refuses', async () => {
     let deep: Record<string, unknown> = {};
     for (let i = 0; i < 5_000; i++) deep = { deep };
-    const { events, rejected } = validateEachEvent(
+    const { events, rejected } = await validateEachEvent(
       segmentToEvents('batch', {
         batch: [
           { type: 'track', event: 'kept_1', userId: 'u1' },
@@ -58,8 +58,8 @@ describe('segmentToEvents', () => {
     expect(rejected).toBe(7);
   });
 
-  it('reads originalTimestamp when timestamp is absent, with offsets, no zone and Dart microseconds', () => {
-    const events = validateEvents(
+  it('reads originalTimestamp when timestamp is absent, with offsets, no zone and Dart microseconds', async () => {
+    const events = await validateEvents(
       segmentToEvents('batch', {
         batch: [
           { type: 'track', event: 'a', userId: 'u', originalTimestamp: '2026-11-20T10:00:00.123Z' },
@@ -77,10 +77,10 @@ describe('segmentToEvents', () => {
     ]);
   });
 
-  it("corrects the device clock with sentAt: timestamp + (receivedAt − sentAt)", () => {
+  it("corrects the device clock with sentAt: timestamp + (receivedAt − sentAt)", async () => {
     const receivedAt = Date.parse('2026-11-20T12:00:00.000Z');
     // The device clock is 1 hour behind: it sent at 11:00 by its clock, the event happened 5 minutes earlier.
-    const [fromBatch, fromMessage] = validateEvents(
+    const [fromBatch, fromMessage] = await validateEvents(
       segmentToEvents(
         'batch',
         {
@@ -97,8 +97,8 @@ describe('segmentToEvents', () => {
     expect(fromMessage.timestamp).toBe('2026-11-20T10:55:00.000Z');
   });
 
-  it('names a screen from name, properties.name or event; maps alias and group', () => {
-    const events = validateEvents(
+  it('names a screen from name, properties.name or event; maps alias and group', async () => {
+    const events = await validateEvents(
       segmentToEvents('batch', {
         batch: [
           { type: 'screen', userId: 'u', name: 'Home' },

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 
 const FORMAT_VERSION = 'v1';
 const ALGORITHM = 'aes-256-gcm';
@@ -18,8 +18,9 @@ const IV_POOL_VALUES = 4096;
  * context) no longer decrypts.
  */
 export class Encryptor {
-  private readonly current: { id: string; key: Buffer };
-  private readonly keys: ReadonlyMap<string, Buffer>;
+  /** KeyObjects, made once: a Buffer key is copied into a new one by every createCipheriv. */
+  private readonly current: { id: string; key: KeyObject };
+  private readonly keys: ReadonlyMap<string, KeyObject>;
   private ivPool = Buffer.alloc(0);
   private ivOffset = 0;
 
@@ -28,7 +29,7 @@ export class Encryptor {
     if (keys.length === 0) throw new Error('Encryptor needs at least one key');
     const entries = keys.map((key) => {
       if (key.length !== KEY_BYTES) throw new Error(`encryption keys are ${KEY_BYTES} bytes`);
-      return [keyId(key), key] as const;
+      return [keyId(key), createSecretKey(key)] as const;
     });
     this.current = { id: entries[0][0], key: entries[0][1] };
     this.keys = new Map(entries);
@@ -41,9 +42,17 @@ export class Encryptor {
 
   encrypt(plaintext: string | Buffer, context = ''): string {
     const iv = this.nextIv();
-    const cipher = createCipheriv(ALGORITHM, this.current.key, iv, { authTagLength: TAG_BYTES }).setAAD(Buffer.from(context));
-    const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-    return `${FORMAT_VERSION}:${this.current.id}:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+    const cipher = createCipheriv(ALGORITHM, this.current.key, iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(Buffer.from(context));
+    const ciphertext = cipher.update(plaintext);
+    // GCM is a stream mode: update() returned every ciphertext byte, final() only computes the tag.
+    if (cipher.final().length !== 0) throw new Error('AES-GCM returned ciphertext from final()');
+    // One buffer for iv | tag | ciphertext, written in place (this runs for every event ingested).
+    const sealed = Buffer.allocUnsafe(IV_BYTES + TAG_BYTES + ciphertext.length);
+    iv.copy(sealed, 0);
+    cipher.getAuthTag().copy(sealed, IV_BYTES);
+    ciphertext.copy(sealed, IV_BYTES + TAG_BYTES);
+    return `${FORMAT_VERSION}:${this.current.id}:${sealed.toString('base64')}`;
   }
 
   /** A fresh pool is allocated when one runs out, so an IV handed out earlier is never overwritten or reused. */
