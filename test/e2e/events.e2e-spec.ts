@@ -78,7 +78,7 @@ describe('event ingestion', () => {
       `SELECT event, screen, scroll_depth, dwell_ms, hesitation_ms, occurred_at, received_at, properties FROM events WHERE user_id = 'typed' ORDER BY event`,
     );
     // Typed signals in clear for features; the free-form properties only as ciphertext (privacy e2e reads them back).
-    expect(rows[0]).toMatchObject({ event: 'screen_view', screen: 'Cart', dwell_ms: 5000, properties: expect.stringMatching(/^v1:[0-9a-f]{8}:/) });
+    expect(rows[0]).toMatchObject({ event: 'screen_view', screen: 'Cart', dwell_ms: 5000, properties: expect.stringMatching(/^v2:[0-9a-f]{8}:/) });
     expect(rows[1]).toMatchObject({ event: 'scroll', scroll_depth: 0.8, hesitation_ms: 350 });
     expect((rows[1].occurred_at as Date).toISOString()).toBe('2026-11-20T08:00:00.000Z');
     expect((rows[1].received_at as Date).getTime()).toBeGreaterThan(Date.now() - 60_000);

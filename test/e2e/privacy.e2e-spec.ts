@@ -165,15 +165,15 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     expect((await exportUser('nobody-at-all')).status).toBe(404);
   });
 
-  it('stores custom properties and context only as AES-256-GCM ciphertext with a key id', async () => {
+  it('stores custom properties and context only as XAES-256-GCM ciphertext with a key id', async () => {
     const rows = await t.suite.sql<{ properties: string; context: string; encryption_key_id: string }>(
       `SELECT properties, context, encryption_key_id FROM events WHERE user_id = $1`,
       [KEPT],
     );
     expect(rows).toHaveLength(7);
     for (const row of rows.filter((r) => r.context !== null)) {
-      expect(row.properties).toMatch(new RegExp(`^v1:${row.encryption_key_id}:[A-Za-z0-9+/]+=*$`));
-      expect(row.context).toMatch(/^v1:/);
+      expect(row.properties).toMatch(new RegExp(`^v2:${row.encryption_key_id}:[A-Za-z0-9+/]+=*$`));
+      expect(row.context).toMatch(/^v2:/);
     }
     const [{ n }] = await t.suite.sql<{ n: string }>(`SELECT count(*) AS n FROM events WHERE properties LIKE $1 OR context LIKE '%version%'`, [`%${SECRET_PROPERTY}%`]);
     expect(Number(n)).toBe(0);

@@ -215,7 +215,7 @@ describe('webhooks', () => {
     ]);
     expect(JSON.stringify(listed.body)).not.toContain(created.body.secret);
     const [stored] = await suite.sql<{ secret_encrypted: string }>('SELECT secret_encrypted FROM webhooks WHERE id = $1', [created.body.id]);
-    expect(stored.secret_encrypted).toMatch(/^v1:[0-9a-f]{8}:/);
+    expect(stored.secret_encrypted).toMatch(/^v2:[0-9a-f]{8}:/);
     expect(stored.secret_encrypted).not.toContain(created.body.secret.slice(6));
 
     const other = await suite.createOrganization('Crud other');

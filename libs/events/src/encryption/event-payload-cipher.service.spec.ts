@@ -6,9 +6,9 @@ describe('EventPayloadCipherService', () => {
   const cipher = new EventPayloadCipherService(new Encryptor([randomBytes(32)]));
   const properties = { plan: 'pro', experiment: 42, nested: { screen: 'Cart' } };
 
-  it('round-trips properties as AES-256-GCM ciphertext that shows none of the plaintext', () => {
+  it('round-trips properties as XAES-256-GCM ciphertext that shows none of the plaintext', () => {
     const sealed = cipher.seal('org_a', 'msg-1', 'properties', properties) as string;
-    expect(sealed).toMatch(new RegExp(`^v1:${cipher.keyId}:`));
+    expect(sealed).toMatch(new RegExp(`^v2:${cipher.keyId}:`));
     expect(sealed).not.toContain('pro');
     expect(cipher.open('org_a', 'msg-1', 'properties', sealed, cipher.keyId)).toEqual(properties);
     expect(cipher.seal('org_a', 'msg-1', 'context', undefined)).toBeNull();

@@ -5,7 +5,7 @@ import { Encryptor } from '@foresight/platform';
 export type SealedField = 'properties' | 'context';
 
 /**
- * Encryption at rest of event properties and context (AES-256-GCM, platform Encryptor). Each value is
+ * Encryption at rest of event properties and context (XAES-256-GCM, platform Encryptor). Each value is
  * bound to its organization, message id and field, so a ciphertext copied onto another row or column
  * does not decrypt. Nothing here logs: decrypted values go straight back to the caller.
  */

@@ -280,7 +280,7 @@ async function copyInto(manager: EntityManager, sql: string, text: string): Prom
 /**
  * A row in COPY's text format: tab-separated, `\N` for NULL, a newline after it. Only what a caller
  * chose (names, ids, the screen, JSON of property keys) is escaped; the organization id, the ISO
- * instants, the sealed `v1:<keyId>:<base64>` values and the key id are written by the server and
+ * instants, the sealed `v2:<keyId>:<base64>` values and the key id are written by the server and
  * never hold a tab, newline, carriage return or backslash.
  */
 function copyRow(row: EventRow): string {
