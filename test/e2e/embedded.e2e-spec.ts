@@ -6,12 +6,22 @@ import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { REDIS_URL } from '../support/services';
 import { deleteRedisKeys, type OrganizationWithToken } from '../support/suite';
+import { learnablePopulation, sendEvents, settledModel } from '../support/training';
+import { eventually } from '../support/webhook-receiver';
+
+interface ScoringRunView {
+  id: string;
+  state: string;
+  scored: number;
+  total: number | null;
+}
 
 /** The zero-configuration path of the README: no DATABASE_URL, PGlite in DATA_DIR, worker inline. */
 describe('embedded mode (PGlite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'foresight-embedded-'));
   const env = { DATA_DIR: dataDir, REDIS_URL, REDIS_PREFIX: `e2e:embedded:${randomBytes(4).toString('hex')}:` };
   let api: RunningProcess | undefined;
+  let created: OrganizationWithToken | undefined;
 
   afterAll(async () => {
     await api?.stop();
@@ -20,7 +30,7 @@ describe('embedded mode (PGlite)', () => {
   });
 
   it('creates an organization with the CLI, serves it, and lets the CLI reach the running database', async () => {
-    const created = await cliJson<OrganizationWithToken>(env, ['org', 'create', '--name', 'Embedded']);
+    created = await cliJson<OrganizationWithToken>(env, ['org', 'create', '--name', 'Embedded']);
     api = await startApi(env);
     const health = await request(`${api.baseUrl}/v1/health`, { token: created.token.secret });
     expect(health).toMatchObject({ status: 200, body: { status: 'ok' } });
@@ -38,4 +48,33 @@ describe('embedded mode (PGlite)', () => {
     const exported = await request<{ events: Array<{ event: string; properties: unknown }> }>(`${api.baseUrl}/v1/users/export?userId=embedded-user`, { token: created.token.secret });
     expect(exported.body.events).toEqual([expect.objectContaining({ event: 'add_to_cart', properties: event.properties })]);
   });
+
+  // The README's quick start: the promotion's bulk scoring writes the prediction log by INSERT here
+  // (PGlite's socket loses protocol sync on COPY FROM STDIN, and the whole service hung after a first training).
+  it('trains a model, bulk-scores every active user after the promotion and on request, then serves and exports predictions', async () => {
+    if (!api || !created) throw new Error('the first test did not start the API');
+    const { baseUrl } = api;
+    const token = created.token.secret;
+    await sendEvents(baseUrl, token, learnablePopulation(150, 60, { intentShiftDays: 14 }));
+    const model = await request<{ id: string }>(`${baseUrl}/v1/models`, {
+      token, method: 'POST', body: { name: 'pricing_view_7d', targetEvent: 'screen_view', horizonDays: 7, algorithm: 'logistic' },
+    });
+    await request(`${baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId: model.body.id } });
+    expect(await settledModel(baseUrl, token, model.body.id, api)).toMatchObject({ status: 'active' });
+
+    const started = await request<ScoringRunView>(`${baseUrl}/v1/models/${model.body.id}/score`, { token, method: 'POST' });
+    expect(started.status).toBe(202);
+    const run = await eventually('the manual scoring run', async () => {
+      const polled = await request<ScoringRunView>(`${baseUrl}/v1/models/${model.body.id}/score/${started.body.id}`, { token });
+      expect(polled.body.state).not.toBe('failed');
+      return polled.body.state === 'completed' ? polled.body : undefined;
+    }, 120_000);
+    expect(run.total).toBeGreaterThan(100);
+    expect(run.scored).toBe(run.total);
+
+    expect(await request(`${baseUrl}/v1/predict?userId=user-1`, { token })).toMatchObject({ status: 200, body: { predictions: [expect.objectContaining({ modelId: model.body.id })] } });
+    const exported = await request<Array<{ userId: string }>>(`${baseUrl}/v1/export/predictions?since=${new Date().toISOString().slice(0, 10)}&limit=100000`, { token });
+    expect(exported.status).toBe(200);
+    expect(new Set(exported.body.map((p) => p.userId)).size).toBeGreaterThanOrEqual(run.scored);
+  }, 300_000);
 });

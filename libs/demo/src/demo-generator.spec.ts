@@ -45,9 +45,9 @@ describe('demo generator', () => {
     expect(events.length).toBeGreaterThan(30 * population.length);
   });
 
-  it('produces only events that ingestion accepts', () => {
+  it('produces only events that ingestion accepts', async () => {
     const checked = population.slice(0, 500).flatMap((u) => u.events);
-    for (let i = 0; i < checked.length; i += 1000) expect(validateEvents(checked.slice(i, i + 1000))).toHaveLength(Math.min(1000, checked.length - i));
+    for (let i = 0; i < checked.length; i += 1000) expect(await validateEvents(checked.slice(i, i + 1000))).toHaveLength(Math.min(1000, checked.length - i));
     const names = new Set(events.map((e) => e.event));
     for (const name of ['screen_view', 'page_view', 'click', 'tap', 'scroll', 'add_to_cart', 'search', 'identify', ...DEMO_TARGETS]) {
       expect(names).toContain(name);

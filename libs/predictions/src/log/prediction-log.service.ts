@@ -1,29 +1,14 @@
 import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { isRowRefusal, LOGGER, type Logger } from '@foresight/platform';
+import { insertPredictions, type LoggedPrediction } from './prediction-rows';
 
-export interface LoggedPrediction {
-  organizationId: string;
-  userId: string;
-  modelId: string;
-  modelName: string;
-  versionId: string;
-  version: number;
-  label: string;
-  positive: boolean;
-  confidence: number;
-  inferenceMs: number;
-  predictedAt: Date;
-}
+export type { LoggedPrediction } from './prediction-rows';
 
 const FLUSH_INTERVAL_MS = 200;
 const FLUSH_ROWS = 1_000;
 /** Beyond this (Postgres down for a long time), the oldest buffered rows are dropped and counted in the log. */
 const MAX_BUFFERED_ROWS = 100_000;
-
-const INSERT_SQL = `
-  INSERT INTO predictions (organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::bool[], $9::float8[], $10::real[], $11::timestamptz[])`;
 
 /**
  * The prediction log: served predictions are buffered and written in batches (one multi-row insert
@@ -95,7 +80,7 @@ export class PredictionLogService implements BeforeApplicationShutdown {
    */
   private async write(batch: LoggedPrediction[]): Promise<{ rows: LoggedPrediction[]; error: unknown } | undefined> {
     try {
-      await this.dataSource.query(INSERT_SQL, columns(batch));
+      await insertPredictions(this.dataSource, batch);
       return undefined;
     } catch (error) {
       if (!isRowRefusal(error)) return { rows: batch, error };
@@ -109,20 +94,4 @@ export class PredictionLogService implements BeforeApplicationShutdown {
       return this.write(batch.slice(half));
     }
   }
-}
-
-function columns(rows: LoggedPrediction[]): unknown[][] {
-  return [
-    rows.map((r) => r.organizationId),
-    rows.map((r) => r.userId),
-    rows.map((r) => r.modelId),
-    rows.map((r) => r.modelName),
-    rows.map((r) => r.versionId),
-    rows.map((r) => r.version),
-    rows.map((r) => r.label),
-    rows.map((r) => r.positive),
-    rows.map((r) => r.confidence),
-    rows.map((r) => r.inferenceMs),
-    rows.map((r) => r.predictedAt.toISOString()),
-  ];
 }

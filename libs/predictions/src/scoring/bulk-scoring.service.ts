@@ -1,15 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import { finished } from 'node:stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { Tensor } from 'onnxruntime-node';
-import type { PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
-import { DataSource, type EntityManager } from 'typeorm';
-import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+import { DataSource } from 'typeorm';
 import { type StoredUserId, type UserEvent, UserEventsService, UserIdsService } from '@foresight/events';
 import { FEATURE_WINDOW_DAYS, featuresAt } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
+import { copyPredictions, insertPredictions, type LoggedPrediction } from '../log/prediction-rows';
 import { type ServingModel, ServingModelsService } from '../serving/serving-models.service';
 import { type ScoringCheckpoint, ScoringRunsService } from './scoring-runs.service';
 import { type ChunkUser, labelChanges, previousLabelKey, UserChunks } from './user-chunks';
@@ -54,15 +51,12 @@ interface ScoredUser {
   inferenceMs: number;
 }
 
-const PREDICTION_COPY_SQL = `COPY predictions (organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run)
-  FROM STDIN WITH (FORMAT csv)`;
-
 /**
  * Bulk scoring: every user active within the feature window, scored by some of an organization's
  * serving models in one pass over its events (the training cursor, in user id order). Per chunk of
  * SCORING_CHUNK_USERS users: features with the definitions serving and training use, one ONNX
  * Runtime run per model, label changes found against each user's previous latest label (one query),
- * announced as prediction.updated, then the chunk's log rows (one COPY) and the run's checkpoint
+ * announced as prediction.updated, then the chunk's log rows (one COPY; one INSERT on embedded PGlite) and the run's checkpoint
  * committed together, so a killed run continues after its last committed chunk and no user is
  * scored twice.
  */
@@ -111,8 +105,9 @@ export class BulkScoringService {
         at.lastUser = users[users.length - 1].user;
         at.scored += users.length;
         at.changed += changes.length;
+        const rows = logRows(runId, organizationId, models, scored, now);
         await this.dataSource.transaction(async (manager) => {
-          await copyRows(manager, predictionRows(runId, organizationId, models, scored, now));
+          await (this.config.embedded ? insertPredictions(manager, rows) : copyPredictions(manager, rows));
           await this.runs.checkpoint(manager, runId, at);
         });
         timings.writeMs += performance.now() - mark;
@@ -198,25 +193,13 @@ export class BulkScoringService {
   }
 }
 
-/** The chunk's prediction log rows in COPY's csv format (text quoted, so any user id or label travels as is). */
-function predictionRows(runId: string, organizationId: string, models: readonly ServingModel[], scored: readonly ScoredUser[], now: number): string {
+/** The chunk's prediction log rows, marked with the run. */
+function logRows(runId: string, organizationId: string, models: readonly ServingModel[], scored: readonly ScoredUser[], now: number): LoggedPrediction[] {
   const byId = new Map(models.map((m) => [m.modelId, m]));
-  const predictedAt = new Date(now).toISOString();
-  let text = '';
-  for (const row of scored) {
+  const predictedAt = new Date(now);
+  return scored.map((row) => {
     const model = byId.get(row.modelId) as ServingModel;
-    text += `${csv(organizationId)},${csv(row.user)},${csv(model.modelId)},${csv(model.name)},${csv(model.versionId)},${model.version},${csv(row.label)},${row.positive},${row.confidence},${row.inferenceMs},${predictedAt},${csv(runId)}\n`;
-  }
-  return text;
-}
-
-function csv(value: string): string {
-  return `"${value.replaceAll('"', '""')}"`;
-}
-
-async function copyRows(manager: EntityManager, text: string): Promise<void> {
-  const client = (await (manager.queryRunner as PostgresQueryRunner).connect()) as PoolClient;
-  const copy = client.query(copyFrom(PREDICTION_COPY_SQL));
-  copy.end(text);
-  await finished(copy);
+    const { modelId, name: modelName, versionId, version } = model;
+    return { organizationId, userId: row.user, modelId, modelName, versionId, version, label: row.label, positive: row.positive, confidence: row.confidence, inferenceMs: row.inferenceMs, predictedAt, scoringRun: runId };
+  });
 }

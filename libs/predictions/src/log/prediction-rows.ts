@@ -1,0 +1,69 @@
+import { finished } from 'node:stream/promises';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { EntityManager } from 'typeorm';
+import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+
+/** One row of the prediction log: a served prediction, or one of a bulk scoring run's. */
+export interface LoggedPrediction {
+  organizationId: string;
+  userId: string;
+  modelId: string;
+  modelName: string;
+  versionId: string;
+  version: number;
+  label: string;
+  positive: boolean;
+  confidence: number;
+  inferenceMs: number;
+  predictedAt: Date;
+  /** The bulk scoring run that wrote the row; absent for a served prediction. */
+  scoringRun?: string;
+}
+
+const COLUMNS = 'organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run';
+
+const INSERT_SQL = `
+  INSERT INTO predictions (${COLUMNS})
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::bool[], $9::float8[], $10::real[],
+                       $11::timestamptz[], $12::text[])`;
+
+/** Text quoted, so any user id or label travels as is. */
+const COPY_SQL = `COPY predictions (${COLUMNS}) FROM STDIN WITH (FORMAT csv)`;
+
+/** The rows in one multi-row INSERT: what the embedded PGlite database takes (its socket does not speak COPY FROM STDIN). */
+export async function insertPredictions(manager: Pick<EntityManager, 'query'>, rows: readonly LoggedPrediction[]): Promise<void> {
+  const column = <K extends keyof LoggedPrediction>(key: K) => rows.map((row) => row[key]);
+  await manager.query(INSERT_SQL, [
+    column('organizationId'),
+    column('userId'),
+    column('modelId'),
+    column('modelName'),
+    column('versionId'),
+    column('version'),
+    column('label'),
+    column('positive'),
+    column('confidence'),
+    column('inferenceMs'),
+    rows.map((row) => row.predictedAt.toISOString()),
+    rows.map((row) => row.scoringRun ?? null),
+  ]);
+}
+
+/** The rows in one COPY on the transaction's connection: PostgreSQL's bulk path, for a bulk scoring run's chunks. */
+export async function copyPredictions(manager: EntityManager, rows: readonly LoggedPrediction[]): Promise<void> {
+  let text = '';
+  for (const row of rows) {
+    text +=
+      `${csv(row.organizationId)},${csv(row.userId)},${csv(row.modelId)},${csv(row.modelName)},${csv(row.versionId)},${row.version},` +
+      `${csv(row.label)},${row.positive},${row.confidence},${row.inferenceMs},${row.predictedAt.toISOString()},${row.scoringRun === undefined ? '' : csv(row.scoringRun)}\n`;
+  }
+  const client = (await (manager.queryRunner as PostgresQueryRunner).connect()) as PoolClient;
+  const copy = client.query(copyFrom(COPY_SQL));
+  copy.end(text);
+  await finished(copy);
+}
+
+function csv(value: string): string {
+  return `"${value.replaceAll('"', '""')}"`;
+}
