@@ -3,8 +3,6 @@ import { DataSource } from 'typeorm';
 import { isRowRefusal, LOGGER, type Logger } from '@foresight/platform';
 import { insertPredictions, type LoggedPrediction } from './prediction-rows';
 
-export type { LoggedPrediction } from './prediction-rows';
-
 const FLUSH_INTERVAL_MS = 200;
 const FLUSH_ROWS = 1_000;
 /** Beyond this (Postgres down for a long time), the oldest buffered rows are dropped and counted in the log. */

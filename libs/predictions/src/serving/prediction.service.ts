@@ -5,7 +5,8 @@ import { type StoredUserId, UserEventsService, type UserEventWindow } from '@for
 import { computeFeatures, FEATURE_WINDOW_DAYS } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { DAY_MS, notFound } from '@foresight/platform';
-import { type LoggedPrediction, PredictionLogService } from '../log/prediction-log.service';
+import { PredictionLogService } from '../log/prediction-log.service';
+import type { LoggedPrediction } from '../log/prediction-rows';
 import type { LabelChange, Prediction, PredictionSubject, UserPredictions } from './prediction';
 import { PredictionCacheService } from './prediction-cache.service';
 import { PredictionMetricsService } from './prediction-metrics.service';
