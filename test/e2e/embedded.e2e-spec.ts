@@ -51,7 +51,7 @@ describe('embedded mode (PGlite)', () => {
 
   // The README's quick start: the promotion's bulk scoring writes the prediction log by INSERT here
   // (PGlite's socket loses protocol sync on COPY FROM STDIN, and the whole service hung after a first training).
-  it('trains a model, bulk-scores every active user after the promotion and on request, then serves and exports predictions', async () => {
+  it('trains a model, bulk-scores every active user after the promotion and on request, then serves single and batch predictions and exports them', async () => {
     if (!api || !created) throw new Error('the first test did not start the API');
     const { baseUrl } = api;
     const token = created.token.secret;
@@ -73,6 +73,12 @@ describe('embedded mode (PGlite)', () => {
     expect(run.scored).toBe(run.total);
 
     expect(await request(`${baseUrl}/v1/predict?userId=user-1`, { token })).toMatchObject({ status: 200, body: { predictions: [expect.objectContaining({ modelId: model.body.id })] } });
+    // The batch route reads all histories in one read-only transaction with JIT off (SET LOCAL jit): PGlite takes it too.
+    const batch = await request<{ results: Array<{ userId: string }> }>(`${baseUrl}/v1/predict/batch`, { token, method: 'POST', body: { userIds: ['user-2', 'nobody', 'user-3'] } });
+    expect(batch).toMatchObject({
+      status: 200,
+      body: { results: [{ userId: 'user-2', predictions: [expect.objectContaining({ modelId: model.body.id })] }, { userId: 'nobody', error: 'not_found' }, { userId: 'user-3' }] },
+    });
     const exported = await request<Array<{ userId: string }>>(`${baseUrl}/v1/export/predictions?since=${new Date().toISOString().slice(0, 10)}&limit=100000`, { token });
     expect(exported.status).toBe(200);
     expect(new Set(exported.body.map((p) => p.userId)).size).toBeGreaterThanOrEqual(run.scored);
