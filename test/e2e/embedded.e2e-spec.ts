@@ -19,7 +19,7 @@ interface ScoringRunView {
 /** The zero-configuration path of the README: no DATABASE_URL, PGlite in DATA_DIR, worker inline. */
 describe('embedded mode (PGlite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'foresight-embedded-'));
-  const env = { DATA_DIR: dataDir, REDIS_URL, REDIS_PREFIX: `e2e:embedded:${randomBytes(4).toString('hex')}:` };
+  const env = { DATA_DIR: dataDir, REDIS_URL, REDIS_PREFIX: `e2e:embedded:${randomBytes(4).toString('hex')}:`, SCORING_CHUNK_USERS: '20' };
   let api: RunningProcess | undefined;
   let created: OrganizationWithToken | undefined;
 
@@ -50,7 +50,9 @@ describe('embedded mode (PGlite)', () => {
   });
 
   // The README's quick start: the promotion's bulk scoring writes the prediction log by INSERT here
-  // (PGlite's socket loses protocol sync on COPY FROM STDIN, and the whole service hung after a first training).
+  // (PGlite's socket loses protocol sync on COPY FROM STDIN, and the whole service hung after a first
+  // training), and with chunks of 20 users it commits chunks after reading the window (PGlite runs one
+  // transaction at a time: chunks committed beside the open cursor hung the run).
   it('trains a model, bulk-scores every active user after the promotion and on request, then serves single and batch predictions and exports them', async () => {
     if (!api || !created) throw new Error('the first test did not start the API');
     const { baseUrl } = api;

@@ -123,7 +123,7 @@ export class BulkScoringService {
         waitMs += performance.now() - waitStarted;
       };
       try {
-        await this.userEvents.eachUserHistory(organizationId, from, until, null, onUser, (checkpoint.lastUser as StoredUserId | null) ?? null);
+        await this.readWindow(organizationId, from, until, (checkpoint.lastUser as StoredUserId | null) ?? null, onUser);
       } catch (error) {
         await chunks.settled();
         throw error;
@@ -134,6 +134,27 @@ export class BulkScoringService {
     await this.runs.complete(runId);
     timings.totalMs = performance.now() - started;
     return { scored: at.scored, total, changed: at.changed, timings };
+  }
+
+  /**
+   * Every user's window after `afterUser`, in user order, handed to `onUser` one at a time. On
+   * PostgreSQL the cursor streams while chunks are scored and committed beside it. Embedded PGlite
+   * runs one transaction at a time: while the cursor's is open, a chunk's previous labels, rows and
+   * checkpoint could never reach the database (the run, and the service with it, would hang), so
+   * the window is read whole first. Embedded mode is for small organizations; its memory is that of
+   * the window's events.
+   */
+  private async readWindow(
+    organizationId: string,
+    from: Date,
+    until: Date,
+    afterUser: StoredUserId | null,
+    onUser: (user: StoredUserId, history: UserEvent[]) => Promise<void>,
+  ): Promise<void> {
+    if (!this.config.embedded) return this.userEvents.eachUserHistory(organizationId, from, until, null, onUser, afterUser);
+    const window: Array<[StoredUserId, UserEvent[]]> = [];
+    await this.userEvents.eachUserHistory(organizationId, from, until, null, (user, history) => void window.push([user, history]), afterUser);
+    for (const [user, history] of window) await onUser(user, history);
   }
 
   /** Each model's answer for each user of the chunk: one feature matrix and one ONNX Runtime run per model. */
