@@ -7,6 +7,7 @@ export { startupLine, type StartupSummary, startupSummary } from './config/start
 export { Encryptor } from './crypto/encryption';
 export { deleteInBatches } from './database/batched-delete';
 export { retriedOnConflict } from './database/conflict-retry';
+export { copyInto } from './database/copy-into';
 export { MonthlyPartitionsService, PARTITION_MONTHS_AHEAD } from './database/monthly-partitions.service';
 export { isBigintText, isExactUtcInstant, isRowRefusal, isStorableInstant, postgresErrorCode } from './database/postgres-values';
 export { RawQueriesService } from './database/raw-queries.service';

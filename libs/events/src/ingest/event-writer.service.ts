@@ -1,10 +1,6 @@
-import { finished } from 'node:stream/promises';
 import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
-import type { PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
-import { APP_CONFIG, type AppConfig, isRowRefusal, postgresErrorCode, retriedOnConflict } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, copyInto, isRowRefusal, postgresErrorCode, retriedOnConflict } from '@foresight/platform';
 import { type StoredUserId, storedUserIdFromStorage } from '../users/stored-user-id';
 import type { EventRow } from './event-row';
 
@@ -259,22 +255,6 @@ function isDuplicateMessageId(error: unknown): boolean {
 
 async function copyEvents(manager: EntityManager, rows: EventRow[]): Promise<void> {
   if (rows.length > 0) await copyInto(manager, COPY_EVENTS_SQL, rows.map(copyRow).join(''));
-}
-
-/**
- * `text` is whole rows in COPY's text format, sent on the transaction's own connection. A failure is
- * logged as TypeORM logs its own failed statements (PinoTypeOrmLogger: the error, never the rows).
- */
-async function copyInto(manager: EntityManager, sql: string, text: string): Promise<void> {
-  const client = (await (manager.queryRunner as PostgresQueryRunner).connect()) as PoolClient;
-  const copy = client.query(copyFrom(sql));
-  copy.end(text);
-  try {
-    await finished(copy);
-  } catch (error) {
-    manager.connection.logger.logQueryError(error as Error, sql, [], manager.queryRunner);
-    throw error;
-  }
 }
 
 /**

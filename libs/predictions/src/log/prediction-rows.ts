@@ -1,8 +1,5 @@
-import { finished } from 'node:stream/promises';
-import type { PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import type { EntityManager } from 'typeorm';
-import type { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
+import { copyInto } from '@foresight/platform';
 
 /** One row of the prediction log: a served prediction, or one of a bulk scoring run's. */
 export interface LoggedPrediction {
@@ -58,10 +55,7 @@ export async function copyPredictions(manager: EntityManager, rows: readonly Log
       `${csv(row.organizationId)},${csv(row.userId)},${csv(row.modelId)},${csv(row.modelName)},${csv(row.versionId)},${row.version},` +
       `${csv(row.label)},${row.positive},${row.confidence},${row.inferenceMs},${row.predictedAt.toISOString()},${row.scoringRun === undefined ? '' : csv(row.scoringRun)}\n`;
   }
-  const client = (await (manager.queryRunner as PostgresQueryRunner).connect()) as PoolClient;
-  const copy = client.query(copyFrom(COPY_SQL));
-  copy.end(text);
-  await finished(copy);
+  await copyInto(manager, COPY_SQL, text);
 }
 
 function csv(value: string): string {
