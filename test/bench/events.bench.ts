@@ -78,7 +78,7 @@ benchmark('bench_events', async (suite) => {
     report('bench:events (autocannon, median of 3 alternating 5 s rounds; every event durable before its response)', [limit, baseline, singles, batches, gzipBatches]);
     const copyPerSecond = limit.result.requestsPerSecond * BATCH;
     const eventsPerSecond = batches.result.requestsPerSecond * BATCH;
-    console.log(`${'raw COPY baseline, events/s'.padEnd(44)}${copyPerSecond.toFixed(0).padStart(10)}   (events + messageIds, same rows, same run)`);
+    console.log(`${'raw COPY baseline, events/s'.padEnd(44)}${copyPerSecond.toFixed(0).padStart(10)}   (events + messageId keys, same rows, same run)`);
     console.log(`${'batched ingest, events/s'.padEnd(44)}${eventsPerSecond.toFixed(0).padStart(10)}   target >= 50000`);
     console.log(`load generator: autocannon in the bench process, ${BATCH_CLIENTS} connections, closed loop, ${BATCH} events (${batch.length} bytes) per request`);
     console.log(`CPU per event, raw COPY (all rounds):       ${copyCpu.summary(availableParallelism())}`);

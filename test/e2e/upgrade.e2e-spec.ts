@@ -1,6 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { finished } from 'node:stream/promises';
 import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource } from 'typeorm';
+import { messageKey } from '@foresight/events';
 import { MIGRATIONS } from '../../libs/platform/src/database/migrations';
 import { MonthlyPartitionsService } from '../../libs/platform/src/database/monthly-partitions.service';
 import { request } from '../support/http';
@@ -163,6 +166,38 @@ describe('upgrading a database written by an earlier release', () => {
       if (predictions.length === 0) await new Promise((r) => setTimeout(r, 200));
     }
     expect(predictions).toEqual([expect.objectContaining({ model: 'checkout_7d', modelId: MODEL, version: 1 })]);
+  });
+
+  it("refuses duplicates across releases during a rolling upgrade: the earlier release's messageId claims and today's see each other", async () => {
+    const call = (body: unknown) => request<{ accepted: number; duplicates: number }>(`${api!.baseUrl}/v1/events`, { token: TOKEN, method: 'POST', body });
+    const event = (messageId: string) => ({ event: 'click', userId: 'user-1', messageId, properties: { button: 'rollout' } });
+    // The database computes the key as ingestion does, for any messageId (the backfill relies on it).
+    for (const messageId of ['earlier-0', 'ünïcødé 🙂 id', 'a'.repeat(128)]) {
+      const [row] = await suite.sql<{ key: string }>(`SELECT encode(event_message_key($1, $2), 'hex') AS key`, [ORG, messageId]);
+      expect(row.key).toBe(messageKey(ORG, messageId));
+    }
+    expect((await call(event('stored-by-today'))).body).toMatchObject({ accepted: 1, duplicates: 0 });
+
+    const earlier = new Client({ connectionString: suite.env.DATABASE_URL });
+    await earlier.connect();
+    try {
+      // The earlier release's bulk claim of a messageId today's release stored fails as a duplicate of its own key…
+      await earlier.query('BEGIN');
+      const copy = earlier.query(copyFrom('COPY event_message_ids (organization_id, message_id) FROM STDIN'));
+      copy.end(`${ORG}\tstored-by-earlier\n${ORG}\tstored-by-today\n`);
+      await expect(finished(copy)).rejects.toMatchObject({ code: '23505', constraint: 'event_message_ids_pkey' });
+      await earlier.query('ROLLBACK');
+      // …and its row-wise fallback claims only the new one, as if today's key were its own.
+      const claimed = await earlier.query(
+        `INSERT INTO event_message_ids (organization_id, message_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING RETURNING message_id`,
+        [[ORG, ORG], ['stored-by-earlier', 'stored-by-today']],
+      );
+      expect(claimed.rows).toEqual([{ message_id: 'stored-by-earlier' }]);
+    } finally {
+      await earlier.end();
+    }
+    // Today's release refuses what the earlier one claimed during the rollout.
+    expect((await call([event('stored-by-earlier'), event('new-after-rollout')])).body).toMatchObject({ accepted: 1, duplicates: 1 });
   });
 });
 

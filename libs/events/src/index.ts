@@ -7,6 +7,7 @@ export { MAX_NESTING_DEPTH } from './event-limits';
 export { EventsModule } from './events.module';
 export { EventsProcessorsModule } from './events-processors.module';
 export { type IngestResult, IngestService, type SegmentIngestResult, validateEvents } from './ingest/ingest.service';
+export { messageKey } from './ingest/message-key';
 export { type IngestionBucket, type IngestionStats, IngestionStatsService } from './ingestion-stats/ingestion-stats.service';
 export { sendingLibrary } from './ingestion-stats/library-name';
 export { type SegmentCall } from './segment/segment.mapper';

@@ -7,14 +7,16 @@
 // The rows are the ones the API stores for the benchmark's requests: same organization, same
 // `events` table with all its indexes and partitions, same columns, user ids as sent (the bench
 // organization does not pseudonymize), properties as ciphertext text sealed by the same Encryptor
-// under the suite's key, a key id, a fresh messageId per row. Each chunk also writes its messageIds
-// to `event_message_ids`: the API must store them to refuse a duplicate, so rows without
-// them would be a limit no durable, deduplicating writer can reach. What COPY leaves out, by its nature,
+// under the suite's key, a key id, a fresh messageId per row. Each chunk also writes the messageIds'
+// dedupe keys to `event_message_keys` (messageKey, computed here as the API computes it): the API
+// must store them to refuse a duplicate, so rows without them would be a limit no durable,
+// deduplicating writer can reach. What COPY leaves out, by its nature,
 // is the deduplicating itself and the user_activity revisions: that is the API's overhead over the limit.
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { Pool, type PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { messageKey } from '@foresight/events';
 import { Encryptor } from '@foresight/platform';
 
 const CHUNK_ROWS = 500;
@@ -44,16 +46,16 @@ const templates = Array.from({ length: CHUNK_ROWS }, (_, i) => {
   };
 });
 
-function chunk(): { events: string; messageIds: string } {
+function chunk(): { events: string; messageKeys: string } {
   const at = new Date().toISOString();
   let events = '';
-  let messageIds = '';
+  let messageKeys = '';
   for (const row of templates) {
     const messageId = randomUUID();
     events += `${organizationId}\t${messageId}\t${row.event}\t${row.userId}\t\\N\t\\N\t${at}\t${at}\t\\N\t${row.signals}\t\\N\t${row.sealed}\t\\N\t${encryptor.currentKeyId}\n`;
-    messageIds += `${organizationId}\t${messageId}\t${at}\n`;
+    messageKeys += `\\\\x${messageKey(organizationId, messageId)}\n`;
   }
-  return { events, messageIds };
+  return { events, messageKeys };
 }
 
 function copy(client: PoolClient, sql: string, text: string): Promise<void> {
@@ -70,11 +72,11 @@ async function stream(until: number, latencies: number[]): Promise<number> {
   let rows = 0;
   try {
     while (performance.now() < until) {
-      const { events, messageIds } = chunk();
+      const { events, messageKeys } = chunk();
       const started = performance.now();
       await client.query('BEGIN');
       await copy(client, `COPY events (${EVENT_COLUMNS}) FROM STDIN`, events);
-      await copy(client, 'COPY event_message_ids (organization_id, message_id, received_at) FROM STDIN', messageIds);
+      await copy(client, 'COPY event_message_keys (key) FROM STDIN', messageKeys);
       await client.query('COMMIT');
       latencies.push(performance.now() - started);
       rows += CHUNK_ROWS;

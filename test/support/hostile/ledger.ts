@@ -73,7 +73,7 @@ export function changes(before: Fingerprint, after: Fingerprint): Record<string,
  * nothing when it is a GET; anything otherwise (the 4xx rule still applies to it).
  */
 const WRITES: Array<[RegExp, string[]]> = [
-  [/^POST \/v1\/(events|batch|b|track|identify|page|screen|alias|group)$/, ['events', 'event_message_ids', 'identities', 'user_activity']],
+  [/^POST \/v1\/(events|batch|b|track|identify|page|screen|alias|group)$/, ['events', 'event_message_keys', 'identities', 'user_activity']],
   [/^POST \/v1\/models$/, ['models', 'audit_log']],
   [/^POST \/v1\/models\/retrain$/, ['models', 'audit_log']],
   [/^(PATCH|DELETE|POST) \/v1\/models\/\{/, ['models', 'model_versions', 'audit_log']],
@@ -87,7 +87,7 @@ const WRITES: Array<[RegExp, string[]]> = [
   [/^DELETE \/v1\/users\/suppression$/, ['suppressed_users', 'audit_log']],
   [
     /^DELETE \/v1\/users$/,
-    ['events', 'event_message_ids', 'identities', 'user_activity', 'predictions', 'prediction_outcomes', 'webhook_deliveries', 'erasures', 'suppressed_users', 'audit_log'],
+    ['events', 'event_message_keys', 'identities', 'user_activity', 'predictions', 'prediction_outcomes', 'webhook_deliveries', 'erasures', 'suppressed_users', 'audit_log'],
   ],
   [/^(GET \/v1\/predict|POST \/v1\/predict\/batch)$/, ['predictions']],
   [/^GET \/v1\/users\/export$/, ['audit_log']],

@@ -3,6 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig, copyInto, isRowRefusal, postgresErrorCode, retriedOnConflict } from '@foresight/platform';
 import { type StoredUserId, storedUserIdFromStorage } from '../users/stored-user-id';
 import type { EventRow } from './event-row';
+import { messageKey } from './message-key';
 
 export interface WriteResult {
   accepted: number;
@@ -50,21 +51,21 @@ const EVENT_COLUMNS = `organization_id, message_id, event, user_id, anonymous_id
   screen, scroll_depth, dwell_ms, hesitation_ms, numeric_properties, properties, context, encryption_key_id`;
 
 /**
- * Claims the group's messageIds, in key order (the rows come sorted), so concurrent groups sending
- * the same ones lock them in the same order. Tried first as one COPY (no duplicate is the usual
- * case, and the bulk path costs about a third less); a duplicate refuses the whole COPY, which is
- * then undone (a savepoint) and replaced by CLAIM_MESSAGE_IDS_SQL. Either way the primary key
- * decides: a messageId another transaction is storing at the same moment waits for it, then counts
- * as a duplicate if it committed.
+ * Claims the group's messageIds by their keys (messageKey), in key order (the rows come sorted), so
+ * concurrent groups sending the same ones lock them in the same order. Tried first as one COPY (no
+ * duplicate is the usual case, and the bulk path costs about a third less); a duplicate refuses the
+ * whole COPY, which is then undone (a savepoint) and replaced by CLAIM_MESSAGE_KEYS_SQL. Either way
+ * the primary key decides: a messageId another transaction is storing at the same moment waits for
+ * it, then counts as a duplicate if it committed.
  */
-const COPY_MESSAGE_IDS_SQL = `COPY event_message_ids (organization_id, message_id) FROM STDIN`;
+const COPY_MESSAGE_KEYS_SQL = `COPY event_message_keys (key) FROM STDIN`;
 
-/** Returns the messageIds actually claimed: only their events are stored, and each request learns its own counts from them. */
-const CLAIM_MESSAGE_IDS_SQL = `
-  INSERT INTO event_message_ids (organization_id, message_id)
-  SELECT * FROM unnest($1::text[], $2::text[])
+/** Returns the keys actually claimed (hex): only their events are stored, and each request learns its own counts from them. */
+const CLAIM_MESSAGE_KEYS_SQL = `
+  INSERT INTO event_message_keys (key)
+  SELECT decode(key, 'hex') FROM unnest($1::text[]) AS t(key)
   ON CONFLICT DO NOTHING
-  RETURNING organization_id, message_id`;
+  RETURNING encode(key, 'hex') AS key`;
 
 /**
  * The claimed events, in COPY text format (copyRow): Postgres's bulk path writes a heap page at a
@@ -196,15 +197,15 @@ export class EventWriterService implements BeforeApplicationShutdown {
     const firsts = new Map<string, EventRow>();
     for (const { rows } of group) {
       for (const row of rows) {
-        const key = keyOf(row);
+        const key = messageKey(row.organizationId, row.messageId);
         if (!firsts.has(key)) firsts.set(key, row);
       }
     }
-    const rows = inKeyOrder(firsts);
+    const keys = [...firsts.keys()].sort();
     return retriedOnConflict(() =>
       this.dataSource.transaction(async (manager) => {
-        const relinked = await linkIdentities(manager, rows);
-        const stored = await claimMessageIds(manager, rows, !this.embedded);
+        const relinked = await linkIdentities(manager, [...firsts.values()]);
+        const stored = await claimMessageKeys(manager, keys, firsts, !this.embedded);
         await (this.embedded ? insertEvents(manager, stored) : copyEvents(manager, stored));
         const changed = await touchUsers(manager, stored, relinked);
         return { stored: new Set(stored), changed };
@@ -218,39 +219,33 @@ function inKeyOrder<T>(byKey: Map<string, T>): T[] {
   return [...byKey.keys()].sort().map((key) => byKey.get(key) as T);
 }
 
-function keyOf(row: EventRow): string {
-  return `${row.organizationId} ${row.messageId}`;
-}
-
 interface UserRef {
   organization_id: string;
   user_id: string;
 }
 
-/** The rows whose messageId this transaction claimed (all of them unless some were sent before). */
-async function claimMessageIds(manager: EntityManager, rows: EventRow[], bulk: boolean): Promise<EventRow[]> {
+/** The rows whose messageId this transaction claimed (all of them unless some were sent before), in key order. */
+async function claimMessageKeys(manager: EntityManager, keys: string[], rows: Map<string, EventRow>, bulk: boolean): Promise<EventRow[]> {
+  const inOrder = (claimed: string[]) => claimed.map((key) => rows.get(key) as EventRow);
   if (bulk) {
-    await manager.query('SAVEPOINT claim_message_ids');
+    await manager.query('SAVEPOINT claim_message_keys');
     try {
-      await copyInto(manager, COPY_MESSAGE_IDS_SQL, rows.map((row) => `${row.organizationId}\t${copyText(row.messageId)}\n`).join(''));
-      await manager.query('RELEASE SAVEPOINT claim_message_ids');
-      return rows;
+      await copyInto(manager, COPY_MESSAGE_KEYS_SQL, keys.map((key) => `\\\\x${key}\n`).join(''));
+      await manager.query('RELEASE SAVEPOINT claim_message_keys');
+      return inOrder(keys);
     } catch (error) {
-      if (!isDuplicateMessageId(error)) throw error;
-      await manager.query('ROLLBACK TO SAVEPOINT claim_message_ids');
+      if (!isDuplicateMessageKey(error)) throw error;
+      await manager.query('ROLLBACK TO SAVEPOINT claim_message_keys');
     }
   }
-  const claimed: Array<{ organization_id: string; message_id: string }> = await manager.query(CLAIM_MESSAGE_IDS_SQL, [
-    rows.map((row) => row.organizationId),
-    rows.map((row) => row.messageId),
-  ]);
-  if (claimed.length === rows.length) return rows;
-  const keys = new Set(claimed.map((c) => `${c.organization_id} ${c.message_id}`));
-  return rows.filter((row) => keys.has(keyOf(row)));
+  const claimed: Array<{ key: string }> = await manager.query(CLAIM_MESSAGE_KEYS_SQL, [keys]);
+  if (claimed.length === keys.length) return inOrder(keys);
+  const claimedKeys = new Set(claimed.map((row) => row.key));
+  return inOrder(keys.filter((key) => claimedKeys.has(key)));
 }
 
-function isDuplicateMessageId(error: unknown): boolean {
-  return postgresErrorCode(error) === '23505' && (error as { constraint?: unknown }).constraint === 'event_message_ids_pkey';
+function isDuplicateMessageKey(error: unknown): boolean {
+  return postgresErrorCode(error) === '23505' && (error as { constraint?: unknown }).constraint === 'event_message_keys_pkey';
 }
 
 async function copyEvents(manager: EntityManager, rows: EventRow[]): Promise<void> {
@@ -326,7 +321,7 @@ async function touchUsers(manager: EntityManager, stored: EventRow[], relinked: 
 }
 
 async function linkIdentities(manager: EntityManager, rows: EventRow[]): Promise<UserRef[]> {
-  // One link per anonymousId per statement (Postgres refuses to update a row twice); the latest wins.
+  // One link per anonymousId per statement (Postgres refuses to update a row twice); the one sent last wins.
   // Sorted by key, so concurrent groups lock the identity rows in the same order.
   const links = new Map<string, EventRow>();
   for (const row of rows) if (row.userId && row.anonymousId) links.set(`${row.organizationId} ${row.anonymousId}`, row);
