@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import nodeFlags from '../../scripts/node-flags.json';
 import { freePort } from './ports';
 
 const ROOT = join(__dirname, '..', '..');
@@ -17,9 +18,9 @@ export interface RunningProcess {
   kill(): Promise<void>;
 }
 
-/** Starts the built API (`dist/apps/api/src/main.js`) and waits until /livez answers. */
+/** Starts the built API (`dist/apps/api/src/main.js`) with the flags it runs with in production, and waits until /livez answers. */
 export function startApi(env: Record<string, string>): Promise<RunningProcess> {
-  return startServer([join(ROOT, 'dist/apps/api/src/main.js')], env);
+  return startServer([...nodeFlags.flags, join(ROOT, 'dist/apps/api/src/main.js')], env);
 }
 
 /**
@@ -50,10 +51,10 @@ export async function startServer(nodeArgs: string[], env: Record<string, string
   throw new Error(`${nodeArgs.join(' ')} did not start within ${START_TIMEOUT_MS} ms:\n${running.output()}`);
 }
 
-/** Starts the built worker and waits until it reports that its processors run. */
+/** Starts the built worker, with the flags it runs with in production, and waits until it reports that its processors run. */
 export async function startWorker(env: Record<string, string>): Promise<RunningProcess> {
   const metricsPort = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist/apps/worker/src/main.js')], {
+  const child = spawn(process.execPath, [...nodeFlags.flags, join(ROOT, 'dist/apps/worker/src/main.js')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env, METRICS_PORT: String(metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
