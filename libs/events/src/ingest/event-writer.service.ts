@@ -52,11 +52,11 @@ const EVENT_COLUMNS = `organization_id, message_id, event, user_id, anonymous_id
 
 /**
  * Claims the group's messageIds by their keys (messageKey), in key order (the rows come sorted), so
- * concurrent groups sending the same ones lock them in the same order. Tried first as one COPY (no
- * duplicate is the usual case, and the bulk path costs about a third less); a duplicate refuses the
- * whole COPY, which is then undone (a savepoint) and replaced by CLAIM_MESSAGE_KEYS_SQL. Either way
- * the primary key decides: a messageId another transaction is storing at the same moment waits for
- * it, then counts as a duplicate if it committed.
+ * concurrent groups sending the same ones lock them in the same order. One COPY while no duplicate
+ * comes (the usual case; the bulk path costs about a third less and needs no savepoint round trips):
+ * a duplicate fails it, and with it the transaction, which then runs again with CLAIM_MESSAGE_KEYS_SQL.
+ * Either way the primary key decides: a messageId another transaction is storing at the same moment
+ * waits for it, then counts as a duplicate if it committed.
  */
 const COPY_MESSAGE_KEYS_SQL = `COPY event_message_keys (key) FROM STDIN`;
 
@@ -112,6 +112,11 @@ export class EventWriterService implements BeforeApplicationShutdown {
   private idle: Array<() => void> = [];
 
   private readonly embedded: boolean;
+  /**
+   * Whether the next group claims its messageIds with COPY: until a group meets a duplicate, which
+   * then runs again with the row-wise claim, as do the groups after it until one claims all its keys.
+   */
+  private bulkClaims = true;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -190,7 +195,7 @@ export class EventWriterService implements BeforeApplicationShutdown {
    * Only the first occurrence of a messageId in the group can be among the rows, so a repeat, in
    * the same request or another, counts as a duplicate.
    */
-  private commit(group: PendingWrite[]): Promise<{ stored: Set<EventRow>; changed: UserRef[] }> {
+  private async commit(group: PendingWrite[]): Promise<{ stored: Set<EventRow>; changed: UserRef[] }> {
     // The first occurrence of a messageId in the group is the one that may be stored. Sorted by
     // key: concurrent groups sending the same messageIds then claim them in the same order (and a
     // deadlock with another writer, erasure say, is retried).
@@ -202,15 +207,28 @@ export class EventWriterService implements BeforeApplicationShutdown {
       }
     }
     const keys = [...firsts.keys()].sort();
-    return retriedOnConflict(() =>
-      this.dataSource.transaction(async (manager) => {
-        const relinked = await linkIdentities(manager, [...firsts.values()]);
-        const stored = await claimMessageKeys(manager, keys, firsts, !this.embedded);
-        await (this.embedded ? insertEvents(manager, stored) : copyEvents(manager, stored));
-        const changed = await touchUsers(manager, stored, relinked);
-        return { stored: new Set(stored), changed };
-      }),
-    );
+    const attempt = (bulk: boolean) =>
+      retriedOnConflict(() =>
+        this.dataSource.transaction(async (manager) => {
+          const stored = await claimMessageKeys(manager, keys, firsts, bulk);
+          const relinked = await linkIdentities(manager, [...firsts.values()]);
+          await (this.embedded ? insertEvents(manager, stored) : copyEvents(manager, stored));
+          const changed = await touchUsers(manager, stored, relinked);
+          return { stored: new Set(stored), changed };
+        }),
+      );
+    if (this.embedded) return attempt(false);
+    if (this.bulkClaims) {
+      try {
+        return await attempt(true);
+      } catch (error) {
+        if (!isDuplicateMessageKey(error)) throw error;
+        this.bulkClaims = false;
+      }
+    }
+    const written = await attempt(false);
+    this.bulkClaims = written.stored.size === keys.length;
+    return written;
   }
 }
 
@@ -224,19 +242,15 @@ interface UserRef {
   user_id: string;
 }
 
-/** The rows whose messageId this transaction claimed (all of them unless some were sent before), in key order. */
+/**
+ * The rows whose messageId this transaction claimed (all of them unless some were sent before), in
+ * key order. In bulk, one COPY claims them all or, at the first duplicate, fails the transaction.
+ */
 async function claimMessageKeys(manager: EntityManager, keys: string[], rows: Map<string, EventRow>, bulk: boolean): Promise<EventRow[]> {
   const inOrder = (claimed: string[]) => claimed.map((key) => rows.get(key) as EventRow);
   if (bulk) {
-    await manager.query('SAVEPOINT claim_message_keys');
-    try {
-      await copyInto(manager, COPY_MESSAGE_KEYS_SQL, keys.map((key) => `\\\\x${key}\n`).join(''));
-      await manager.query('RELEASE SAVEPOINT claim_message_keys');
-      return inOrder(keys);
-    } catch (error) {
-      if (!isDuplicateMessageKey(error)) throw error;
-      await manager.query('ROLLBACK TO SAVEPOINT claim_message_keys');
-    }
+    await copyInto(manager, COPY_MESSAGE_KEYS_SQL, keys.map((key) => `\\\\x${key}\n`).join(''));
+    return inOrder(keys);
   }
   const claimed: Array<{ key: string }> = await manager.query(CLAIM_MESSAGE_KEYS_SQL, [keys]);
   if (claimed.length === keys.length) return inOrder(keys);
