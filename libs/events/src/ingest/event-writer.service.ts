@@ -10,13 +10,16 @@ export interface WriteResult {
   duplicates: number;
   /**
    * Users of the request's organization whose history changed in its group commit: the stored events'
-   * users, the users their anonymous ids are linked to, and both sides of a re-link.
+   * users, the users their anonymous ids are linked to, and both sides of a re-link. Empty unless
+   * the write asked for them.
    */
   changedUsers: StoredUserId[];
 }
 
 interface PendingWrite {
   rows: EventRow[];
+  /** Whether the result must name the users whose history changed. */
+  changedUsers: boolean;
   resolve: (result: WriteResult) => void;
   reject: (error: unknown) => void;
 }
@@ -101,7 +104,13 @@ const TOUCH_USERS_SQL = `
       FROM unnest($3::text[], $4::text[]) AS a(organization_id, anonymous_id)
       JOIN identities i USING (organization_id, anonymous_id)
   ) changed ORDER BY 1, 2
-  ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1
+  ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1`;
+
+/**
+ * TOUCH_USERS_SQL naming the users it touched, for a group that must tell them. Only then: a row per
+ * user made bench:events' API spend 2.3 µs more CPU per event (19.1 against 16.8 in an A/B).
+ */
+const TOUCH_AND_NAME_USERS_SQL = `${TOUCH_USERS_SQL}
   RETURNING organization_id, user_id`;
 
 /**
@@ -130,9 +139,9 @@ export class EventWriterService implements BeforeApplicationShutdown {
     this.embedded = config.embedded;
   }
 
-  write(rows: EventRow[]): Promise<WriteResult> {
+  write(rows: EventRow[], options: { changedUsers: boolean }): Promise<WriteResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ rows, resolve, reject });
+      this.queue.push({ rows, changedUsers: options.changedUsers, resolve, reject });
       this.pump();
     });
   }
@@ -190,7 +199,9 @@ export class EventWriterService implements BeforeApplicationShutdown {
         if (stored.has(row)) accepted++;
         organizations.add(row.organizationId);
       }
-      const changedUsers = changed.filter((user) => organizations.has(user.organization_id)).map((user) => storedUserIdFromStorage(user.user_id));
+      const changedUsers = pending.changedUsers
+        ? changed.filter((user) => organizations.has(user.organization_id)).map((user) => storedUserIdFromStorage(user.user_id))
+        : [];
       pending.resolve({ accepted, duplicates: pending.rows.length - accepted, changedUsers });
     }
   }
@@ -218,7 +229,7 @@ export class EventWriterService implements BeforeApplicationShutdown {
           const stored = await claimMessageKeys(manager, keys, firsts, bulk);
           const relinked = await linkIdentities(manager, [...firsts.values()]);
           await (this.embedded ? insertEvents(manager, stored) : copyEvents(manager, stored));
-          const changed = await touchUsers(manager, stored, relinked);
+          const changed = await touchUsers(manager, stored, relinked, group.some((pending) => pending.changedUsers));
           return { stored: new Set(stored), changed };
         }),
       );
@@ -322,7 +333,8 @@ async function insertEvents(manager: EntityManager, rows: EventRow[]): Promise<v
   ]);
 }
 
-async function touchUsers(manager: EntityManager, stored: EventRow[], relinked: UserRef[]): Promise<UserRef[]> {
+/** Moves the revisions; returns the users whose history changed when `named`, none otherwise. */
+async function touchUsers(manager: EntityManager, stored: EventRow[], relinked: UserRef[], named: boolean): Promise<UserRef[]> {
   const users = new Map<string, UserRef>();
   const anonymous = new Map<string, EventRow>();
   for (const user of relinked) users.set(`${user.organization_id} ${user.user_id}`, user);
@@ -331,12 +343,15 @@ async function touchUsers(manager: EntityManager, stored: EventRow[], relinked: 
     else anonymous.set(`${row.organizationId} ${row.anonymousId}`, row);
   }
   if (users.size === 0 && anonymous.size === 0) return [];
-  return manager.query(TOUCH_USERS_SQL, [
+  const parameters = [
     [...users.values()].map((user) => user.organization_id),
     [...users.values()].map((user) => user.user_id),
     [...anonymous.values()].map((row) => row.organizationId),
     [...anonymous.values()].map((row) => row.anonymousId),
-  ]);
+  ];
+  if (named) return manager.query(TOUCH_AND_NAME_USERS_SQL, parameters);
+  await manager.query(TOUCH_USERS_SQL, parameters);
+  return [];
 }
 
 async function linkIdentities(manager: EntityManager, rows: EventRow[]): Promise<UserRef[]> {

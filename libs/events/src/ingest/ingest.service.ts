@@ -65,7 +65,9 @@ export class IngestService {
     const [pseudonymize, isSuppressed] = await Promise.all([this.userIds.pseudonymizer(organizationId), this.suppression.matcher(organizationId)]);
     const rows = await mapInSlices(events, (event) => toEventRow(organizationId, event, receivedAt, { pseudonymize, cipher: this.cipher }));
     const kept = isSuppressed ? rows.filter((row) => !isSuppressed(row.userId) && !isSuppressed(row.anonymousId)) : rows;
-    const { accepted, duplicates, changedUsers } = kept.length > 0 ? await this.userEvents.write(kept) : { accepted: 0, duplicates: 0, changedUsers: [] };
+    if (kept.length === 0) return { status: 'accepted', accepted: 0, duplicates: 0, suppressed: rows.length };
+    const followed = await this.activity.followed(organizationId);
+    const { accepted, duplicates, changedUsers } = await this.userEvents.write(kept, { changedUsers: followed });
     if (changedUsers.length > 0) await this.activity.touched(organizationId, changedUsers);
     return { status: 'accepted', accepted, duplicates, suppressed: rows.length - kept.length };
   }

@@ -76,9 +76,12 @@ export class UserEventsService {
     private readonly writer: EventWriterService,
   ) {}
 
-  /** Stores events (group commit); the result names every user whose history changed, linked anonymous events and re-links included. */
-  write(rows: EventRow[]): Promise<WriteResult> {
-    return this.writer.write(rows);
+  /**
+   * Stores events (group commit). With `changedUsers`, the result names every user whose history
+   * changed, linked anonymous events and re-links included; without, it names none.
+   */
+  write(rows: EventRow[], options: { changedUsers: boolean }): Promise<WriteResult> {
+    return this.writer.write(rows, options);
   }
 
   /** The serving window [from, until) of one user; undefined when the organization has no event of the user before `until`. */

@@ -52,14 +52,27 @@ export class UserActivityFeedService {
   }
 
   /**
+   * Whether touched() has anything to do for the organization: ingestion asks before it stores, and
+   * only then has the writer name the users whose history changed. False during a Redis outage
+   * (logged once already) and when Redis cannot say.
+   */
+  async followed(organizationId: string): Promise<boolean> {
+    if (!this.availability.up) return false;
+    try {
+      return await this.isWanted(organizationId);
+    } catch (error) {
+      this.logger.warn({ err: error, organizationId }, 'could not read who follows user activity');
+      return false;
+    }
+  }
+
+  /**
    * After events were stored. The job id is per user, so while a re-scoring waits its debounce, more
    * events of the same user add nothing. Best effort: a Redis problem must not fail stored events.
    */
   async touched(organizationId: string, userIds: Iterable<string>): Promise<void> {
-    // During an outage (logged once already) there is nothing to try, and nothing to log per request.
-    if (!this.availability.up) return;
+    if (!(await this.followed(organizationId))) return;
     try {
-      if (!(await this.isWanted(organizationId))) return;
       const jobs = [...new Set(userIds)].map((userId) => contractJob(JOBS.userActivity.rescore, { organizationId, userId }, this.rescoreJobId(organizationId, userId)));
       // Bounded: ingestion answers after Postgres committed, whatever Redis does.
       if (jobs.length > 0) await this.availability.within('queue re-scoring of active users', () => this.queue.addBulk(jobs));
