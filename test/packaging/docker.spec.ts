@@ -4,6 +4,7 @@ import ts from 'typescript';
 import { parse } from 'yaml';
 import { loadConfig } from '../../libs/platform/src/config/config';
 import { environmentSchema, REQUIRED_WITH_EXTERNAL_DATABASE } from '../../libs/platform/src/config/config.schema';
+import nodeFlags from '../../scripts/node-flags.json';
 import { REPOSITORY } from './chart';
 import { entryPoint } from './entry-points';
 
@@ -133,7 +134,8 @@ describe('docker/Dockerfile', () => {
 
   it('starts the API by default, and the worker and CLI by argument, with the entry points `npm run build` produces', () => {
     for (const app of ['api', 'worker', 'cli'] as const) expect(existsSync(join(REPOSITORY, 'apps', app, 'src', 'main.ts'))).toBe(true);
-    expect(jsonArgs(runtime.instructions.find((i) => i.keyword === 'ENTRYPOINT'))).toEqual(['node']);
+    // node with the flags npm start and the tests run the service with (scripts/node-flags.json).
+    expect(jsonArgs(runtime.instructions.find((i) => i.keyword === 'ENTRYPOINT'))).toEqual(['node', ...nodeFlags.flags]);
     expect(jsonArgs(runtime.instructions.find((i) => i.keyword === 'CMD'))).toEqual([entryPoint('api')]);
     // The image runs what the package scripts run (the chart and compose pass these as arguments).
     expect(packageJson.scripts['start:worker']).toBe(`node ${entryPoint('worker')}`);
