@@ -127,10 +127,12 @@ export class EventWriterService implements BeforeApplicationShutdown {
 
   private readonly embedded: boolean;
   /**
-   * Whether the next group claims its messageIds with COPY: until a group meets a duplicate, which
-   * then runs again with the row-wise claim, as do the groups after it until one claims all its keys.
+   * Organizations whose last claim met a duplicate (an SDK retrying, say). A group holding none of
+   * them claims its messageIds with one COPY; a COPY that meets a duplicate fails, and its group runs
+   * again with the row-wise claim, as does every group of such an organization until one of its
+   * claims meets no duplicate. So one organization's retries never slow another's groups.
    */
-  private bulkClaims = true;
+  private readonly duplicateSenders = new Set<string>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -234,16 +236,18 @@ export class EventWriterService implements BeforeApplicationShutdown {
         }),
       );
     if (this.embedded) return attempt(false);
-    if (this.bulkClaims) {
+    const organizations = new Set<string>();
+    for (const { rows } of group) for (const row of rows) organizations.add(row.organizationId);
+    if (![...organizations].some((organization) => this.duplicateSenders.has(organization))) {
       try {
         return await attempt(true);
       } catch (error) {
         if (!isDuplicateMessageKey(error)) throw error;
-        this.bulkClaims = false;
       }
     }
     const written = await attempt(false);
-    this.bulkClaims = written.stored.size === keys.length;
+    for (const organization of organizations) this.duplicateSenders.delete(organization);
+    for (const row of firsts.values()) if (!written.stored.has(row)) this.duplicateSenders.add(row.organizationId);
     return written;
   }
 }
