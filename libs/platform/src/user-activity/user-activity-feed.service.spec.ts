@@ -32,3 +32,30 @@ describe('re-scoring job ids', () => {
     expect(feed('q'.repeat(32)).rescoreJobId('org_1', 'u1')).not.toBe(id);
   });
 });
+
+describe('who follows user activity', () => {
+  const config = loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/foresight', TOKEN_PEPPER: 'p'.repeat(32), ENCRYPTION_KEY: 'a'.repeat(64) });
+  const keys = { key: (...parts: string[]) => parts.join(':') } as unknown as RedisKeysService;
+  const followers = (smembers: () => Promise<string[]>, up = true) => {
+    const warn = jest.fn();
+    const service = new UserActivityFeedService({ smembers } as unknown as Redis, keys, {} as Queue, { warn } as unknown as Logger, { up } as RedisAvailabilityService, config);
+    return { service, warn };
+  };
+
+  it('is the organizations that want re-scoring, read once for a few seconds', async () => {
+    const smembers = jest.fn(async () => ['org_followed']);
+    const { service } = followers(smembers);
+    expect(await service.followed('org_followed')).toBe(true);
+    expect(await service.followed('org_other')).toBe(false);
+    expect(smembers).toHaveBeenCalledTimes(1);
+  });
+
+  it('is nobody while Redis is down or cannot answer, so ingestion never waits on it or fails for it', async () => {
+    const smembers = jest.fn(async () => ['org_followed']);
+    expect(await followers(smembers, false).service.followed('org_followed')).toBe(false);
+    expect(smembers).not.toHaveBeenCalled();
+    const failing = followers(async () => Promise.reject(new Error('connection reset')));
+    expect(await failing.service.followed('org_followed')).toBe(false);
+    expect(failing.warn).toHaveBeenCalledWith(expect.objectContaining({ organizationId: 'org_followed' }), 'could not read who follows user activity');
+  });
+});
