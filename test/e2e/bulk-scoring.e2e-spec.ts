@@ -101,6 +101,12 @@ describe('bulk scoring', () => {
     expect(run).toMatchObject({ scored: active.length, total: active.length });
     expect(await runRows(run.id)).toEqual({ rows: active.length, pairs: active.length, users: active.length, otherOrganizations: 0 });
     expect(await suite.sql(`SELECT 1 FROM predictions WHERE user_id = 'dormant-1'`)).toEqual([]);
+    // The run kept each scored user's window for serving, under the user's current revision.
+    const kept = await suite.sql<{ user_id: string }>(
+      `SELECT w.user_id FROM user_windows w JOIN user_activity a USING (organization_id, user_id) WHERE w.organization_id = $1 AND w.revision = a.revision`,
+      [org.organization.id],
+    );
+    expect(kept.map((row) => row.user_id).sort()).toEqual(active);
 
     const exported = await request<Array<{ userId: string; model: string }>>(
       `${api.baseUrl}/v1/export/predictions?since=${new Date().toISOString().slice(0, 10)}&limit=100000`,

@@ -16,6 +16,7 @@ import { SessionsService } from './sessions/sessions.service';
 import { SuppressionListService } from './suppression/suppression-list.service';
 import { UserEventsService } from './users/user-events.service';
 import { UserIdsService } from './users/user-ids.service';
+import { UserWindowsService } from './users/user-windows.service';
 
 @Module({
   imports: [AuthModule, BullModule.registerQueue({ name: QUEUES.events }), UserActivityModule],
@@ -35,6 +36,7 @@ import { UserIdsService } from './users/user-ids.service';
     IdentitiesPersonalDataService,
     UserIdsService,
     UserEventsService,
+    UserWindowsService,
   ],
   exports: [
     EventActivityService,
@@ -47,6 +49,7 @@ import { UserIdsService } from './users/user-ids.service';
     SuppressionListService,
     UserIdsService,
     UserEventsService,
+    UserWindowsService,
     EventPayloadCipherService,
   ],
 })

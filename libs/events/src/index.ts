@@ -19,3 +19,5 @@ export { type CallerUser, type StoredUserId, storedUserIdFromStorage } from './u
 export type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './users/user-event';
 export { UserEventsService } from './users/user-events.service';
 export { UserIdsService } from './users/user-ids.service';
+export { type UserWindowSnapshot, windowToKeep } from './users/user-window';
+export { UserWindowsService } from './users/user-windows.service';

@@ -87,9 +87,9 @@ const WRITES: Array<[RegExp, string[]]> = [
   [/^DELETE \/v1\/users\/suppression$/, ['suppressed_users', 'audit_log']],
   [
     /^DELETE \/v1\/users$/,
-    ['events', 'event_message_keys', 'identities', 'user_activity', 'predictions', 'prediction_outcomes', 'webhook_deliveries', 'erasures', 'suppressed_users', 'audit_log'],
+    ['events', 'event_message_keys', 'identities', 'user_activity', 'user_windows', 'predictions', 'prediction_outcomes', 'webhook_deliveries', 'erasures', 'suppressed_users', 'audit_log'],
   ],
-  [/^(GET \/v1\/predict|POST \/v1\/predict\/batch)$/, ['predictions']],
+  [/^(GET \/v1\/predict|POST \/v1\/predict\/batch)$/, ['predictions', 'user_windows']],
   [/^GET \/v1\/users\/export$/, ['audit_log']],
 ];
 

@@ -4,8 +4,9 @@ import { EventPayloadCipherService } from '../encryption/event-payload-cipher.se
 import { UserEventsService } from '../users/user-events.service';
 
 /**
- * Events, identity links and the user's activity row (one store: erasing events needs the links, so
- * all go in one statement). Sessions are derived from events and vanish with them.
+ * Events, identity links, the user's activity row and the window kept of their events (one store:
+ * erasing events needs the links, so all go in one statement; the window goes with the activity row).
+ * Sessions are derived from events and vanish with them.
  */
 @Injectable()
 @PersonalDataStoreProvider()
@@ -17,6 +18,7 @@ export class EventsPersonalDataService implements PersonalDataStore {
     { table: 'identities', column: 'user_id' },
     { table: 'identities', column: 'anonymous_id' },
     { table: 'user_activity', column: 'user_id' },
+    { table: 'user_windows', column: 'user_id' },
   ];
 
   constructor(

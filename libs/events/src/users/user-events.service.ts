@@ -13,30 +13,23 @@ import {
   ERASABLE_IDENTITIES,
   EVENT_USER,
   EVENT_USER_JOIN,
+  EVENTS_WINDOW_SQL,
+  EVENTS_WINDOWS_SQL,
+  KEPT_WINDOW_SQL,
+  KEPT_WINDOWS_SQL,
   REVISION_SQL,
-  SERVING_HISTORIES_SQL,
-  SERVING_HISTORY_SQL,
   SESSION_USER_SQL,
   TARGET_REACHED_SQL,
   USER_EVENTS,
   USERS_WITHOUT_EVENTS_SQL,
 } from './user-events.sql';
+import { type UserWindowRow, windowAsOf } from './user-window';
 
 /** Users whose activity rows one retention statement deletes (each checked again for events). */
 const ACTIVITY_DELETE_USERS = 2_000;
 
 /** Rows a training cursor fetches per round trip. */
 const CURSOR_FETCH_ROWS = 20_000;
-
-/** An event as FEATURE_EVENT_ARRAY sends it. */
-type FeatureEventArray = [number, string, string | null, string | null, number | null, number | null, number | null, Record<string, number> | null];
-
-interface ServingHistoryRow {
-  revision: string | null;
-  first_seen: number | null;
-  last_seen: number | null;
-  events: FeatureEventArray[];
-}
 
 interface CursorRow {
   user_id: StoredUserId;
@@ -84,26 +77,29 @@ export class UserEventsService {
     return this.writer.write(rows, options);
   }
 
-  /** The serving window [from, until) of one user; undefined when the organization has no event of the user before `until`. */
+  /**
+   * The serving window [from, until) of one user; undefined when the organization has no event of the
+   * user before `until`. Read off the window bulk scoring kept while the user's revision holds, else
+   * off the events.
+   */
   async window(organizationId: string, user: StoredUserId, from: Date, until: Date): Promise<UserEventWindow | undefined> {
-    const [row] = await this.queries.prepared<ServingHistoryRow>('events.user-window', SERVING_HISTORY_SQL, [
-      organizationId,
-      user,
-      from.toISOString(),
-      until.toISOString(),
-    ]);
-    return servingWindow(row);
+    const params = [organizationId, user, from.toISOString(), until.toISOString()];
+    const [kept] = await this.queries.prepared<UserWindowRow>('events.kept-window', KEPT_WINDOW_SQL, params);
+    const row = kept ?? (await this.queries.prepared<UserWindowRow>('events.events-window', EVENTS_WINDOW_SQL, params))[0];
+    return windowAsOf(row, from.getTime(), until.getTime());
   }
 
-  /** The serving windows of many users in one round trip, in the order given (undefined as `window` answers it). */
+  /** The serving windows of many users in two round trips at most, in the order given (undefined as `window` answers it). */
   async windows(organizationId: string, users: readonly StoredUserId[], from: Date, until: Date): Promise<Array<UserEventWindow | undefined>> {
-    const rows = await this.queries.preparedWithoutJit<ServingHistoryRow>('events.user-windows', SERVING_HISTORIES_SQL, [
-      organizationId,
-      users,
-      from.toISOString(),
-      until.toISOString(),
-    ]);
-    return rows.map(servingWindow);
+    const [since, asOf] = [from.toISOString(), until.toISOString()];
+    const kept = await this.queries.prepared<UserWindowRow & { user_id: StoredUserId }>('events.kept-windows', KEPT_WINDOWS_SQL, [organizationId, users, since, asOf]);
+    const rows = new Map<StoredUserId, UserWindowRow>(kept.map((row) => [row.user_id, row]));
+    const unkept = users.filter((user) => !rows.has(user));
+    if (unkept.length > 0) {
+      const read = await this.queries.preparedWithoutJit<UserWindowRow>('events.events-windows', EVENTS_WINDOWS_SQL, [organizationId, unkept, since, asOf]);
+      unkept.forEach((user, i) => rows.set(user, read[i]));
+    }
+    return users.map((user) => windowAsOf(rows.get(user) as UserWindowRow, from.getTime(), until.getTime()));
   }
 
   /** user_activity's revision, moved by every change to the user's history; undefined without an activity row. */
@@ -242,12 +238,12 @@ export class UserEventsService {
    * streamed through a server-side cursor in one repeatable-read snapshot (flat memory). With `users`,
    * only theirs: a sample is chosen in SQL, so the cursor sorts and sends only its events. With
    * `afterUser`, only users sorting after it (a resumed bulk scoring run). When `onUser` returns a
-   * promise, the cursor waits for it before the next user.
+   * promise, the cursor waits for it before the next user. Without `until`, the events have no end.
    */
   async eachUserHistory(
     organizationId: string,
     from: Date,
-    until: Date,
+    until: Date | null,
     users: readonly StoredUserId[] | null,
     onUser: (user: StoredUserId, history: UserEvent[]) => void | Promise<void>,
     afterUser: StoredUserId | null = null,
@@ -265,10 +261,10 @@ export class UserEventsService {
            SELECT ${EVENT_USER} COLLATE "C" AS user_id, ${EPOCH_MS('e.occurred_at')} AS t, e.event, e.session_id,
                   e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
              FROM events e ${EVENT_USER_JOIN}
-            WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND ${EVENT_USER} IS NOT NULL
+            WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND ($3::timestamptz IS NULL OR e.occurred_at < $3) AND ${EVENT_USER} IS NOT NULL
               AND ($4::text[] IS NULL OR ${EVENT_USER} = ANY($4::text[])) AND ($5::text IS NULL OR ${EVENT_USER} COLLATE "C" > $5::text)
             ORDER BY 1, e.occurred_at`,
-        [organizationId, from.toISOString(), until.toISOString(), users, afterUser],
+        [organizationId, from.toISOString(), until?.toISOString() ?? null, users, afterUser],
       );
       let current: StoredUserId | undefined;
       let history: UserEvent[] = [];
@@ -324,10 +320,11 @@ export class UserEventsService {
   }
 
   /**
-   * Erases the user's events, the identity links naming the user, and the activity row, in one
-   * statement. Data-modifying CTEs share one snapshot: the events' links are read before they are
-   * deleted. Another user whose event carried this id as its anonymous id, or to whom this id was
-   * linked as one, lost events: their revision moves.
+   * Erases the user's events, the identity links naming the user, and the activity row (with the
+   * user's user_windows row, by its foreign key), in one statement. Data-modifying CTEs share one
+   * snapshot: the events' links are read before they are deleted. Another user whose event carried
+   * this id as its anonymous id, or to whom this id was linked as one, lost events: their revision
+   * moves (and their kept window is no longer read).
    */
   async erase(organizationId: string, user: string): Promise<number> {
     const [{ n }] = await this.dataSource.query<Array<{ n: string }>>(
@@ -348,7 +345,7 @@ export class UserEventsService {
   async remaining(organizationId: string, user: string): Promise<number> {
     const [{ n }] = await this.dataSource.query<Array<{ n: string }>>(
       `SELECT (SELECT count(*) FROM events e WHERE ${ERASABLE_EVENTS}) + (SELECT count(*) FROM identities WHERE ${ERASABLE_IDENTITIES})
-            + (SELECT count(*) FROM user_activity WHERE ${ERASABLE_ACTIVITY}) AS n`,
+            + (SELECT count(*) FROM user_activity WHERE ${ERASABLE_ACTIVITY}) + (SELECT count(*) FROM user_windows WHERE ${ERASABLE_ACTIVITY}) AS n`,
       [organizationId, user],
     );
     return Number(n);
@@ -356,11 +353,13 @@ export class UserEventsService {
 
   /**
    * Events older than `before`, then the activity rows of users left with no event (also after a
-   * dropped partition, which deleted events without this). Identity links stay: they are no
-   * behavior, and erasure removes them.
+   * dropped partition, which deleted events without this; their user_windows rows go with them), and
+   * the user_windows rows that hold or count an event older than `before` (first seen before it).
+   * Identity links stay: they are no behavior, and erasure removes them.
    */
   async expire(organizationId: string, before: Date): Promise<number> {
     const events = await deleteInBatches(this.dataSource, 'events', 'organization_id = $1 AND occurred_at < $2', [organizationId, before.toISOString()]);
+    await deleteInBatches(this.dataSource, 'user_windows', `organization_id = $1 AND first_seen < ${EPOCH_MS('$2::timestamptz')}`, [organizationId, before.toISOString()]);
     const users = (await this.dataSource.query<Array<{ user_id: string }>>(USERS_WITHOUT_EVENTS_SQL, [organizationId])).map((row) => row.user_id);
     let activity = 0;
     for (let start = 0; start < users.length; start += ACTIVITY_DELETE_USERS) {
@@ -369,23 +368,6 @@ export class UserEventsService {
     }
     return events + activity;
   }
-}
-
-function servingWindow(row: ServingHistoryRow): UserEventWindow | undefined {
-  if (row.first_seen === null || row.last_seen === null) return undefined;
-  const events = row.events.map(
-    ([occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers]): UserEvent => ({
-      occurredAt,
-      event,
-      sessionId,
-      screen,
-      dwellMs,
-      hesitationMs,
-      scrollDepth,
-      numbers,
-    }),
-  );
-  return { events, firstSeenAt: row.first_seen, lastSeenAt: row.last_seen, revision: row.revision };
 }
 
 function fetchHistoryRows(runner: QueryRunner): Promise<CursorRow[]> {

@@ -70,32 +70,55 @@ export const FEATURE_EVENT_ARRAY = `json_build_array(
 const revisionOf = (user: string) => `SELECT revision::text AS revision FROM user_activity WHERE organization_id = $1 AND user_id = ${user}`;
 export const REVISION_SQL = revisionOf('$2');
 
-/**
- * One row per user: the user's revision, first and last event before now (per branch, so min() and
- * max() read one index entry per partition), and the events of [$3, $4) as one JSON array of
- * FEATURE_EVENT_ARRAYs (one parse instead of a row object and eight fields per event). The two
- * branches of the rule are read apart and appended (UNION ALL): each runs on its own index, where
- * one OR over both made a bitmap scan with a recheck of every event.
+/*
+ * A user's window as user_windows keeps it, and as serving reads it (UserWindowRow): the user's
+ * revision, first event ever, latest event before $4 (epoch ms), and the events from $3 on as one
+ * JSON array of FEATURE_EVENT_ARRAYs, oldest first. No upper bound on the events: ingestion refuses
+ * events more than 24 h ahead, and a window ending later than $4 is read off the same row while the
+ * revision holds (user-window.ts).
  */
-const servingHistory = (user: string) => `
-  SELECT (${revisionOf(user)}) AS revision,
+
+/**
+ * The user_windows rows of users in `users` that serve a window from $3 as of $4: of the user's
+ * current revision, starting no later than $3, taken no later than $4. Two primary-key reads per user;
+ * a statement apart from the read off the events, whose plan over every partition costs more to start
+ * than these reads.
+ */
+const keptWindows = (users: string) => `
+  SELECT w.user_id, w.revision::text AS revision, ${EPOCH_MS('w.window_from')} AS window_from,
+         ${EPOCH_MS('w.taken_at')} AS taken_at, w.first_seen, w.last_seen, w.events
+    FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
+   WHERE w.organization_id = $1 AND w.user_id ${users} AND w.revision = a.revision AND w.window_from <= $3 AND w.taken_at <= $4`;
+export const KEPT_WINDOW_SQL = keptWindows('= $2');
+export const KEPT_WINDOWS_SQL = keptWindows('= ANY($2::text[])');
+
+/**
+ * The window read off the events: the two branches of the rule apart and appended (UNION ALL), each
+ * on its own index, where one OR over both made a bitmap scan with a recheck of every event; first
+ * and last seen per branch, so min() and max() read one index entry per partition. The events are
+ * sent as JSON text: one parse instead of a row object and eight fields per event.
+ */
+const eventsWindow = (user: string) => `
+  SELECT (${revisionOf(user)}) AS revision, ${EPOCH_MS('$3::timestamptz')} AS window_from, ${EPOCH_MS('$4::timestamptz')} AS taken_at,
          ${EPOCH_MS('least(own.first_seen, linked.first_seen)')} AS first_seen,
          ${EPOCH_MS('greatest(own.last_seen, linked.last_seen)')} AS last_seen,
-         (SELECT coalesce(json_agg(w.event ORDER BY w.occurred_at), '[]') FROM (
-             SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} AS event FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at >= $3 AND e.occurred_at < $4
+         (SELECT coalesce(json_agg(w.event ORDER BY w.occurred_at), '[]')::text FROM (
+             SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} AS event FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at >= $3
              UNION ALL
-             SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)} AND e.occurred_at >= $3 AND e.occurred_at < $4
+             SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)} AND e.occurred_at >= $3
            ) w) AS events
-    FROM (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at < $4) own,
-         (SELECT min(e.occurred_at) AS first_seen, max(e.occurred_at) AS last_seen FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS(user)} AND e.occurred_at < $4) linked`;
+    FROM (SELECT (SELECT min(e.occurred_at) FROM events e WHERE ${OWN_EVENTS(user)}) AS first_seen,
+                 (SELECT max(e.occurred_at) FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at < $4) AS last_seen) own,
+         (SELECT (SELECT min(e.occurred_at) FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS(user)}) AS first_seen,
+                 (SELECT max(e.occurred_at) FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS(user)} AND e.occurred_at < $4) AS last_seen) linked`;
 
-/** The serving history of user $2: one round trip, one row. */
-export const SERVING_HISTORY_SQL = servingHistory('$2');
+/** The window of user $2 from $3, as of $4, read off the events: one round trip, one row. */
+export const EVENTS_WINDOW_SQL = eventsWindow('$2');
 
-/** The serving histories of the users $2 (an array): one round trip, one row per user in the order given. */
-export const SERVING_HISTORIES_SQL = `
+/** The windows of the users $2 (an array) read off the events: one round trip, one row per user in the order given. */
+export const EVENTS_WINDOWS_SQL = `
   SELECT h.* FROM unnest($2::text[]) WITH ORDINALITY AS u(user_id, n)
-   CROSS JOIN LATERAL (${servingHistory('u.user_id')}) h
+   CROSS JOIN LATERAL (${eventsWindow('u.user_id')}) h
    ORDER BY u.n`;
 
 /** The user a session belongs to: the latest event of the session that names (or links to) a user. */

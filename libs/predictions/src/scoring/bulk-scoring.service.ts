@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { Tensor } from 'onnxruntime-node';
 import { DataSource } from 'typeorm';
-import { type StoredUserId, type UserEvent, UserEventsService, UserIdsService } from '@foresight/events';
+import { type StoredUserId, type UserEvent, UserEventsService, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
 import { FEATURE_WINDOW_DAYS, featuresAt } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
@@ -37,6 +37,8 @@ export interface ScoringTimings {
   inferenceMs: number;
   /** Previous labels, the rows' COPY and the checkpoint's commit. */
   writeMs: number;
+  /** The chunk's windows kept in user_windows, for serving to read instead of the events. */
+  windowsMs: number;
   webhooksMs: number;
 }
 
@@ -65,6 +67,7 @@ export class BulkScoringService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly userEvents: UserEventsService,
+    private readonly userWindows: UserWindowsService,
     private readonly userIds: UserIdsService,
     private readonly servingModels: ServingModelsService,
     private readonly runs: ScoringRunsService,
@@ -81,8 +84,10 @@ export class BulkScoringService {
     const now = Date.now();
     const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS);
     const until = new Date(now);
-    const timings: ScoringTimings = { totalMs: 0, setupMs: 0, readMs: 0, featuresMs: 0, inferenceMs: 0, writeMs: 0, webhooksMs: 0 };
+    const timings: ScoringTimings = { totalMs: 0, setupMs: 0, readMs: 0, featuresMs: 0, inferenceMs: 0, writeMs: 0, windowsMs: 0, webhooksMs: 0 };
     const started = performance.now();
+    // Read before the events: a window is kept under a revision no later than the events it holds.
+    const revisions = await this.userWindows.revisionsToKeep(organizationId);
     const [total, firstSeen] = await Promise.all([
       this.runs.setTotalOnce(runId, () => this.userEvents.activeUserCount(organizationId, from, until)),
       this.userEvents.firstSeen(organizationId),
@@ -111,11 +116,16 @@ export class BulkScoringService {
           await this.runs.checkpoint(manager, runId, at);
         });
         timings.writeMs += performance.now() - mark;
+        mark = performance.now();
+        await this.userWindows.keep(users.flatMap(({ user, history }) => windowToKeep(organizationId, user, history, revisions.get(user), firstSeen.get(user), from.getTime(), now) ?? []));
+        timings.windowsMs += performance.now() - mark;
         await onProgress({ scored: at.scored, total });
       });
       const cursorStarted = performance.now();
       let waitMs = 0;
       const onUser = async (user: StoredUserId, history: UserEvent[]) => {
+        // Read with no end (the kept window holds events dated later too): a user with none before now is not active.
+        if (history[0].occurredAt >= now) return;
         const handedOver = chunks.add(user, history);
         if (!handedOver) return;
         const waitStarted = performance.now();
@@ -123,7 +133,7 @@ export class BulkScoringService {
         waitMs += performance.now() - waitStarted;
       };
       try {
-        await this.readWindow(organizationId, from, until, (checkpoint.lastUser as StoredUserId | null) ?? null, onUser);
+        await this.readWindow(organizationId, from, (checkpoint.lastUser as StoredUserId | null) ?? null, onUser);
       } catch (error) {
         await chunks.settled();
         throw error;
@@ -137,7 +147,7 @@ export class BulkScoringService {
   }
 
   /**
-   * Every user's window after `afterUser`, in user order, handed to `onUser` one at a time. On
+   * Every user's events from `from` on (no end) after `afterUser`, in user order, handed to `onUser` one at a time. On
    * PostgreSQL the cursor streams while chunks are scored and committed beside it. Embedded PGlite
    * runs one transaction at a time: while the cursor's is open, a chunk's previous labels, rows and
    * checkpoint could never reach the database (the run, and the service with it, would hang), so
@@ -147,13 +157,12 @@ export class BulkScoringService {
   private async readWindow(
     organizationId: string,
     from: Date,
-    until: Date,
     afterUser: StoredUserId | null,
     onUser: (user: StoredUserId, history: UserEvent[]) => Promise<void>,
   ): Promise<void> {
-    if (!this.config.embedded) return this.userEvents.eachUserHistory(organizationId, from, until, null, onUser, afterUser);
+    if (!this.config.embedded) return this.userEvents.eachUserHistory(organizationId, from, null, null, onUser, afterUser);
     const window: Array<[StoredUserId, UserEvent[]]> = [];
-    await this.userEvents.eachUserHistory(organizationId, from, until, null, (user, history) => void window.push([user, history]), afterUser);
+    await this.userEvents.eachUserHistory(organizationId, from, null, null, (user, history) => void window.push([user, history]), afterUser);
     for (const [user, history] of window) await onUser(user, history);
   }
 
@@ -224,3 +233,4 @@ function logRows(runId: string, organizationId: string, models: readonly Serving
     return { organizationId, userId: row.user, modelId, modelName, versionId, version, label: row.label, positive: row.positive, confidence: row.confidence, inferenceMs: row.inferenceMs, predictedAt, scoringRun: runId };
   });
 }
+

@@ -1,0 +1,58 @@
+import { eventsText, type UserWindowRow, windowAsOf } from './user-window';
+
+const row = (overrides: Partial<UserWindowRow> = {}): UserWindowRow => ({
+  revision: '7',
+  window_from: 1_000,
+  taken_at: 5_000,
+  first_seen: 100,
+  last_seen: 4_000,
+  events: JSON.stringify([
+    [2_000, 'click', 's-1', null, null, 300, null, null],
+    [4_000, 'screen_view', 's-1', '/pricing', 1_500, null, 0.5, { items: 2 }],
+    [6_000, 'checkout', null, null, null, null, null, null],
+  ]),
+  ...overrides,
+});
+
+describe('windowAsOf', () => {
+  it('answers the events before the end, oldest first, with first and last seen', () => {
+    expect(windowAsOf(row(), 1_000, 5_000)).toEqual({
+      events: [
+        { occurredAt: 2_000, event: 'click', sessionId: 's-1', screen: null, dwellMs: null, hesitationMs: 300, scrollDepth: null, numbers: null },
+        { occurredAt: 4_000, event: 'screen_view', sessionId: 's-1', screen: '/pricing', dwellMs: 1_500, scrollDepth: 0.5, hesitationMs: null, numbers: { items: 2 } },
+      ],
+      firstSeenAt: 100,
+      lastSeenAt: 4_000,
+      revision: '7',
+    });
+  });
+
+  it('counts an event dated after the row was taken once the end passes it', () => {
+    const later = windowAsOf(row(), 1_000, 6_001);
+    expect(later?.events.map((e) => e.event)).toEqual(['click', 'screen_view', 'checkout']);
+    expect(later?.lastSeenAt).toBe(6_000);
+  });
+
+  it('answers only the events from the start asked for, a later start than the row\'s', () => {
+    expect(windowAsOf(row(), 3_000, 7_000)).toMatchObject({ lastSeenAt: 6_000, firstSeenAt: 100 });
+    expect(windowAsOf(row(), 3_000, 7_000)?.events.map((e) => e.event)).toEqual(['screen_view', 'checkout']);
+    expect(windowAsOf(row(), 4_500, 5_000)).toMatchObject({ events: [], lastSeenAt: 4_000 });
+  });
+
+  it('keeps the latest event before the window as last seen when the window has none', () => {
+    expect(windowAsOf(row({ events: '[]', last_seen: 900 }), 1_000, 5_000)).toMatchObject({ events: [], lastSeenAt: 900 });
+  });
+
+  it('answers nothing for a user with no event before the end', () => {
+    expect(windowAsOf(row({ first_seen: null, last_seen: null, events: '[]' }), 1_000, 5_000)).toBeUndefined();
+    expect(windowAsOf(row({ first_seen: 6_000, last_seen: null, events: '[[6000,"click",null,null,null,null,null,null]]' }), 1_000, 5_000)).toBeUndefined();
+  });
+});
+
+describe('eventsText', () => {
+  it('writes events as the read off the events sends them, so a kept window reads back the same', () => {
+    const read = windowAsOf(row(), 1_000, 10_000);
+    expect(read).toBeDefined();
+    expect(eventsText(read?.events ?? [])).toBe(row().events);
+  });
+});

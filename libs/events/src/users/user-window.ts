@@ -1,0 +1,84 @@
+import type { StoredUserId } from './stored-user-id';
+import type { UserEvent, UserEventWindow } from './user-event';
+
+/** An event as FEATURE_EVENT_ARRAY sends it (and user_windows stores it). */
+type FeatureEventArray = [number, string, string | null, string | null, number | null, number | null, number | null, Record<string, number> | null];
+
+/** A user's window as KEPT_WINDOW_SQL and EVENTS_WINDOW_SQL answer it. */
+export interface UserWindowRow {
+  revision: string | null;
+  /** Epoch ms: the events start here and have no end. */
+  window_from: number;
+  /** Epoch ms: `last_seen` is the latest event before this. */
+  taken_at: number;
+  first_seen: number | null;
+  last_seen: number | null;
+  /** JSON text: FeatureEventArray[], oldest first. */
+  events: string;
+}
+
+/** A window bulk scoring read, to keep in user_windows under the revision it was read at. */
+export interface UserWindowSnapshot {
+  organizationId: string;
+  user: StoredUserId;
+  revision: string;
+  windowFrom: number;
+  takenAt: number;
+  firstSeen: number;
+  lastSeen: number;
+  /** JSON text, as UserWindowRow.events (eventsText). */
+  events: string;
+}
+
+/**
+ * The window [from, until) of a user's row, for any `from` at or after the row's `window_from` and
+ * `until` at or after its `taken_at` (the events have no end, and nothing was stored since at the
+ * row's revision); undefined when the user has no event before `until`. The latest event before
+ * `until` is the last of the row's events before it, or `last_seen` when none is later.
+ */
+export function windowAsOf(row: UserWindowRow, from: number, until: number): UserEventWindow | undefined {
+  if (row.first_seen === null || row.first_seen >= until) return undefined;
+  const events: UserEvent[] = [];
+  let latest = row.last_seen ?? -Infinity;
+  for (const [occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers] of JSON.parse(row.events) as FeatureEventArray[]) {
+    if (occurredAt >= until) break;
+    latest = Math.max(latest, occurredAt);
+    if (occurredAt >= from) events.push({ occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers });
+  }
+  return { events, firstSeenAt: row.first_seen, lastSeenAt: latest, revision: row.revision };
+}
+
+/** The JSON text of events, as UserWindowRow.events holds them. */
+export function eventsText(events: readonly UserEvent[]): string {
+  return JSON.stringify(events.map((e): FeatureEventArray => [e.occurredAt, e.event, e.sessionId, e.screen, e.dwellMs, e.hesitationMs, e.scrollDepth, e.numbers]));
+}
+
+/**
+ * The window to keep of a user read from `from` on with no end (bulk scoring's cursor): the events,
+ * first seen ever (`firstSeen`, from a read of every event, or the first event read), latest event
+ * before `takenAt`. None without a revision (no activity row to keep it under) or without an event
+ * before `takenAt`.
+ */
+export function windowToKeep(
+  organizationId: string,
+  user: StoredUserId,
+  history: readonly UserEvent[],
+  revision: string | undefined,
+  firstSeen: number | undefined,
+  from: number,
+  takenAt: number,
+): UserWindowSnapshot | undefined {
+  let before = history.length;
+  while (before > 0 && history[before - 1].occurredAt >= takenAt) before--;
+  if (revision === undefined || before === 0) return undefined;
+  return {
+    organizationId,
+    user,
+    revision,
+    windowFrom: from,
+    takenAt,
+    firstSeen: Math.min(firstSeen ?? Infinity, history[0].occurredAt),
+    lastSeen: history[before - 1].occurredAt,
+    events: eventsText(history),
+  };
+}

@@ -1,0 +1,77 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { LOGGER, type Logger, postgresErrorCode } from '@foresight/platform';
+import type { StoredUserId } from './stored-user-id';
+import type { UserWindowSnapshot } from './user-window';
+
+/** Windows per statement (a few KB of events each). */
+const WRITE_ROWS = 500;
+
+/**
+ * Keeps windows in user_windows at the revision they were read at, when that is still the user's
+ * revision (otherwise the window is outdated already, or the user erased) and none of its events
+ * is older than the organization's retention (retention moves no revision: a window read before a
+ * retention run deleted the user's first events must not outlive the run). A window kept at the same
+ * revision stays: it answers the same for any later window.
+ */
+const KEEP_SQL = `
+  INSERT INTO user_windows (organization_id, user_id, revision, window_from, taken_at, first_seen, last_seen, events)
+  SELECT u.organization_id, u.user_id, u.revision, to_timestamp(u.window_from / 1000), to_timestamp(u.taken_at / 1000), u.first_seen, u.last_seen, u.events
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::text[])
+           AS u(organization_id, user_id, revision, window_from, taken_at, first_seen, last_seen, events)
+    JOIN user_activity a ON a.organization_id = u.organization_id AND a.user_id = u.user_id AND a.revision = u.revision
+    JOIN organizations o ON o.id = u.organization_id AND u.first_seen >= date_part('epoch', now() - o.retention_days * interval '1 day') * 1000
+   ORDER BY u.organization_id, u.user_id
+  ON CONFLICT (organization_id, user_id) DO UPDATE
+     SET revision = EXCLUDED.revision, window_from = EXCLUDED.window_from, taken_at = EXCLUDED.taken_at,
+         first_seen = EXCLUDED.first_seen, last_seen = EXCLUDED.last_seen, events = EXCLUDED.events
+   WHERE user_windows.revision < EXCLUDED.revision`;
+
+/**
+ * user_windows, written: the windows bulk scoring read, kept for serving to read instead of the
+ * events (UserEventsService.window). Keeping one is never needed for an answer, so a write Postgres
+ * refuses (the user erased meanwhile, say) is dropped with a warning.
+ */
+@Injectable()
+export class UserWindowsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * The revision of each user of the organization whose window is not kept at it: the windows worth
+   * keeping. A window kept at the user's revision answers as the events would, for any later end.
+   */
+  async revisionsToKeep(organizationId: string): Promise<Map<StoredUserId, string>> {
+    const rows: Array<{ user_id: StoredUserId; revision: string }> = await this.dataSource.query(
+      `SELECT a.user_id, a.revision::text AS revision FROM user_activity a
+         LEFT JOIN user_windows w ON w.organization_id = a.organization_id AND w.user_id = a.user_id
+        WHERE a.organization_id = $1 AND w.revision IS DISTINCT FROM a.revision`,
+      [organizationId],
+    );
+    return new Map(rows.map((row) => [row.user_id, row.revision]));
+  }
+
+  /** Keeps the windows (one per user), WRITE_ROWS per statement. */
+  async keep(windows: readonly UserWindowSnapshot[]): Promise<void> {
+    for (let start = 0; start < windows.length; start += WRITE_ROWS) {
+      const batch = windows.slice(start, start + WRITE_ROWS);
+      try {
+        await this.dataSource.query(KEEP_SQL, [
+          batch.map((w) => w.organizationId),
+          batch.map((w) => w.user),
+          batch.map((w) => w.revision),
+          batch.map((w) => w.windowFrom),
+          batch.map((w) => w.takenAt),
+          batch.map((w) => w.firstSeen),
+          batch.map((w) => w.lastSeen),
+          batch.map((w) => w.events),
+        ]);
+      } catch (error) {
+        // The code only: a refusal's detail names the row's key, a user id.
+        this.logger.warn({ code: postgresErrorCode(error) ?? 'unreachable', windows: batch.length }, 'user windows not kept');
+      }
+    }
+  }
+}
