@@ -13,8 +13,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';
-import { settledModel } from '../support/training';
-import { eventually } from '../support/webhook-receiver';
+import { scoringRunsSettled, settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
 import { DAYS, MODELS } from './support/demo-models';
 import { ratioLine } from './support/measure';
@@ -56,10 +55,7 @@ benchmark('bench_score', async (suite) => {
       modelIds.push(created.body.id);
     }
     // Each promotion queued a run of its own model; the measured runs start on a quiet queue.
-    await eventually('the promotions\' scoring runs', async () => {
-      const [{ open }] = await suite.sql<{ open: string }>(`SELECT count(*) AS open FROM scoring_runs WHERE state IN ('queued', 'running')`);
-      return Number(open) === 0 ? true : undefined;
-    }, 15 * 60_000);
+    await scoringRunsSettled(suite, 15 * 60_000);
     await suite.sql('ANALYZE');
 
     const read = await rawWindowRead(suite, organization.id);
