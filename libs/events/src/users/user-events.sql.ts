@@ -71,14 +71,11 @@ const revisionOf = (user: string) => `SELECT revision::text AS revision FROM use
 export const REVISION_SQL = revisionOf('$2');
 
 /*
- * A user's window as user_windows keeps it, and as serving reads it (UserWindowRow): the user's
- * revision, first event ever, latest event before $4 (epoch ms), and the events from $3 on as one
- * JSON array of FEATURE_EVENT_ARRAYs, oldest first. No upper bound on the events: ingestion refuses
- * events more than 24 h ahead, and a window ending later than $4 is read off the same row while the
- * revision holds (user-window.ts).
- */
-
-/**
+ * Both reads below answer a user's window in one shape (UserWindowRow): the user's revision, first
+ * event ever, latest event before $4 (epoch ms), and the events from $3 on as the JSON text of
+ * FEATURE_EVENT_ARRAYs, oldest first. No upper bound on the events: ingestion refuses events more
+ * than 24 h ahead, and a window ending later than $4 is cut out of the same row (windowAsOf).
+ *
  * The user_windows rows of users in `users` that serve a window from $3 as of $4: of the user's
  * current revision, starting no later than $3, taken no later than $4. Two primary-key reads per user;
  * a statement apart from the read off the events, whose plan over every partition costs more to start

@@ -68,9 +68,10 @@ export function windowToKeep(
   from: number,
   takenAt: number,
 ): UserWindowSnapshot | undefined {
+  if (revision === undefined) return undefined;
   let before = history.length;
   while (before > 0 && history[before - 1].occurredAt >= takenAt) before--;
-  if (revision === undefined || before === 0) return undefined;
+  if (before === 0) return undefined;
   return {
     organizationId,
     user,

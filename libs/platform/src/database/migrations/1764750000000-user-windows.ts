@@ -7,12 +7,12 @@ export class UserWindows1764750000000 implements MigrationInterface {
     // A user's feature window as one row, valid while user_activity's revision is `revision`: serving
     // and batch predictions read it instead of the user's events (two primary-key reads instead of
     // index scans over every partition of the window). `events` holds the events from `window_from` on
-    // (JSON text of FEATURE_EVENT_ARRAYs, oldest first, with no upper bound: a window ending later is read off the
-    // same row while nothing new is stored); `first_seen` is the user's first event ever and
-    // `last_seen` the latest one before `taken_at` (epoch ms). Written by bulk scoring and by serving
-    // after a read of the events. The foreign key deletes it with the activity row (erasure, retention
-    // of a user's last event), so a revision counted again from 1 never meets an older row of the same
-    // user; retention deletes the rows of users it deleted events of (first_seen before its cutoff).
+    // (JSON text of FEATURE_EVENT_ARRAYs, oldest first, with no upper bound: a window ending later is
+    // read off the same row while nothing new is stored); `first_seen` is the user's first event ever
+    // and `last_seen` the latest one before `taken_at` (epoch ms). Written by bulk scoring. The foreign
+    // key deletes it with the activity row (erasure, retention of a user's last event), so a revision
+    // counted again from 1 never meets an older row of the same user; retention deletes the rows of
+    // users it deleted events of (first_seen before its cutoff).
     await queryRunner.query(`
       CREATE TABLE user_windows (
         organization_id text NOT NULL,
@@ -26,9 +26,9 @@ export class UserWindows1764750000000 implements MigrationInterface {
         PRIMARY KEY (organization_id, user_id),
         FOREIGN KEY (organization_id, user_id) REFERENCES user_activity (organization_id, user_id) ON DELETE CASCADE
       )`);
-    // Text as the API wrote it (JSON.stringify): no JSON parse on write. lz4 where the server has it
-    // (PostgreSQL built with it, as Debian's and the official images are; not embedded PGlite):
-    // compresses and decompresses several times faster than the default pglz, at about its ratio here.
+    // Text as the worker wrote it (JSON.stringify): no JSON parse on write. lz4 where the server was
+    // built with it (Debian's PostgreSQL is; otherwise the step is skipped): it compresses and
+    // decompresses several times faster than the default pglz.
     await queryRunner.query(`
       DO $$ BEGIN
         ALTER TABLE user_windows ALTER COLUMN events SET COMPRESSION lz4;
