@@ -12,6 +12,7 @@ import { acceptBrowserIngestion, BODY_LIMIT_BYTES, withoutSourceConfigSlash } fr
 import { answerClientError, sendError } from './http/error-reply';
 import { useVersionPrefix } from './http/global-prefix';
 import { observeRequests, traceRoutes } from './http/observability';
+import { readUnreadBodies } from './http/unread-body';
 import { serveOpenApi } from './openapi/openapi';
 
 async function bootstrap(): Promise<void> {
@@ -44,6 +45,7 @@ async function bootstrap(): Promise<void> {
   fastify.removeContentTypeParser('text/plain');
   acceptBrowserIngestion(app);
   observeRequests(fastify, app.get(Registry), logger);
+  readUnreadBodies(fastify);
   if (config.tracing) traceRoutes(fastify);
   useVersionPrefix(app);
   serveOpenApi(app);
