@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
-import { type StoredUserId, type UserEventWindow, type UserWindowSnapshot, windowToKeep } from '@foresight/events';
+import { type ActiveUser, type StoredUserId, type UserEventWindow, type UserWindowSnapshot, windowToKeep } from '@foresight/events';
 import { type Logger, RawQueriesService } from '@foresight/platform';
+import { ActiveUsersService } from '../../libs/events/src/users/active-users.service';
 import { UserEventsService } from '../../libs/events/src/users/user-events.service';
 import { UserWindowsService } from '../../libs/events/src/users/user-windows.service';
 import { request } from '../support/http';
@@ -13,9 +14,10 @@ const WINDOW = 30 * DAY;
 
 /**
  * user_windows on real Postgres, with events stored by the real API: a window kept as bulk scoring
- * keeps it (its cursor, windowToKeep, UserWindowsService.keep; bulk-scoring.e2e-spec.ts runs the real
- * job) is read back instead of the events while the user's revision holds, for any later end, exactly
- * as the events would answer. Anything that changes what the events answer (a new event, a new link,
+ * keeps it (its read, ActiveUsersService, then windowToKeep and UserWindowsService.keep;
+ * bulk-scoring.e2e-spec.ts runs the real job) is read back instead of the events while the user's
+ * revision holds, for any later end, exactly as the events would answer, by serving and by the next
+ * bulk scoring run. Anything that changes what the events answer (a new event, a new link,
  * erasure, retention) must retire it, and no organization ever reads another's.
  */
 describe('user windows: kept windows answer as the events do', () => {
@@ -26,6 +28,7 @@ describe('user windows: kept windows answer as the events do', () => {
   let dataSource: DataSource;
   let userWindows: UserWindowsService;
   let userEvents: UserEventsService;
+  let activeUsers: ActiveUsersService;
   const warnings: unknown[] = [];
   const now = Date.now();
 
@@ -38,6 +41,7 @@ describe('user windows: kept windows answer as the events do', () => {
     userWindows = new UserWindowsService(dataSource, { warn: (entry: unknown) => void warnings.push(entry) } as unknown as Logger);
     // Reads only: the events writer UserEventsService also holds is not needed.
     userEvents = new UserEventsService(dataSource, new RawQueriesService(dataSource), undefined as never);
+    activeUsers = new ActiveUsersService(dataSource);
   });
 
   afterAll(async () => {
@@ -60,17 +64,25 @@ describe('user windows: kept windows answer as the events do', () => {
     await suite.sql(`DELETE FROM user_windows WHERE organization_id = $1 AND user_id = $2`, [organizationOf(who), user]);
     return window(who, user, end);
   }
-  /** The users' windows a bulk scoring run at `takenAt` would keep (revisions, then first seen, then its cursor), not yet kept. */
+  /** What a bulk scoring run at `takenAt` reads: the run's total and its active users, in its order. */
+  async function scoringRead(who: OrganizationWithToken, takenAt = now, afterUser: string | null = null): Promise<{ total: number; users: ActiveUser[] }> {
+    let total = -1;
+    const users: ActiveUser[] = [];
+    await activeUsers.eachActiveUser(
+      organizationOf(who),
+      new Date(takenAt - WINDOW),
+      new Date(takenAt),
+      afterUser as StoredUserId | null,
+      async (active) => void (total = active),
+      (user) => void users.push(user),
+    );
+    return { total, users };
+  }
+  /** The users' windows a bulk scoring run at `takenAt` would keep, not yet kept. */
   async function readToKeep(who: OrganizationWithToken, users: string[], takenAt = now): Promise<UserWindowSnapshot[]> {
     const organizationId = organizationOf(who);
-    const revisions = await userWindows.revisionsToKeep(organizationId);
-    const firstSeen = await userEvents.firstSeen(organizationId);
-    const windows: UserWindowSnapshot[] = [];
-    await userEvents.eachUserHistory(organizationId, new Date(takenAt - WINDOW), null, users as StoredUserId[], (user, history) => {
-      const kept = windowToKeep(organizationId, user, history, revisions.get(user), firstSeen.get(user), takenAt - WINDOW, takenAt);
-      if (kept) windows.push(kept);
-    });
-    return windows;
+    const read = (await scoringRead(who, takenAt)).users.filter(({ user }) => users.includes(user));
+    return read.flatMap(({ user, history, revisionToKeep, firstSeenAt }) => windowToKeep(organizationId, user, history, revisionToKeep, firstSeenAt, takenAt - WINDOW, takenAt) ?? []);
   }
   const keep = async (who: OrganizationWithToken, users: string[], takenAt = now) => userWindows.keep(await readToKeep(who, users, takenAt));
   const kept = (who: OrganizationWithToken, user: string) =>
@@ -182,6 +194,83 @@ describe('user windows: kept windows answer as the events do', () => {
     expect(await window(org, 'ada')).toEqual(ours);
     // Keeping for one organization never names another's users.
     expect(await suite.sql(`SELECT user_id FROM user_windows WHERE organization_id = $1`, [organizationOf(other)])).toEqual([{ user_id: 'ada' }]);
+  });
+
+  it("bulk scoring's next run reads kept windows as it would read the events: the same users, histories, first sightings and total, in the same order", async () => {
+    const scoring = await suite.createOrganization('windows_scoring');
+    // Ids whose order differs between UTF-16 code units and UTF-8 bytes (a character beyond the BMP, one just below it).
+    const [smile, replacement] = ['zz\u{1F600}', 'zz\uFFFD'];
+    await send(scoring, '/v1/events', [
+      { event: 'signup', userId: 'kim', timestamp: at(-40 * DAY) },
+      { event: 'add_to_cart', userId: 'kim', sessionId: 's-k', timestamp: at(-10 * DAY), properties: { items: 2, amount: 19.5 } },
+      { event: 'screen_view', userId: 'kim', timestamp: at(-HOUR), properties: { screen: 'cart', dwellMs: 1_200, depth: 0.4 } },
+      { event: 'checkout', userId: 'kim', timestamp: at(2 * HOUR) },
+      // Anonymous, then linked.
+      { event: 'view_item', anonymousId: 'anon-lee', timestamp: at(-5 * DAY) },
+      { event: 'login', userId: 'lee', anonymousId: 'anon-lee', timestamp: at(-4 * DAY) },
+      // Not active: nothing in the window, or nothing before its end yet.
+      { event: 'click', userId: 'max', timestamp: at(-35 * DAY) },
+      { event: 'click', userId: 'ned', timestamp: at(3 * HOUR) },
+      // Active now; a day on, ray has nothing left in the window and pat only an event dated ahead today.
+      { event: 'click', userId: 'oli', timestamp: at(-29.5 * DAY) },
+      { event: 'click', userId: 'ray', timestamp: at(-29.5 * DAY) },
+      { event: 'click', userId: 'pat', timestamp: at(-29.5 * DAY) },
+      { event: 'purchase', userId: 'pat', timestamp: at(20 * HOUR) },
+      { event: 'click', userId: smile, timestamp: at(-DAY) },
+      { event: 'click', userId: replacement, timestamp: at(-2 * DAY) },
+    ]);
+    // The same user ids in another organization, kept with other events: never read for this one.
+    await send(other, '/v1/events', [{ event: 'hostile', userId: 'kim', timestamp: at(-HOUR) }, { event: 'hostile', userId: 'max', timestamp: at(-HOUR) }]);
+    const keepAll = async (who: OrganizationWithToken, read: ActiveUser[], takenAt = now) =>
+      userWindows.keep(read.flatMap((u) => windowToKeep(organizationOf(who), u.user, u.history, u.revisionToKeep, u.firstSeenAt, takenAt - WINDOW, takenAt) ?? []));
+    await keepAll(other, (await scoringRead(other)).users);
+    const withoutRevisions = (read: { total: number; users: ActiveUser[] }) => ({ total: read.total, users: read.users.map((u) => ({ ...u, revisionToKeep: undefined })) });
+    const forgetKept = () => suite.sql(`DELETE FROM user_windows WHERE organization_id = $1`, [organizationOf(scoring)]);
+
+    const offEvents = await scoringRead(scoring);
+    expect(offEvents.users.map((u) => u.user)).toEqual(['kim', 'lee', 'oli', 'pat', 'ray', replacement, smile]);
+    expect(offEvents.total).toBe(7);
+    expect(offEvents.users.every((u) => u.revisionToKeep !== undefined)).toBe(true);
+    const kim = offEvents.users[0];
+    expect(kim.history.map((e) => e.event)).toEqual(['add_to_cart', 'screen_view', 'checkout']);
+    expect(kim.firstSeenAt).toBe(now - 40 * DAY);
+    expect(offEvents.users[1].history.map((e) => e.event)).toEqual(['view_item', 'login']);
+
+    await keepAll(scoring, offEvents.users);
+    const offKept = await scoringRead(scoring);
+    expect(offKept.users.every((u) => u.revisionToKeep === undefined)).toBe(true);
+    expect(offKept).toEqual(withoutRevisions(offEvents));
+
+    // Users changed since: read off the events, merged in byte order among the kept ones; a resumed run reads only those after its checkpoint.
+    await send(scoring, '/v1/events', [
+      { event: 'click', userId: 'oli', timestamp: at(-HOUR) },
+      { event: 'click', userId: replacement, timestamp: at(-HOUR) },
+    ]);
+    const mixed = await scoringRead(scoring);
+    expect(mixed.users.map((u) => [u.user, u.revisionToKeep !== undefined])).toEqual([
+      ['kim', false],
+      ['lee', false],
+      ['oli', true],
+      ['pat', false],
+      ['ray', false],
+      [replacement, true],
+      [smile, false],
+    ]);
+    const resumed = await scoringRead(scoring, now, 'lee');
+    expect(resumed).toEqual({ total: 7, users: mixed.users.slice(2) });
+    expect((await scoringRead(scoring, now, replacement)).users.map((u) => u.user)).toEqual([smile]);
+
+    // A day on: the windows kept today serve tomorrow's run (ned, not active today, has none) and answer as the events do.
+    const tomorrow = now + DAY;
+    await keepAll(scoring, mixed.users);
+    const keptTomorrow = await scoringRead(scoring, tomorrow);
+    expect(keptTomorrow.users.filter((u) => u.revisionToKeep !== undefined).map((u) => u.user)).toEqual(['ned']);
+    await forgetKept();
+    const eventsTomorrow = await scoringRead(scoring, tomorrow);
+    expect(withoutRevisions(keptTomorrow)).toEqual(withoutRevisions(eventsTomorrow));
+    expect(keptTomorrow.users.map((u) => u.user)).toEqual(['kim', 'lee', 'ned', 'oli', 'pat', replacement, smile]);
+    expect(keptTomorrow.total).toBe(7);
+    expect(keptTomorrow.users.find((u) => u.user === 'pat')?.history.map((e) => e.event)).toEqual(['purchase']);
   });
 
   it('erasure removes the kept window, and a window read before the erasure is not kept after it', async () => {

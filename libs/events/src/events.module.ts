@@ -14,6 +14,7 @@ import { EventsPersonalDataService } from './privacy/events-personal-data.servic
 import { SegmentMetricsService } from './segment/segment-metrics.service';
 import { SessionsService } from './sessions/sessions.service';
 import { SuppressionListService } from './suppression/suppression-list.service';
+import { ActiveUsersService } from './users/active-users.service';
 import { UserEventsService } from './users/user-events.service';
 import { UserIdsService } from './users/user-ids.service';
 import { UserWindowsService } from './users/user-windows.service';
@@ -37,6 +38,7 @@ import { UserWindowsService } from './users/user-windows.service';
     UserIdsService,
     UserEventsService,
     UserWindowsService,
+    ActiveUsersService,
   ],
   exports: [
     EventActivityService,
@@ -50,6 +52,7 @@ import { UserWindowsService } from './users/user-windows.service';
     UserIdsService,
     UserEventsService,
     UserWindowsService,
+    ActiveUsersService,
     EventPayloadCipherService,
   ],
 })

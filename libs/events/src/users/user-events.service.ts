@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type QueryRunner } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { deleteInBatches, RawQueriesService } from '@foresight/platform';
 import type { EventRow } from '../ingest/event-row';
 import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
+import { cursorBatches, historyColumns, userHistories } from './history-cursor';
 import { type StoredUserId, storedUserIdFromStorage } from './stored-user-id';
 import type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './user-event';
 import {
@@ -30,18 +31,6 @@ const ACTIVITY_DELETE_USERS = 2_000;
 
 /** Rows a training cursor fetches per round trip. */
 const CURSOR_FETCH_ROWS = 20_000;
-
-interface CursorRow {
-  user_id: StoredUserId;
-  t: number;
-  event: string;
-  session_id: string | null;
-  screen: string | null;
-  dwell_ms: number | null;
-  hesitation_ms: number | null;
-  scroll_depth: number | null;
-  numeric_properties: Record<string, number> | null;
-}
 
 /** An event of the user's, as export shows it (payloads still sealed). */
 export interface StoredUserEventRow {
@@ -211,16 +200,6 @@ export class UserEventsService {
     return new Set(rows.map((r) => r.user_id));
   }
 
-  /** How many users have an event (own or linked) in [from, until): a bulk scoring run's total. */
-  async activeUserCount(organizationId: string, from: Date, until: Date): Promise<number> {
-    const [row] = await this.dataSource.query<Array<{ users: string }>>(
-      `SELECT count(DISTINCT ${EVENT_USER}) AS users FROM events e ${EVENT_USER_JOIN}
-        WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND ${EVENT_USER} IS NOT NULL`,
-      [organizationId, from.toISOString(), until.toISOString()],
-    );
-    return Number(row.users);
-  }
-
   /** When each user of the organization was first seen (epoch ms), over all their events. */
   async firstSeen(organizationId: string): Promise<Map<StoredUserId, number>> {
     const rows: Array<{ user_id: StoredUserId; first_seen: Date }> = await this.dataSource.query(
@@ -236,9 +215,9 @@ export class UserEventsService {
   /**
    * The training cursor: every user's events of [from, until), one user at a time in user order,
    * streamed through a server-side cursor in one repeatable-read snapshot (flat memory). With `users`,
-   * only theirs: a sample is chosen in SQL, so the cursor sorts and sends only its events. With
-   * `afterUser`, only users sorting after it (a resumed bulk scoring run). When `onUser` returns a
-   * promise, the cursor waits for it before the next user. Without `until`, the events have no end.
+   * only theirs: a sample is chosen in SQL, so the cursor sorts and sends only its events. When
+   * `onUser` returns a promise, the cursor waits for it before the next user. Without `until`, the
+   * events have no end.
    */
   async eachUserHistory(
     organizationId: string,
@@ -246,11 +225,9 @@ export class UserEventsService {
     until: Date | null,
     users: readonly StoredUserId[] | null,
     onUser: (user: StoredUserId, history: UserEvent[]) => void | Promise<void>,
-    afterUser: StoredUserId | null = null,
   ): Promise<void> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
-    let next: Promise<CursorRow[]> | undefined;
     try {
       await runner.startTransaction('REPEATABLE READ');
       // One sort of every event: JIT compiles for seconds and saves nothing on it; byte order ("C")
@@ -258,43 +235,16 @@ export class UserEventsService {
       await runner.query(`SET LOCAL jit = off`);
       await runner.query(
         `DECLARE user_histories NO SCROLL CURSOR FOR
-           SELECT ${EVENT_USER} COLLATE "C" AS user_id, ${EPOCH_MS('e.occurred_at')} AS t, e.event, e.session_id,
-                  e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
+           SELECT ${historyColumns(EVENT_USER)}
              FROM events e ${EVENT_USER_JOIN}
             WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND ($3::timestamptz IS NULL OR e.occurred_at < $3) AND ${EVENT_USER} IS NOT NULL
-              AND ($4::text[] IS NULL OR ${EVENT_USER} = ANY($4::text[])) AND ($5::text IS NULL OR ${EVENT_USER} COLLATE "C" > $5::text)
+              AND ($4::text[] IS NULL OR ${EVENT_USER} = ANY($4::text[]))
             ORDER BY 1, e.occurred_at`,
-        [organizationId, from.toISOString(), until?.toISOString() ?? null, users, afterUser],
+        [organizationId, from.toISOString(), until?.toISOString() ?? null, users],
       );
-      let current: StoredUserId | undefined;
-      let history: UserEvent[] = [];
-      // The next batch is requested before this one is processed, so the database produces it meanwhile.
-      for (let batch = await fetchHistoryRows(runner); batch.length > 0; ) {
-        next = fetchHistoryRows(runner);
-        for (const row of batch) {
-          if (row.user_id !== current) {
-            if (current !== undefined) await onUser(current, history);
-            current = row.user_id;
-            history = [];
-          }
-          history.push({
-            occurredAt: row.t,
-            event: row.event,
-            sessionId: row.session_id,
-            screen: row.screen,
-            dwellMs: row.dwell_ms,
-            hesitationMs: row.hesitation_ms,
-            scrollDepth: row.scroll_depth,
-            numbers: row.numeric_properties,
-          });
-        }
-        batch = await next;
-      }
-      if (current !== undefined) await onUser(current, history);
+      for await (const [user, history] of userHistories(cursorBatches(runner, 'user_histories', CURSOR_FETCH_ROWS))) await onUser(user, history);
       await runner.commitTransaction();
     } catch (error) {
-      // A batch requested before onUser threw settles before the rollback, on the same connection.
-      await next?.catch(() => undefined);
       if (runner.isTransactionActive) await runner.rollbackTransaction();
       throw error;
     } finally {
@@ -368,8 +318,4 @@ export class UserEventsService {
     }
     return events + activity;
   }
-}
-
-function fetchHistoryRows(runner: QueryRunner): Promise<CursorRow[]> {
-  return runner.query(`FETCH ${CURSOR_FETCH_ROWS} FROM user_histories`);
 }

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { LOGGER, type Logger, postgresErrorCode } from '@foresight/platform';
-import type { StoredUserId } from './stored-user-id';
 import type { UserWindowSnapshot } from './user-window';
 
 /** Windows per statement (a few KB of events each). */
@@ -38,20 +37,6 @@ export class UserWindowsService {
     private readonly dataSource: DataSource,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
-
-  /**
-   * The revision of each user of the organization whose window is not kept at it: the windows worth
-   * keeping. A window kept at the user's revision answers as the events would, for any later end.
-   */
-  async revisionsToKeep(organizationId: string): Promise<Map<StoredUserId, string>> {
-    const rows: Array<{ user_id: StoredUserId; revision: string }> = await this.dataSource.query(
-      `SELECT a.user_id, a.revision::text AS revision FROM user_activity a
-         LEFT JOIN user_windows w ON w.organization_id = a.organization_id AND w.user_id = a.user_id
-        WHERE a.organization_id = $1 AND w.revision IS DISTINCT FROM a.revision`,
-      [organizationId],
-    );
-    return new Map(rows.map((row) => [row.user_id, row.revision]));
-  }
 
   /** Keeps the windows (one per user), WRITE_ROWS per statement. */
   async keep(windows: readonly UserWindowSnapshot[]): Promise<void> {

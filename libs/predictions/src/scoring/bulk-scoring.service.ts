@@ -2,14 +2,14 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { Tensor } from 'onnxruntime-node';
 import { DataSource } from 'typeorm';
-import { type StoredUserId, type UserEvent, UserEventsService, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
+import { type ActiveUser, ActiveUsersService, type StoredUserId, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
 import { FEATURE_WINDOW_DAYS, featuresAt } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
 import { copyPredictions, insertPredictions, type LoggedPrediction } from '../log/prediction-rows';
 import { type ServingModel, ServingModelsService } from '../serving/serving-models.service';
 import { type ScoringCheckpoint, ScoringRunsService } from './scoring-runs.service';
-import { type ChunkUser, labelChanges, previousLabelKey, UserChunks } from './user-chunks';
+import { labelChanges, previousLabelKey, UserChunks } from './user-chunks';
 
 type ScoreUsers = JobPayloads[typeof JOBS.scoring.scoreUsers];
 
@@ -29,9 +29,9 @@ export interface ScoringSummary {
  */
 export interface ScoringTimings {
   totalMs: number;
-  /** The run's total and every user's first sighting, before the cursor starts. */
+  /** Which users to read off the events, their first sighting and the run's total, before the cursors start. */
   setupMs: number;
-  /** The cursor: fetching and grouping the window's events, not counting its waits for the chunk in flight. */
+  /** The cursors: fetching kept windows and the other users' events, not counting their waits for the chunk in flight. */
   readMs: number;
   featuresMs: number;
   inferenceMs: number;
@@ -55,7 +55,8 @@ interface ScoredUser {
 
 /**
  * Bulk scoring: every user active within the feature window, scored by some of an organization's
- * serving models in one pass over its events (the training cursor, in user id order). Per chunk of
+ * serving models in one pass (ActiveUsersService, in user id order: the windows kept by earlier runs
+ * where the user did not change since, the events for everyone else). Per chunk of
  * SCORING_CHUNK_USERS users: features with the definitions serving and training use, one ONNX
  * Runtime run per model, label changes found against each user's previous latest label (one query),
  * announced as prediction.updated, then the chunk's log rows (one COPY; one INSERT on embedded PGlite) and the run's checkpoint
@@ -66,7 +67,7 @@ interface ScoredUser {
 export class BulkScoringService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly userEvents: UserEventsService,
+    private readonly activeUsers: ActiveUsersService,
     private readonly userWindows: UserWindowsService,
     private readonly userIds: UserIdsService,
     private readonly servingModels: ServingModelsService,
@@ -86,19 +87,17 @@ export class BulkScoringService {
     const until = new Date(now);
     const timings: ScoringTimings = { totalMs: 0, setupMs: 0, readMs: 0, featuresMs: 0, inferenceMs: 0, writeMs: 0, windowsMs: 0, webhooksMs: 0 };
     const started = performance.now();
-    // Read before the events: a window is kept under a revision no later than the events it holds.
-    const revisions = await this.userWindows.revisionsToKeep(organizationId);
-    const [total, firstSeen] = await Promise.all([
-      this.runs.setTotalOnce(runId, () => this.userEvents.activeUserCount(organizationId, from, until)),
-      this.userEvents.firstSeen(organizationId),
-    ]);
-    timings.setupMs = performance.now() - started;
     const at: ScoringCheckpoint = { ...checkpoint };
-    await onProgress({ scored: at.scored, total });
+    let total = 0;
+    const onStart = async (active: number) => {
+      total = await this.runs.setTotalOnce(runId, active);
+      timings.setupMs = performance.now() - started;
+      await onProgress({ scored: at.scored, total });
+    };
 
     if (models.length > 0) {
       const chunks = new UserChunks(this.config.scoring.chunkUsers, async (users) => {
-        const scored = await this.infer(models, users, firstSeen, now, timings);
+        const scored = await this.infer(models, users, now, timings);
         let mark = performance.now();
         const previous = await this.previousLabels(organizationId, users, models);
         timings.writeMs += performance.now() - mark;
@@ -117,29 +116,35 @@ export class BulkScoringService {
         });
         timings.writeMs += performance.now() - mark;
         mark = performance.now();
-        await this.userWindows.keep(users.flatMap(({ user, history }) => windowToKeep(organizationId, user, history, revisions.get(user), firstSeen.get(user), from.getTime(), now) ?? []));
+        await this.userWindows.keep(
+          users.flatMap(({ user, history, revisionToKeep, firstSeenAt }) => windowToKeep(organizationId, user, history, revisionToKeep, firstSeenAt, from.getTime(), now) ?? []),
+        );
         timings.windowsMs += performance.now() - mark;
         await onProgress({ scored: at.scored, total });
       });
-      const cursorStarted = performance.now();
+      let cursorStarted = 0;
       let waitMs = 0;
-      const onUser = async (user: StoredUserId, history: UserEvent[]) => {
-        // Read with no end (the kept window holds events dated later too): a user with none before now is not active.
-        if (history[0].occurredAt >= now) return;
-        const handedOver = chunks.add(user, history);
+      const onUser = async (user: ActiveUser) => {
+        const handedOver = chunks.add(user);
         if (!handedOver) return;
         const waitStarted = performance.now();
         await handedOver;
         waitMs += performance.now() - waitStarted;
       };
       try {
-        await this.readWindow(organizationId, from, (checkpoint.lastUser as StoredUserId | null) ?? null, onUser);
+        await this.readActiveUsers(organizationId, from, until, (checkpoint.lastUser as StoredUserId | null) ?? null, async (active) => {
+          await onStart(active);
+          cursorStarted = performance.now();
+        }, onUser);
       } catch (error) {
         await chunks.settled();
         throw error;
       }
       timings.readMs = performance.now() - cursorStarted - waitMs;
       await chunks.end();
+    } else {
+      // No serving model left (deleted since the run was asked for): nobody to score.
+      await onStart(0);
     }
     await this.runs.complete(runId);
     timings.totalMs = performance.now() - started;
@@ -147,34 +152,38 @@ export class BulkScoringService {
   }
 
   /**
-   * Every user's events from `from` on (no end) after `afterUser`, in user order, handed to `onUser` one at a time. On
-   * PostgreSQL the cursor streams while chunks are scored and committed beside it. Embedded PGlite
-   * runs one transaction at a time: while the cursor's is open, a chunk's previous labels, rows and
-   * checkpoint could never reach the database (the run, and the service with it, would hang), so
-   * the window is read whole first. Embedded mode is for small organizations; its memory is that of
-   * the window's events.
+   * The active users after `afterUser`, handed to `onUser` one at a time (ActiveUsersService). On
+   * PostgreSQL the cursors stream while chunks are scored and committed beside them. Embedded PGlite
+   * runs one transaction at a time: while the cursors' is open, the run's total, a chunk's previous
+   * labels, rows and checkpoint could never reach the database (the run, and the service with it,
+   * would hang), so the users are read whole first. Embedded mode is for small organizations; its
+   * memory is that of the window's events.
    */
-  private async readWindow(
+  private async readActiveUsers(
     organizationId: string,
     from: Date,
+    until: Date,
     afterUser: StoredUserId | null,
-    onUser: (user: StoredUserId, history: UserEvent[]) => Promise<void>,
+    onStart: (total: number) => Promise<void>,
+    onUser: (user: ActiveUser) => void | Promise<void>,
   ): Promise<void> {
-    if (!this.config.embedded) return this.userEvents.eachUserHistory(organizationId, from, null, null, onUser, afterUser);
-    const window: Array<[StoredUserId, UserEvent[]]> = [];
-    await this.userEvents.eachUserHistory(organizationId, from, null, null, (user, history) => void window.push([user, history]), afterUser);
-    for (const [user, history] of window) await onUser(user, history);
+    if (!this.config.embedded) return this.activeUsers.eachActiveUser(organizationId, from, until, afterUser, onStart, onUser);
+    let total = 0;
+    const users: ActiveUser[] = [];
+    await this.activeUsers.eachActiveUser(organizationId, from, until, afterUser, async (active) => void (total = active), (user) => void users.push(user));
+    await onStart(total);
+    for (const user of users) await onUser(user);
   }
 
   /** Each model's answer for each user of the chunk: one feature matrix and one ONNX Runtime run per model. */
-  private infer(models: readonly ServingModel[], users: readonly ChunkUser[], firstSeen: ReadonlyMap<StoredUserId, number>, now: number, timings: ScoringTimings): Promise<ScoredUser[]> {
+  private infer(models: readonly ServingModel[], users: readonly ActiveUser[], now: number, timings: ScoringTimings): Promise<ScoredUser[]> {
     return Promise.all(
       models.map(async (model) => {
         let mark = performance.now();
         const width = model.manifest.names.length;
         const matrix = new Float32Array(users.length * width);
-        users.forEach(({ user, history }, i) => {
-          const vector = featuresAt(history, now, model.manifest, firstSeen.get(user));
+        users.forEach(({ history, firstSeenAt }, i) => {
+          const vector = featuresAt(history, now, model.manifest, firstSeenAt);
           if (vector) matrix.set(vector, i * width);
         });
         timings.featuresMs += performance.now() - mark;
@@ -195,7 +204,7 @@ export class BulkScoringService {
   }
 
   /** The label of each chunk user's latest logged prediction of each of the run's models: one query for the chunk. */
-  private async previousLabels(organizationId: string, users: readonly ChunkUser[], models: readonly ServingModel[]): Promise<Map<string, string>> {
+  private async previousLabels(organizationId: string, users: readonly ActiveUser[], models: readonly ServingModel[]): Promise<Map<string, string>> {
     const rows = await this.dataSource.query<Array<{ user_id: string; model_id: string; label: string }>>(
       `SELECT DISTINCT ON (user_id, model_id) user_id, model_id, label FROM predictions
         WHERE organization_id = $1 AND user_id = ANY($2::text[]) AND model_id = ANY($3::text[])

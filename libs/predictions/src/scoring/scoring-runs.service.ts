@@ -103,13 +103,13 @@ export class ScoringRunsService {
     return row ? { lastUser: row.checkpoint_user_id, scored: row.scored, changed: row.changed } : undefined;
   }
 
-  /** The run's total, counted once when it first starts (a resumed run keeps it). */
-  async setTotalOnce(runId: string, count: () => Promise<number>): Promise<number> {
-    const [row] = await this.dataSource.query<Array<{ total: number | null }>>(`SELECT total FROM scoring_runs WHERE id = $1`, [runId]);
-    if (row?.total !== null && row?.total !== undefined) return row.total;
-    const total = await count();
-    await this.dataSource.query(`UPDATE scoring_runs SET total = $2 WHERE id = $1`, [runId, total]);
-    return total;
+  /** The run's total, set when it first starts: a resumed run keeps the first one it was given. */
+  async setTotalOnce(runId: string, total: number): Promise<number> {
+    const [rows] = await this.dataSource.query<[Array<{ total: number }>, number]>(
+      `UPDATE scoring_runs SET total = coalesce(total, $2) WHERE id = $1 RETURNING total`,
+      [runId, total],
+    );
+    return rows[0]?.total ?? total;
   }
 
   /** Inside the chunk's transaction: the rows written with it and this move commit together. */

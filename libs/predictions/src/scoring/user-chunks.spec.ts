@@ -1,8 +1,8 @@
-import type { StoredUserId, UserEvent } from '@foresight/events';
+import type { ActiveUser, StoredUserId } from '@foresight/events';
 import { labelChanges, previousLabelKey, UserChunks } from './user-chunks';
 
 const user = (id: string) => id as StoredUserId;
-const history: UserEvent[] = [];
+const active = (id: string): ActiveUser => ({ user: user(id), history: [], firstSeenAt: 0, revisionToKeep: undefined });
 
 describe('UserChunks', () => {
   it('scores one chunk while the cursor reads the next, and commits chunks in cursor order', async () => {
@@ -16,7 +16,7 @@ describe('UserChunks', () => {
     });
     for (const id of ['a', 'b', 'c', 'd', 'e']) {
       order.push(`add ${id}`);
-      await chunks.add(user(id), history);
+      await chunks.add(active(id));
     }
     await chunks.end();
     expect(seen).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
@@ -28,8 +28,8 @@ describe('UserChunks', () => {
     const seen: number[] = [];
     const chunks = new UserChunks(2, async (users) => void seen.push(users.length));
     await chunks.end();
-    await chunks.add(user('a'), history);
-    await chunks.add(user('b'), history);
+    await chunks.add(active('a'));
+    await chunks.add(active('b'));
     await chunks.end();
     expect(seen).toEqual([2]);
   });
@@ -38,12 +38,12 @@ describe('UserChunks', () => {
     const failing = new UserChunks(1, async (users) => {
       if (users[0].user === 'a') throw new Error('copy refused');
     });
-    await failing.add(user('a'), history);
-    await expect(failing.add(user('b'), history)).rejects.toThrow('copy refused');
+    await failing.add(active('a'));
+    await expect(failing.add(active('b'))).rejects.toThrow('copy refused');
     const failingLast = new UserChunks(1, async () => {
       throw new Error('copy refused');
     });
-    await failingLast.add(user('a'), history);
+    await failingLast.add(active('a'));
     await expect(failingLast.end()).rejects.toThrow('copy refused');
   });
 

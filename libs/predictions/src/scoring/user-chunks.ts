@@ -1,10 +1,4 @@
-import type { StoredUserId, UserEvent } from '@foresight/events';
-
-/** A user read from the cursor, with their events of the feature window (oldest first). */
-export interface ChunkUser {
-  user: StoredUserId;
-  history: UserEvent[];
-}
+import type { ActiveUser, StoredUserId } from '@foresight/events';
 
 /**
  * Groups the cursor's users into chunks of `size` (the unit of inference, writing and checkpoint).
@@ -14,18 +8,18 @@ export interface ChunkUser {
  * for everything; a failed chunk fails the next `add` or `end`.
  */
 export class UserChunks {
-  private users: ChunkUser[] = [];
+  private users: ActiveUser[] = [];
   private inFlight: Promise<void> | undefined;
 
   constructor(
     private readonly size: number,
-    private readonly onChunk: (users: ChunkUser[]) => Promise<void>,
+    private readonly onChunk: (users: ActiveUser[]) => Promise<void>,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`chunk size must be a whole number of at least 1, got ${size}`);
   }
 
-  add(user: StoredUserId, history: UserEvent[]): Promise<void> | undefined {
-    this.users.push({ user, history });
+  add(user: ActiveUser): Promise<void> | undefined {
+    this.users.push(user);
     return this.users.length >= this.size ? this.handOver() : undefined;
   }
 

@@ -1,0 +1,161 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type QueryRunner } from 'typeorm';
+import { compareStoredIds, cursorBatches, historyColumns, userHistories } from './history-cursor';
+import { type StoredUserId } from './stored-user-id';
+import type { UserEvent } from './user-event';
+import { EPOCH_MS, LINKED_ANONYMOUS_EVENTS_JOIN, OWN_EVENTS } from './user-events.sql';
+import { type UserWindowRow, windowAsOf } from './user-window';
+
+/** A user with an event in the run's window, as bulk scoring reads them. */
+export interface ActiveUser {
+  user: StoredUserId;
+  /** The user's events from the window's start on, oldest first, with no end (events dated later included). */
+  history: UserEvent[];
+  /** The user's first event ever (epoch ms). */
+  firstSeenAt: number;
+  /** The user's revision when the history was read off the events (a window worth keeping); undefined when read off a kept window. */
+  revisionToKeep: string | undefined;
+}
+
+/** Kept rows per round trip (a few KB each); event rows per round trip. */
+const KEPT_FETCH_ROWS = 2_000;
+const EVENTS_FETCH_ROWS = 20_000;
+
+/*
+ * $1 the organization, $2 the window's start, $3 its end (the run's now). A kept window serves the
+ * run when it is of the user's current revision, starts no later than $2 and was taken no later
+ * than $3 (windowAsOf); every other user with an activity row is read off the events. The two sets
+ * are each other's complement, read in one snapshot.
+ */
+const SERVING_KEPT_WINDOW = `w.revision = a.revision AND w.window_from <= $2 AND w.taken_at <= $3`;
+
+/** Users whose window is read off the events, with their revision (to keep the window under). */
+const USERS_TO_READ_SQL = `
+  SELECT a.user_id, a.revision::text AS revision
+    FROM user_activity a LEFT JOIN user_windows w ON w.organization_id = a.organization_id AND w.user_id = a.user_id AND ${SERVING_KEPT_WINDOW}
+   WHERE a.organization_id = $1 AND w.user_id IS NULL`;
+
+/**
+ * Users served by a kept window who are active: an event in [$2, $3). The latest event before the
+ * window was taken is one when it is at or after $2 (and so before $3); otherwise only an event
+ * dated at or after the taking can be, which the stored events tell.
+ */
+const ACTIVE_KEPT_USERS_SQL = `
+  SELECT count(*)::int AS users FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
+   WHERE w.organization_id = $1 AND ${SERVING_KEPT_WINDOW}
+     AND CASE WHEN w.last_seen >= ${EPOCH_MS('$2::timestamptz')} THEN true
+              ELSE EXISTS (SELECT 1 FROM json_array_elements(w.events::json) x
+                            WHERE (x->>0)::float8 >= ${EPOCH_MS('$2::timestamptz')} AND (x->>0)::float8 < ${EPOCH_MS('$3::timestamptz')}) END`;
+
+/** Of the users $4 (read off the events): first event ever, and whether one falls in [$2, $3). Both branches of the rule, each on its index. */
+const USERS_READ_SPAN_SQL = `
+  SELECT user_id, ${EPOCH_MS('min(first_seen)')} AS first_seen, bool_or(active) AS active FROM (
+    SELECT e.user_id, min(e.occurred_at) AS first_seen, bool_or(e.occurred_at >= $2 AND e.occurred_at < $3) AS active
+      FROM events e WHERE ${OWN_EVENTS('ANY($4::text[])')} GROUP BY 1
+    UNION ALL
+    SELECT i.user_id, min(e.occurred_at), bool_or(e.occurred_at >= $2 AND e.occurred_at < $3)
+      FROM ${LINKED_ANONYMOUS_EVENTS_JOIN('ANY($4::text[])')} GROUP BY 1
+  ) span GROUP BY 1`;
+
+/** The kept windows serving the run, of users after $4 (a resumed run), in byte order. */
+const KEPT_WINDOWS_CURSOR = `
+  DECLARE kept_windows NO SCROLL CURSOR FOR
+  SELECT w.user_id COLLATE "C" AS user_id, w.revision::text AS revision, ${EPOCH_MS('w.window_from')} AS window_from,
+         ${EPOCH_MS('w.taken_at')} AS taken_at, w.first_seen, w.last_seen, w.events
+    FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
+   WHERE w.organization_id = $1 AND ${SERVING_KEPT_WINDOW} AND ($4::text IS NULL OR w.user_id COLLATE "C" > $4)
+   ORDER BY 1`;
+
+/** The events from $2 on (no end) of the users $3, by user (byte order) then time: both branches of the rule. */
+const READ_HISTORIES_CURSOR = `
+  DECLARE read_histories NO SCROLL CURSOR FOR
+  SELECT ${historyColumns('h.user_id', 'h')} FROM (
+    SELECT e.user_id, e.occurred_at, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
+      FROM events e WHERE ${OWN_EVENTS('ANY($3::text[])')} AND e.occurred_at >= $2
+    UNION ALL
+    SELECT i.user_id, e.occurred_at, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
+      FROM ${LINKED_ANONYMOUS_EVENTS_JOIN('ANY($3::text[])')} AND e.occurred_at >= $2
+  ) h ORDER BY 1, h.occurred_at`;
+
+/**
+ * Bulk scoring's read: every user with an event in [from, until), one at a time in byte order of
+ * their stored ids, each with their events from `from` on. A user whose window bulk scoring kept
+ * (user_windows) at their current revision is read off that one row; only the others' events are
+ * read, so a daily run reads the events of the users who changed since the last one.
+ */
+@Injectable()
+export class ActiveUsersService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * `onStart` hears how many users are active (all of them, also before `afterUser`) before the
+   * first `onUser`; with `afterUser`, only users sorting after it are read (a resumed run). All in
+   * one repeatable-read snapshot: a user changing meanwhile is read as they were when it began.
+   */
+  async eachActiveUser(
+    organizationId: string,
+    from: Date,
+    until: Date,
+    afterUser: StoredUserId | null,
+    onStart: (total: number) => Promise<void>,
+    onUser: (user: ActiveUser) => void | Promise<void>,
+  ): Promise<void> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction('REPEATABLE READ');
+      await runner.query(`SET LOCAL jit = off`);
+      const span = [organizationId, from.toISOString(), until.toISOString()];
+      const toRead = (await runner.query(USERS_TO_READ_SQL, span)) as Array<{ user_id: StoredUserId; revision: string }>;
+      const revisions = new Map(toRead.map((row) => [row.user_id, row.revision]));
+      const [[{ users: activeKept }], spans] = (await Promise.all([
+        runner.query(ACTIVE_KEPT_USERS_SQL, span),
+        runner.query(USERS_READ_SPAN_SQL, [...span, [...revisions.keys()]]),
+      ])) as [Array<{ users: number }>, Array<{ user_id: StoredUserId; first_seen: number; active: boolean }>];
+      const firstSeen = new Map(spans.map((row) => [row.user_id, row.first_seen]));
+      await onStart(activeKept + spans.filter((row) => row.active).length);
+
+      const after = (user: StoredUserId) => afterUser === null || compareStoredIds(user, afterUser) > 0;
+      await runner.query(KEPT_WINDOWS_CURSOR, [...span, afterUser]);
+      await runner.query(READ_HISTORIES_CURSOR, [organizationId, from.toISOString(), [...revisions.keys()].filter(after)]);
+      const kept = keptUsers(runner, from.getTime());
+      const read = readUsers(runner, revisions, firstSeen);
+      try {
+        // Two disjoint sets, each in byte order: merged into one.
+        let [nextKept, nextRead] = await Promise.all([kept.next(), read.next()]);
+        while (!nextKept.done || !nextRead.done) {
+          const takeKept = nextRead.done || (!nextKept.done && compareStoredIds(nextKept.value.user, nextRead.value.user) < 0);
+          const user = (takeKept ? nextKept.value : nextRead.value) as ActiveUser;
+          // No event before the run's end: not active.
+          if (user.history.length > 0 && user.history[0].occurredAt < until.getTime()) await onUser(user);
+          if (takeKept) nextKept = await kept.next();
+          else nextRead = await read.next();
+        }
+      } finally {
+        // A batch either cursor requested settles before the transaction ends on the same connection.
+        await Promise.all([kept.return(undefined), read.return(undefined)]);
+      }
+      await runner.commitTransaction();
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+}
+
+async function* keptUsers(runner: QueryRunner, from: number): AsyncGenerator<ActiveUser> {
+  for await (const rows of cursorBatches<UserWindowRow & { user_id: StoredUserId }>(runner, 'kept_windows', KEPT_FETCH_ROWS)) {
+    for (const row of rows) {
+      const window = windowAsOf(row, from, Infinity);
+      yield { user: row.user_id, history: window?.events ?? [], firstSeenAt: window?.firstSeenAt ?? Infinity, revisionToKeep: undefined };
+    }
+  }
+}
+
+async function* readUsers(runner: QueryRunner, revisions: ReadonlyMap<StoredUserId, string>, firstSeen: ReadonlyMap<StoredUserId, number>): AsyncGenerator<ActiveUser> {
+  for await (const [user, history] of userHistories(cursorBatches(runner, 'read_histories', EVENTS_FETCH_ROWS))) {
+    yield { user, history, firstSeenAt: firstSeen.get(user) ?? history[0].occurredAt, revisionToKeep: revisions.get(user) };
+  }
+}
