@@ -1,5 +1,5 @@
 import { DAY_MS } from '@foresight/platform';
-import { computeFeatures, FEATURE_WINDOW_DAYS, featuresAt, TARGET_NOT_IN_WINDOW_DAYS } from './feature-definitions';
+import { computeFeatures, FEATURE_WINDOW_DAYS, featuresAt, featuresOfEachAt, TARGET_NOT_IN_WINDOW_DAYS } from './feature-definitions';
 import type { FeatureEvent } from './feature-event';
 import { buildManifest, type FeatureManifest } from './feature-manifest';
 
@@ -142,20 +142,13 @@ describe('feature definitions', () => {
     expect(featuresAt(future, cutoff, manifest)).toEqual(featuresAt(past, cutoff, manifest));
   });
 
-  it('gives training (whole history at a past cutoff) and serving (SQL-style window + activity) identical vectors, feature by feature', () => {
+  /** Histories of `users` made-up users, 90 days before the cutoff to 10 days after, reproducible. */
+  function randomHistories(users: number): FeatureEvent[][] {
     let seed = 7;
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     const names = ['click', 'checkout', 'scroll', 'screen_view'];
     const screens = ['Home', '/pricing?plan=pro', '/products/sku-0042', '/products/sku-0007#reviews', 'https://shop.example/cart/'];
-    const every = buildManifest({
-      trackedEvents: ['click', 'scroll'],
-      trackedScreens: ['Home', '/pricing', '/products/:id', '/cart'],
-      trackedProperties: [{ event: 'checkout', key: 'amount' }, { event: 'click', key: 'items' }],
-      targetEvent: 'checkout',
-      signals: ALL_SIGNALS,
-    });
-    const nonZero = new Set<string>();
-    for (let user = 0; user < 200; user++) {
+    return Array.from({ length: users }, () => {
       const userHistory: FeatureEvent[] = [];
       let t = at(90);
       while (t < cutoff + 10 * DAY_MS) {
@@ -172,6 +165,20 @@ describe('feature definitions', () => {
           }),
         );
       }
+      return userHistory;
+    });
+  }
+  const every = buildManifest({
+    trackedEvents: ['click', 'scroll'],
+    trackedScreens: ['Home', '/pricing', '/products/:id', '/cart'],
+    trackedProperties: [{ event: 'checkout', key: 'amount' }, { event: 'click', key: 'items' }],
+    targetEvent: 'checkout',
+    signals: ALL_SIGNALS,
+  });
+
+  it('gives training (whole history at a past cutoff) and serving (SQL-style window + activity) identical vectors, feature by feature', () => {
+    const nonZero = new Set<string>();
+    for (const userHistory of randomHistories(200)) {
       for (const pastCutoff of [at(45), at(20), at(7), cutoff]) {
         // What serving loads: the window by time range, first and last seen by min/max before the cutoff.
         const window = userHistory.filter((e) => e.occurredAt >= pastCutoff - FEATURE_WINDOW_DAYS * DAY_MS && e.occurredAt < pastCutoff);
@@ -185,5 +192,39 @@ describe('feature definitions', () => {
     }
     // The comparison above means something for every feature only if each one took a value besides 0.
     expect(every.names.filter((name) => !nonZero.has(name))).toEqual([]);
+  });
+
+  it("computes several manifests in one pass exactly as each on its own, whatever the others track", () => {
+    // Another target, other screens and properties; one property label spelled by two pairs across manifests; a version-1 manifest.
+    const other = buildManifest({
+      trackedEvents: ['checkout'],
+      trackedScreens: ['/products/:id'],
+      trackedProperties: [{ event: 'click', key: 'amount' }, { event: 'checkout', key: 'items' }],
+      targetEvent: 'scroll',
+      signals: { dwell: true, hesitation: false, scrollDepth: true },
+    });
+    const colliding = (event: string, key: string): FeatureManifest => ({
+      version: 2,
+      trackedEvents: [],
+      trackedScreens: [],
+      trackedProperties: [{ event, key }],
+      targetEvent: 'click',
+      names: [`property_sum_30d:${event}/${key}`, 'days_since_target_event'],
+    });
+    const version1: FeatureManifest = { version: 1, trackedEvents: ['click'], names: ['count_7d:click', 'events_30d', 'days_since_first_event'] };
+    const sets = [[every, other, version1], [other, every], [colliding('a/b', 'c'), colliding('a', 'b/c'), every]];
+    const spelledAlike = [ev(at(3), 'a/b', { numbers: { c: 5 } }), ev(at(2), 'a', { numbers: { 'b/c': 7 } }), ev(at(1), 'click')];
+    expect(featuresOfEachAt(spelledAlike, cutoff, sets[2])?.slice(0, 2).map((vector) => vector[0])).toEqual([5, 7]);
+    for (const userHistory of randomHistories(60)) {
+      for (const pastCutoff of [at(20), cutoff]) {
+        for (const manifests of sets) {
+          expect(featuresOfEachAt(userHistory, pastCutoff, manifests)).toEqual(manifests.map((manifest) => featuresAt(userHistory, pastCutoff, manifest)));
+        }
+      }
+    }
+    expect(featuresOfEachAt([ev(cutoff + 1, 'click')], cutoff, [every, other])).toBeUndefined();
+    // A feature of an event only another manifest of the set tracks is still refused.
+    const untracked: FeatureManifest = { version: 2, trackedEvents: [], trackedScreens: [], targetEvent: 'x', names: ['count_7d:click'] };
+    expect(() => featuresOfEachAt(randomHistories(1)[0], cutoff, [every, untracked])).toThrow('the manifest names feature "count_7d:click", which no definition computes');
   });
 });

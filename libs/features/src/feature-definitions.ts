@@ -1,7 +1,7 @@
 import { sessionCutter } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
 import type { FeatureEvent } from './feature-event';
-import { COUNT_WINDOWS_DAYS, type FeatureManifest, numericPropertyLabel } from './feature-manifest';
+import { COUNT_WINDOWS_DAYS, type FeatureManifest, type NumericProperty, numericPropertyLabel } from './feature-manifest';
 import { normalisedScreenOf } from './screen-path';
 
 /** The longest look-back of any feature: events older than this before the cutoff change nothing. */
@@ -69,20 +69,25 @@ interface WindowSummary extends AveragedSignals {
   sessionMs: number;
   dwellMs: number;
   dwellCount: number;
-  lastTargetAt: number;
+  /** Per target event (CompiledManifests.targets): its latest occurrence in the window, -Infinity without one. */
+  lastTargetAt: number[];
 }
 
 type Extractor = (s: WindowSummary) => number;
 
-/** A manifest made ready to compute: indexes of its tracked names and one extractor per feature. */
-interface CompiledManifest {
+/**
+ * Manifests made ready to compute over one pass of a window: indexes of everything any of them
+ * tracks (the union), and per manifest one extractor per feature, reading the shared summary.
+ */
+interface CompiledManifests {
   events: Map<string, number>;
   screens: Map<string, number>;
   /** Per event name, the keys it is tracked for and their index in WindowSummary.properties. */
   propertiesByEvent: Map<string, Array<{ key: string; index: number }>>;
   propertyIndexes: Map<string, number>;
-  targetEvent: string | undefined;
-  extractors: Extractor[];
+  /** The manifests' target events, each with its index in WindowSummary.lastTargetAt. */
+  targets: Map<string, number>;
+  extractors: Extractor[][];
 }
 
 const mean = (sum: number, count: number) => (count > 0 ? sum / count : 0);
@@ -113,8 +118,11 @@ const WINDOW_FEATURES: Record<string, Extractor> = {
   mean_scroll_depth_30d: (s) => mean(s.scrollSum, s.scrollCount),
   days_since_last_event: (s) => (s.cutoff - s.activity.lastSeenAt) / DAY_MS,
   days_since_first_event: (s) => (s.cutoff - s.activity.firstSeenAt) / DAY_MS,
-  days_since_target_event: (s) => (s.lastTargetAt === -Infinity ? TARGET_NOT_IN_WINDOW_DAYS : (s.cutoff - s.lastTargetAt) / DAY_MS),
 };
+
+/** The one feature that depends on the manifest's target event; -Infinity is "not in the window". */
+const DAYS_SINCE_TARGET_EVENT = 'days_since_target_event';
+const daysSince = (lastAt: number, s: WindowSummary) => (lastAt === -Infinity ? TARGET_NOT_IN_WINDOW_DAYS : (s.cutoff - lastAt) / DAY_MS);
 
 /** Features of one tracked screen (`<family>:<screen>`), given the screen's totals. */
 const SCREEN_FEATURES: Record<string, (screen: ScreenTotals, s: WindowSummary) => number> = {
@@ -133,37 +141,62 @@ const PROPERTY_FEATURES: Record<string, (property: PropertyTotals) => number> = 
   property_mean_30d: (property) => mean(property.sum, property.count),
 };
 
-const compiled = new WeakMap<FeatureManifest, CompiledManifest>();
+/**
+ * Compiled plans by their manifests (the same objects, in the same order), under the first one: the
+ * latest PLANS_PER_MANIFEST sets it was first of (an organization's serving set changes as other
+ * models are retrained beside it).
+ */
+const compiled = new WeakMap<FeatureManifest, Array<{ manifests: readonly FeatureManifest[]; plan: CompiledManifests }>>();
+const PLANS_PER_MANIFEST = 8;
 
-function compile(manifest: FeatureManifest): CompiledManifest {
-  const cached = compiled.get(manifest);
-  if (cached) return cached;
-  const events = new Map(manifest.trackedEvents.map((name, i) => [name, i]));
-  const screens = new Map((manifest.trackedScreens ?? []).map((name, i) => [name, i]));
-  const trackedProperties = manifest.trackedProperties ?? [];
-  const propertyIndexes = new Map(trackedProperties.map((property, index) => [numericPropertyLabel(property), index]));
+function compiledFor(manifests: readonly FeatureManifest[]): CompiledManifests {
+  let plans = compiled.get(manifests[0]);
+  if (!plans) compiled.set(manifests[0], (plans = []));
+  const same = plans.find((entry) => entry.manifests.length === manifests.length && entry.manifests.every((manifest, i) => manifest === manifests[i]));
+  if (same) return same.plan;
+  const plan = compile(manifests);
+  if (plans.push({ manifests: [...manifests], plan }) > PLANS_PER_MANIFEST) plans.shift();
+  return plan;
+}
+
+function compile(manifests: readonly FeatureManifest[]): CompiledManifests {
+  const indexed = <T>(values: Iterable<T>) => new Map([...new Set(values)].map((value, i) => [value, i]));
+  const events = indexed(manifests.flatMap((manifest) => manifest.trackedEvents));
+  const screens = indexed(manifests.flatMap((manifest) => manifest.trackedScreens ?? []));
+  // By event and key: two manifests' properties may spell one label (`a/b` + `c`, `a` + `b/c`).
+  const propertyKey = ({ event, key }: NumericProperty) => `${event}\u0000${key}`;
+  const trackedProperties = new Map(manifests.flatMap((manifest) => manifest.trackedProperties ?? []).map((property) => [propertyKey(property), property]));
+  const propertyIndexes = indexed(trackedProperties.keys());
   const propertiesByEvent = new Map<string, Array<{ key: string; index: number }>>();
-  trackedProperties.forEach(({ event, key }, index) => propertiesByEvent.set(event, [...(propertiesByEvent.get(event) ?? []), { key, index }]));
-  const extractors = manifest.names.map((name): Extractor => {
-    const window = WINDOW_FEATURES[name];
-    if (window) return window;
-    const separator = name.indexOf(':');
-    const family = name.slice(0, separator);
-    const key = name.slice(separator + 1);
-    const counted = COUNT_WINDOWS_DAYS.findIndex((days) => family === `count_${days}d`);
-    const event = events.get(key);
-    if (counted >= 0 && event !== undefined) return (s) => s.eventCounts[event * WINDOW_COUNT + counted];
-    const screenFeature = SCREEN_FEATURES[family];
-    const screen = screens.get(key);
-    if (screenFeature && screen !== undefined) return (s) => screenFeature(s.screens[screen], s);
-    const propertyFeature = PROPERTY_FEATURES[family];
-    const property = propertyIndexes.get(key);
-    if (propertyFeature && property !== undefined) return (s) => propertyFeature(s.properties[property]);
-    throw new RangeError(`the manifest names feature "${name}", which no definition computes`);
-  });
-  const result = { events, screens, propertiesByEvent, propertyIndexes, targetEvent: manifest.targetEvent, extractors };
-  compiled.set(manifest, result);
-  return result;
+  [...trackedProperties.values()].forEach(({ event, key }, index) => propertiesByEvent.set(event, [...(propertiesByEvent.get(event) ?? []), { key, index }]));
+  const targets = indexed(manifests.flatMap((manifest) => (manifest.targetEvent === undefined ? [] : [manifest.targetEvent])));
+  const extractorsOf = (manifest: FeatureManifest) => {
+    // This manifest's properties by label (the last of any two spelling one, as buildManifest keeps one).
+    const properties = new Map((manifest.trackedProperties ?? []).map((property) => [numericPropertyLabel(property), propertyIndexes.get(propertyKey(property))]));
+    return manifest.names.map((name): Extractor => {
+      const window = WINDOW_FEATURES[name];
+      if (window) return window;
+      if (name === DAYS_SINCE_TARGET_EVENT) {
+        const target = manifest.targetEvent === undefined ? undefined : targets.get(manifest.targetEvent);
+        return target === undefined ? (s) => daysSince(-Infinity, s) : (s) => daysSince(s.lastTargetAt[target], s);
+      }
+      const separator = name.indexOf(':');
+      const family = name.slice(0, separator);
+      const key = name.slice(separator + 1);
+      const counted = COUNT_WINDOWS_DAYS.findIndex((days) => family === `count_${days}d`);
+      // Only what this manifest tracks: the union may track a name another manifest asked for.
+      const event = manifest.trackedEvents.includes(key) ? events.get(key) : undefined;
+      if (counted >= 0 && event !== undefined) return (s) => s.eventCounts[event * WINDOW_COUNT + counted];
+      const screenFeature = SCREEN_FEATURES[family];
+      const screen = (manifest.trackedScreens ?? []).includes(key) ? screens.get(key) : undefined;
+      if (screenFeature && screen !== undefined) return (s) => screenFeature(s.screens[screen], s);
+      const propertyFeature = PROPERTY_FEATURES[family];
+      const property = properties.get(key);
+      if (propertyFeature && property !== undefined) return (s) => propertyFeature(s.properties[property]);
+      throw new RangeError(`the manifest names feature "${name}", which no definition computes`);
+    });
+  };
+  return { events, screens, propertiesByEvent, propertyIndexes, targets, extractors: manifests.map(extractorsOf) };
 }
 
 const emptyScreen = (): ScreenTotals => ({
@@ -182,16 +215,30 @@ const emptyScreen = (): ScreenTotals => ({
  * count. `events` are the user's events, sorted by time; any outside [cutoff - 30 d, cutoff) are ignored.
  */
 export function computeFeatures(events: readonly FeatureEvent[], activity: Activity, cutoff: number, manifest: FeatureManifest): Float32Array {
-  const plan = compile(manifest);
+  const plan = compiledFor([manifest]);
+  return extract(summarise(events, activity, cutoff, plan), plan.extractors[0]);
+}
+
+/**
+ * computeFeatures for each of several manifests (an organization's serving models), from one pass
+ * over the events: the same summary, read by each manifest's extractors, so each vector is exactly
+ * what computeFeatures answers for its manifest.
+ */
+export function computeFeaturesOfEach(events: readonly FeatureEvent[], activity: Activity, cutoff: number, manifests: readonly FeatureManifest[]): Float32Array[] {
+  if (manifests.length === 0) return [];
+  const plan = compiledFor(manifests);
   const summary = summarise(events, activity, cutoff, plan);
-  const { extractors } = plan;
+  return plan.extractors.map((extractors) => extract(summary, extractors));
+}
+
+function extract(summary: WindowSummary, extractors: readonly Extractor[]): Float32Array {
   // Filled by index: Float32Array.from with a mapper walks the iterator protocol, a third of the time.
   const features = new Float32Array(extractors.length);
   for (let i = 0; i < extractors.length; i++) features[i] = extractors[i](summary);
   return features;
 }
 
-function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: number, plan: CompiledManifest): WindowSummary {
+function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: number, plan: CompiledManifests): WindowSummary {
   const s: WindowSummary = {
     cutoff,
     activity,
@@ -213,7 +260,7 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
     hesitationCount: 0,
     scrollSum: 0,
     scrollCount: 0,
-    lastTargetAt: -Infinity,
+    lastTargetAt: Array.from({ length: plan.targets.size }, () => -Infinity),
   };
   const windowStart = cutoff - FEATURE_WINDOW_DAYS * DAY_MS;
   const distinctEvents = new Set<string>();
@@ -240,7 +287,8 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
     if (age > LAST_WEEK_MS && age <= 2 * LAST_WEEK_MS) s.eventsPreviousWeek++;
     s.activeDays |= 1 << (Math.ceil(age / DAY_MS) - 1);
     distinctEvents.add(e.event);
-    if (e.event === plan.targetEvent) s.lastTargetAt = e.occurredAt;
+    const target = plan.targets.get(e.event);
+    if (target !== undefined) s.lastTargetAt[target] = e.occurredAt;
     if (e.numbers !== null) addProperties(s.properties, plan.propertiesByEvent.get(e.event), e.numbers);
     if (e.dwellMs !== null) {
       s.dwellMs += e.dwellMs;
@@ -324,11 +372,22 @@ export function featuresAt(
   /** When `history` does not reach back to the user's first event (training loads a bounded range). */
   firstSeenAt = history[0]?.occurredAt,
 ): Float32Array | undefined {
+  const window = windowAt(history, cutoff, firstSeenAt);
+  return window && computeFeatures(window.events, window.activity, cutoff, manifest);
+}
+
+/** featuresAt for each of several manifests, from one pass (computeFeaturesOfEach); undefined as featuresAt answers it. */
+export function featuresOfEachAt(history: readonly FeatureEvent[], cutoff: number, manifests: readonly FeatureManifest[], firstSeenAt = history[0]?.occurredAt): Float32Array[] | undefined {
+  const window = windowAt(history, cutoff, firstSeenAt);
+  return window && computeFeaturesOfEach(window.events, window.activity, cutoff, manifests);
+}
+
+/** The 30-day window before `cutoff` of a sorted history, with first and last seen; undefined without an event before the cutoff. */
+function windowAt(history: readonly FeatureEvent[], cutoff: number, firstSeenAt: number): { events: readonly FeatureEvent[]; activity: Activity } | undefined {
   const end = firstIndexAtOrAfter(history, cutoff);
   if (end === 0) return undefined;
   const start = firstIndexAtOrAfter(history, cutoff - FEATURE_WINDOW_DAYS * DAY_MS);
-  const activity = { firstSeenAt: Math.min(firstSeenAt, history[0].occurredAt), lastSeenAt: history[end - 1].occurredAt };
-  return computeFeatures(history.slice(start, end), activity, cutoff, manifest);
+  return { events: history.slice(start, end), activity: { firstSeenAt: Math.min(firstSeenAt, history[0].occurredAt), lastSeenAt: history[end - 1].occurredAt } };
 }
 
 /** Binary search over a time-sorted history. */

@@ -1,8 +1,10 @@
 export {
   type Activity,
   computeFeatures,
+  computeFeaturesOfEach,
   FEATURE_WINDOW_DAYS,
   featuresAt,
+  featuresOfEachAt,
   firstIndexAtOrAfter,
   TARGET_NOT_IN_WINDOW_DAYS,
 } from './feature-definitions';

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Tensor } from 'onnxruntime-node';
 import { DataSource } from 'typeorm';
 import { type ActiveUser, ActiveUsersService, type StoredUserId, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
-import { FEATURE_WINDOW_DAYS, featuresAt } from '@foresight/features';
+import { FEATURE_WINDOW_DAYS, featuresOfEachAt } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
 import { copyPredictions, insertPredictions, type LoggedPrediction } from '../log/prediction-rows';
@@ -175,21 +175,18 @@ export class BulkScoringService {
     for (const user of users) await onUser(user);
   }
 
-  /** Each model's answer for each user of the chunk: one feature matrix and one ONNX Runtime run per model. */
-  private infer(models: readonly ServingModel[], users: readonly ActiveUser[], now: number, timings: ScoringTimings): Promise<ScoredUser[]> {
-    return Promise.all(
-      models.map(async (model) => {
-        let mark = performance.now();
-        const width = model.manifest.names.length;
-        const matrix = new Float32Array(users.length * width);
-        users.forEach(({ history, firstSeenAt }, i) => {
-          const vector = featuresAt(history, now, model.manifest, firstSeenAt);
-          if (vector) matrix.set(vector, i * width);
-        });
-        timings.featuresMs += performance.now() - mark;
-        mark = performance.now();
-        const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', matrix, [users.length, width]) });
-        const runMs = performance.now() - mark;
+  /** Each model's answer for each user of the chunk: every model's features from one pass over each user's window, one ONNX Runtime run per model. */
+  private async infer(models: readonly ServingModel[], users: readonly ActiveUser[], now: number, timings: ScoringTimings): Promise<ScoredUser[]> {
+    const mark = performance.now();
+    const manifests = models.map((model) => model.manifest);
+    const matrices = models.map((model) => new Float32Array(users.length * model.manifest.names.length));
+    users.forEach(({ history, firstSeenAt }, i) => featuresOfEachAt(history, now, manifests, firstSeenAt)?.forEach((vector, m) => matrices[m].set(vector, i * vector.length)));
+    timings.featuresMs += performance.now() - mark;
+    const byModel = await Promise.all(
+      models.map(async (model, m) => {
+        const started = performance.now();
+        const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', matrices[m], [users.length, model.manifest.names.length]) });
+        const runMs = performance.now() - started;
         timings.inferenceMs += runMs;
         const probabilities = output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array;
         return users.map(({ user }, i): ScoredUser => {
@@ -200,7 +197,8 @@ export class BulkScoringService {
           return { user, modelId: model.modelId, label: model.labels[positive ? 1 : 0], positive, confidence, inferenceMs: runMs / users.length };
         });
       }),
-    ).then((byModel) => byModel.flat());
+    );
+    return byModel.flat();
   }
 
   /** The label of each chunk user's latest logged prediction of each of the run's models: one query for the chunk. */

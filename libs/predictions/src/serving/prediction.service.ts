@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Injectable } from '@nestjs/common';
 import { Tensor } from 'onnxruntime-node';
 import { type StoredUserId, UserEventsService, type UserEventWindow } from '@foresight/events';
-import { computeFeatures, FEATURE_WINDOW_DAYS } from '@foresight/features';
+import { computeFeaturesOfEach, FEATURE_WINDOW_DAYS } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { DAY_MS, notFound } from '@foresight/platform';
 import { PredictionLogService } from '../log/prediction-log.service';
@@ -96,7 +96,13 @@ export class PredictionService {
   private async inferFresh(organizationId: string, models: readonly ServingModel[], users: ReadonlyArray<UserHistory>, now: number): Promise<Prediction[][]> {
     if (users.length === 0) return [];
     if (models.length === 0) return users.map(() => []);
-    const byModel = await Promise.all(models.map((model) => this.infer(model, users, organizationId, now)));
+    // Every model's features from one pass over each user's window.
+    const manifests = models.map((model) => model.manifest);
+    const matrices = models.map((model) => new Float32Array(users.length * model.manifest.names.length));
+    users.forEach(({ history }, i) =>
+      computeFeaturesOfEach(history.events, history, now, manifests).forEach((vector, m) => matrices[m].set(vector, i * vector.length)),
+    );
+    const byModel = await Promise.all(models.map((model, m) => this.infer(model, users, matrices[m], organizationId, now)));
     this.log.record(byModel.flat());
     return users.map(({ user, history }, i) => {
       const predictions = byModel.map((logged) => {
@@ -109,10 +115,8 @@ export class PredictionService {
   }
 
   /** One run of the model over the users' feature vectors (one row each); the run's time is shared among them. */
-  private async infer(model: ServingModel, users: ReadonlyArray<UserHistory>, organizationId: string, now: number): Promise<LoggedPrediction[]> {
+  private async infer(model: ServingModel, users: ReadonlyArray<UserHistory>, features: Float32Array, organizationId: string, now: number): Promise<LoggedPrediction[]> {
     const width = model.manifest.names.length;
-    const features = new Float32Array(users.length * width);
-    users.forEach(({ history }, i) => features.set(computeFeatures(history.events, history, now, model.manifest), i * width));
     const started = performance.now();
     const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', features, [users.length, width]) });
     const inferenceMs = (performance.now() - started) / users.length;
