@@ -69,10 +69,7 @@ describe('user windows: kept windows answer as the events do', () => {
     let total = -1;
     const users: ActiveUser[] = [];
     await activeUsers.eachActiveUser(
-      organizationOf(who),
-      new Date(takenAt - WINDOW),
-      new Date(takenAt),
-      afterUser as StoredUserId | null,
+      { organizationId: organizationOf(who), from: new Date(takenAt - WINDOW), until: new Date(takenAt), afterUser: afterUser as StoredUserId | null },
       async (active) => void (total = active),
       (user) => void users.push(user),
     );

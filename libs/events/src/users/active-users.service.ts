@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type QueryRunner } from 'typeorm';
-import { compareStoredIds, cursorBatches, historyColumns, userHistories } from './history-cursor';
+import { compareStoredIds, cursorBatches, historyColumns, inReadSnapshot, userHistories } from './history-cursor';
 import { type StoredUserId } from './stored-user-id';
 import type { UserEvent } from './user-event';
 import { EPOCH_MS, LINKED_ANONYMOUS_EVENTS_JOIN, OWN_EVENTS } from './user-events.sql';
@@ -15,6 +15,14 @@ export interface ActiveUser {
   firstSeenAt: number;
   /** The user's revision when the history was read off the events (a window worth keeping); undefined when read off a kept window. */
   revisionToKeep: string | undefined;
+}
+
+/** A bulk scoring run's read: the organization's users active in [from, until), after `afterUser` when a resumed run asks. */
+export interface ActiveUsersRead {
+  organizationId: string;
+  from: Date;
+  until: Date;
+  afterUser: StoredUserId | null;
 }
 
 /** Kept rows per round trip (a few KB each); event rows per round trip. */
@@ -93,18 +101,11 @@ export class ActiveUsersService {
    * one repeatable-read snapshot: a user changing meanwhile is read as they were when it began.
    */
   async eachActiveUser(
-    organizationId: string,
-    from: Date,
-    until: Date,
-    afterUser: StoredUserId | null,
+    { organizationId, from, until, afterUser }: ActiveUsersRead,
     onStart: (total: number) => Promise<void>,
     onUser: (user: ActiveUser) => void | Promise<void>,
   ): Promise<void> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction('REPEATABLE READ');
-      await runner.query(`SET LOCAL jit = off`);
+    await inReadSnapshot(this.dataSource, async (runner) => {
       const span = [organizationId, from.toISOString(), until.toISOString()];
       const toRead = (await runner.query(USERS_TO_READ_SQL, span)) as Array<{ user_id: StoredUserId; revision: string }>;
       const revisions = new Map(toRead.map((row) => [row.user_id, row.revision]));
@@ -135,13 +136,7 @@ export class ActiveUsersService {
         // A batch either cursor requested settles before the transaction ends on the same connection.
         await Promise.all([kept.return(undefined), read.return(undefined)]);
       }
-      await runner.commitTransaction();
-    } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
-      throw error;
-    } finally {
-      await runner.release();
-    }
+    });
   }
 }
 

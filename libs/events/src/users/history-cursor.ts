@@ -1,4 +1,4 @@
-import type { QueryRunner } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import type { StoredUserId } from './stored-user-id';
 import type { UserEvent } from './user-event';
 import { EPOCH_MS } from './user-events.sql';
@@ -22,6 +22,28 @@ interface HistoryRow {
   hesitation_ms: number | null;
   scroll_depth: number | null;
   numeric_properties: Record<string, number> | null;
+}
+
+/**
+ * Runs `read` in one repeatable-read transaction of its own connection (the snapshot every cursor of
+ * it reads), without JIT: cursors over many events sort them once, and JIT compiles for seconds and
+ * saves nothing on that.
+ */
+export async function inReadSnapshot<T>(dataSource: DataSource, read: (runner: QueryRunner) => Promise<T>): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.startTransaction('REPEATABLE READ');
+    await runner.query(`SET LOCAL jit = off`);
+    const result = await read(runner);
+    await runner.commitTransaction();
+    return result;
+  } catch (error) {
+    if (runner.isTransactionActive) await runner.rollbackTransaction();
+    throw error;
+  } finally {
+    await runner.release();
+  }
 }
 
 /**

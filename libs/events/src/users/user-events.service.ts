@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { deleteInBatches, RawQueriesService } from '@foresight/platform';
 import type { EventRow } from '../ingest/event-row';
 import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
-import { cursorBatches, historyColumns, userHistories } from './history-cursor';
+import { cursorBatches, historyColumns, inReadSnapshot, userHistories } from './history-cursor';
 import { type StoredUserId, storedUserIdFromStorage } from './stored-user-id';
 import type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './user-event';
 import {
@@ -226,13 +226,8 @@ export class UserEventsService {
     users: readonly StoredUserId[] | null,
     onUser: (user: StoredUserId, history: UserEvent[]) => void | Promise<void>,
   ): Promise<void> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction('REPEATABLE READ');
-      // One sort of every event: JIT compiles for seconds and saves nothing on it; byte order ("C")
-      // groups a user's events as well as the database's collation and sorts with abbreviated keys.
-      await runner.query(`SET LOCAL jit = off`);
+    await inReadSnapshot(this.dataSource, async (runner) => {
+      // Byte order ("C") groups a user's events as well as the database's collation and sorts with abbreviated keys.
       await runner.query(
         `DECLARE user_histories NO SCROLL CURSOR FOR
            SELECT ${historyColumns(EVENT_USER)}
@@ -243,13 +238,7 @@ export class UserEventsService {
         [organizationId, from.toISOString(), until?.toISOString() ?? null, users],
       );
       for await (const [user, history] of userHistories(cursorBatches(runner, 'user_histories', CURSOR_FETCH_ROWS))) await onUser(user, history);
-      await runner.commitTransaction();
-    } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
-      throw error;
-    } finally {
-      await runner.release();
-    }
+    });
   }
 
   /** The anonymous ids linked to the user, oldest link first. */

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { Tensor } from 'onnxruntime-node';
 import { DataSource } from 'typeorm';
-import { type ActiveUser, ActiveUsersService, type StoredUserId, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
+import { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type StoredUserId, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
 import { FEATURE_WINDOW_DAYS, featuresOfEachAt } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
@@ -132,7 +132,8 @@ export class BulkScoringService {
         waitMs += performance.now() - waitStarted;
       };
       try {
-        await this.readActiveUsers(organizationId, from, until, (checkpoint.lastUser as StoredUserId | null) ?? null, async (active) => {
+        const afterUser = (checkpoint.lastUser as StoredUserId | null) ?? null;
+        await this.readActiveUsers({ organizationId, from, until, afterUser }, async (active) => {
           await onStart(active);
           cursorStarted = performance.now();
         }, onUser);
@@ -159,18 +160,11 @@ export class BulkScoringService {
    * would hang), so the users are read whole first. Embedded mode is for small organizations; its
    * memory is that of the window's events.
    */
-  private async readActiveUsers(
-    organizationId: string,
-    from: Date,
-    until: Date,
-    afterUser: StoredUserId | null,
-    onStart: (total: number) => Promise<void>,
-    onUser: (user: ActiveUser) => void | Promise<void>,
-  ): Promise<void> {
-    if (!this.config.embedded) return this.activeUsers.eachActiveUser(organizationId, from, until, afterUser, onStart, onUser);
+  private async readActiveUsers(read: ActiveUsersRead, onStart: (total: number) => Promise<void>, onUser: (user: ActiveUser) => void | Promise<void>): Promise<void> {
+    if (!this.config.embedded) return this.activeUsers.eachActiveUser(read, onStart, onUser);
     let total = 0;
     const users: ActiveUser[] = [];
-    await this.activeUsers.eachActiveUser(organizationId, from, until, afterUser, async (active) => void (total = active), (user) => void users.push(user));
+    await this.activeUsers.eachActiveUser(read, async (active) => void (total = active), (user) => void users.push(user));
     await onStart(total);
     for (const user of users) await onUser(user);
   }
