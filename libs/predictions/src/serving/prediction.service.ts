@@ -1,9 +1,6 @@
-import { performance } from 'node:perf_hooks';
 import { Injectable } from '@nestjs/common';
-import { Tensor } from 'onnxruntime-node';
 import { type StoredUserId, UserEventsService, type UserEventWindow } from '@foresight/events';
 import { computeFeaturesOfEach, FEATURE_WINDOW_DAYS } from '@foresight/features';
-import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { DAY_MS, notFound } from '@foresight/platform';
 import { PredictionLogService } from '../log/prediction-log.service';
 import type { LoggedPrediction } from '../log/prediction-rows';
@@ -114,13 +111,9 @@ export class PredictionService {
     });
   }
 
-  /** One run of the model over the users' feature vectors (one row each); the run's time is shared among them. */
+  /** The model over the users' feature vectors (one row each), in a run shared with concurrent requests; its time is shared among its rows. */
   private async infer(model: ServingModel, users: ReadonlyArray<UserHistory>, features: Float32Array, organizationId: string, now: number): Promise<LoggedPrediction[]> {
-    const width = model.manifest.names.length;
-    const started = performance.now();
-    const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', features, [users.length, width]) });
-    const inferenceMs = (performance.now() - started) / users.length;
-    const probabilities = output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array;
+    const { probabilities, msPerRow: inferenceMs } = await model.runs.run(features, users.length);
     return users.map(({ user }, i) => {
       this.metrics.inferred(model.modelId, inferenceMs);
       const positiveProbability = probabilities[i * 2 + 1];

@@ -3,6 +3,7 @@ import { InferenceSession } from 'onnxruntime-node';
 import type { FeatureManifest } from '@foresight/features';
 import { ModelsService, type ServingVersionRef } from '@foresight/models';
 import { LOGGER, type Logger } from '@foresight/platform';
+import { CoalescedRuns } from './coalesced-runs';
 
 /**
  * How stale a process's view of the serving versions may get. Every API process re-reads the
@@ -17,6 +18,8 @@ export interface ServingModel extends ServingVersionRef {
   version: number;
   manifest: FeatureManifest;
   session: InferenceSession;
+  /** The session's runs for serving, coalesced across concurrent requests. */
+  runs: CoalescedRuns;
 }
 
 interface OrganizationView {
@@ -99,7 +102,7 @@ export class ServingModelsService implements OnModuleDestroy {
       graphOptimizationLevel: 'all',
     });
     this.logger.info({ modelId: ref.modelId, version: artifact.version }, 'model version loaded for serving');
-    return { ...ref, version: artifact.version, manifest: artifact.manifest, session };
+    return { ...ref, version: artifact.version, manifest: artifact.manifest, session, runs: new CoalescedRuns(session, artifact.manifest.names.length) };
   }
 
   private retire(versionId: string): void {
