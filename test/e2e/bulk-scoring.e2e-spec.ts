@@ -101,12 +101,14 @@ describe('bulk scoring', () => {
     expect(run).toMatchObject({ scored: active.length, total: active.length });
     expect(await runRows(run.id)).toEqual({ rows: active.length, pairs: active.length, users: active.length, otherOrganizations: 0 });
     expect(await suite.sql(`SELECT 1 FROM predictions WHERE user_id = 'dormant-1'`)).toEqual([]);
-    // The run kept each scored user's window for serving, under the user's current revision.
-    const kept = await suite.sql<{ user_id: string }>(
-      `SELECT w.user_id FROM user_windows w JOIN user_activity a USING (organization_id, user_id) WHERE w.organization_id = $1 AND w.revision = a.revision`,
+    // The run kept each scored user's window for serving, under the user's current revision, and the
+    // inactive user's, holding no event, so the next run does not read that user's events again.
+    const kept = await suite.sql<{ user_id: string; events: string }>(
+      `SELECT w.user_id, w.events FROM user_windows w JOIN user_activity a USING (organization_id, user_id) WHERE w.organization_id = $1 AND w.revision = a.revision`,
       [org.organization.id],
     );
-    expect(kept.map((row) => row.user_id).sort()).toEqual(active);
+    expect(kept.map((row) => row.user_id).sort()).toEqual(['dormant-1', ...active].sort());
+    expect(kept.filter((row) => row.events === '[]').map((row) => row.user_id)).toEqual(['dormant-1']);
 
     const exported = await request<Array<{ userId: string; model: string }>>(
       `${api.baseUrl}/v1/export/predictions?since=${new Date().toISOString().slice(0, 10)}&limit=100000`,

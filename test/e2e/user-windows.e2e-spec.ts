@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { type ActiveUser, type StoredUserId, type UserEventWindow, type UserWindowSnapshot, windowToKeep } from '@foresight/events';
+import { type ActiveUser, type ActiveUsersStart, type StoredUserId, type UserEventWindow, type UserWindowSnapshot, windowToKeep } from '@foresight/events';
 import { type Logger, RawQueriesService } from '@foresight/platform';
 import { ActiveUsersService } from '../../libs/events/src/users/active-users.service';
 import { UserEventsService } from '../../libs/events/src/users/user-events.service';
@@ -64,16 +64,20 @@ describe('user windows: kept windows answer as the events do', () => {
     await suite.sql(`DELETE FROM user_windows WHERE organization_id = $1 AND user_id = $2`, [organizationOf(who), user]);
     return window(who, user, end);
   }
-  /** What a bulk scoring run at `takenAt` reads: the run's total and its active users, in its order. */
-  async function scoringRead(who: OrganizationWithToken, takenAt = now, afterUser: string | null = null): Promise<{ total: number; users: ActiveUser[] }> {
-    let total = -1;
+  /** What a bulk scoring run at `takenAt` reads: the run's total, its active users in its order, the inactive users' windows to keep. */
+  async function scoringRead(
+    who: OrganizationWithToken,
+    takenAt = now,
+    afterUser: string | null = null,
+  ): Promise<{ total: number; users: ActiveUser[]; inactiveWindows: UserWindowSnapshot[] }> {
+    let start: ActiveUsersStart = { total: -1, inactiveWindows: [] };
     const users: ActiveUser[] = [];
     await activeUsers.eachActiveUser(
       { organizationId: organizationOf(who), from: new Date(takenAt - WINDOW), until: new Date(takenAt), afterUser: afterUser as StoredUserId | null },
-      async (active) => void (total = active),
+      async (started) => void (start = started),
       (user) => void users.push(user),
     );
-    return { total, users };
+    return { ...start, users };
   }
   /** The users' windows a bulk scoring run at `takenAt` would keep, not yet kept. */
   async function readToKeep(who: OrganizationWithToken, users: string[], takenAt = now): Promise<UserWindowSnapshot[]> {
@@ -206,6 +210,7 @@ describe('user windows: kept windows answer as the events do', () => {
       { event: 'view_item', anonymousId: 'anon-lee', timestamp: at(-5 * DAY) },
       { event: 'login', userId: 'lee', anonymousId: 'anon-lee', timestamp: at(-4 * DAY) },
       // Not active: nothing in the window, or nothing before its end yet.
+      { event: 'click', userId: 'max', timestamp: at(-40 * DAY) },
       { event: 'click', userId: 'max', timestamp: at(-35 * DAY) },
       { event: 'click', userId: 'ned', timestamp: at(3 * HOUR) },
       // Active now; a day on, ray has nothing left in the window and pat only an event dated ahead today.
@@ -218,9 +223,13 @@ describe('user windows: kept windows answer as the events do', () => {
     ]);
     // The same user ids in another organization, kept with other events: never read for this one.
     await send(other, '/v1/events', [{ event: 'hostile', userId: 'kim', timestamp: at(-HOUR) }, { event: 'hostile', userId: 'max', timestamp: at(-HOUR) }]);
-    const keepAll = async (who: OrganizationWithToken, read: ActiveUser[], takenAt = now) =>
-      userWindows.keep(read.flatMap((u) => windowToKeep(organizationOf(who), u.user, u.history, u.revisionToKeep, u.firstSeenAt, takenAt - WINDOW, takenAt) ?? []));
-    await keepAll(other, (await scoringRead(other)).users);
+    /** What bulk scoring keeps after the read: the active users' windows, and the inactive ones'. */
+    const keepAll = async (who: OrganizationWithToken, read: { users: ActiveUser[]; inactiveWindows: UserWindowSnapshot[] }, takenAt = now) =>
+      userWindows.keep([
+        ...read.users.flatMap((u) => windowToKeep(organizationOf(who), u.user, u.history, u.revisionToKeep, u.firstSeenAt, takenAt - WINDOW, takenAt) ?? []),
+        ...read.inactiveWindows,
+      ]);
+    await keepAll(other, await scoringRead(other));
     const withoutRevisions = (read: { total: number; users: ActiveUser[] }) => ({ total: read.total, users: read.users.map((u) => ({ ...u, revisionToKeep: undefined })) });
     const forgetKept = () => suite.sql(`DELETE FROM user_windows WHERE organization_id = $1`, [organizationOf(scoring)]);
 
@@ -232,11 +241,18 @@ describe('user windows: kept windows answer as the events do', () => {
     expect(kim.history.map((e) => e.event)).toEqual(['add_to_cart', 'screen_view', 'checkout']);
     expect(kim.firstSeenAt).toBe(now - 40 * DAY);
     expect(offEvents.users[1].history.map((e) => e.event)).toEqual(['view_item', 'login']);
+    // max, inactive, gets a window of no events; ned's only event is dated ahead, so ned is read again next time.
+    expect(offEvents.inactiveWindows.map((w) => w.user)).toEqual(['max']);
 
-    await keepAll(scoring, offEvents.users);
+    await keepAll(scoring, offEvents);
     const offKept = await scoringRead(scoring);
     expect(offKept.users.every((u) => u.revisionToKeep === undefined)).toBe(true);
-    expect(offKept).toEqual(withoutRevisions(offEvents));
+    expect(offKept.inactiveWindows).toEqual([]);
+    expect(withoutRevisions(offKept)).toEqual(withoutRevisions(offEvents));
+    // The inactive user's kept window answers serving as the events do.
+    const maxKept = await userEvents.window(organizationOf(scoring), 'max' as StoredUserId, new Date(now - WINDOW), new Date(now));
+    expect(maxKept).toMatchObject({ events: [], lastSeenAt: now - 35 * DAY, firstSeenAt: now - 40 * DAY });
+    expect(maxKept).toEqual(await fromEvents(scoring, 'max'));
 
     // Users changed since: read off the events, merged in byte order among the kept ones; a resumed run reads only those after its checkpoint.
     await send(scoring, '/v1/events', [
@@ -254,12 +270,12 @@ describe('user windows: kept windows answer as the events do', () => {
       [smile, false],
     ]);
     const resumed = await scoringRead(scoring, now, 'lee');
-    expect(resumed).toEqual({ total: 7, users: mixed.users.slice(2) });
+    expect(resumed).toEqual({ total: 7, users: mixed.users.slice(2), inactiveWindows: mixed.inactiveWindows });
     expect((await scoringRead(scoring, now, replacement)).users.map((u) => u.user)).toEqual([smile]);
 
     // A day on: the windows kept today serve tomorrow's run (ned, not active today, has none) and answer as the events do.
     const tomorrow = now + DAY;
-    await keepAll(scoring, mixed.users);
+    await keepAll(scoring, mixed);
     const keptTomorrow = await scoringRead(scoring, tomorrow);
     expect(keptTomorrow.users.filter((u) => u.revisionToKeep !== undefined).map((u) => u.user)).toEqual(['ned']);
     await forgetKept();

@@ -4,7 +4,7 @@ import { compareStoredIds, cursorBatches, historyColumns, inReadSnapshot, userHi
 import { type StoredUserId } from './stored-user-id';
 import type { UserEvent } from './user-event';
 import { EPOCH_MS, LINKED_ANONYMOUS_EVENTS_JOIN, OWN_EVENTS } from './user-events.sql';
-import { type UserWindowRow, windowAsOf } from './user-window';
+import { eventsText, type UserWindowRow, type UserWindowSnapshot, windowAsOf } from './user-window';
 
 /** A user with an event in the run's window, as bulk scoring reads them. */
 export interface ActiveUser {
@@ -15,6 +15,17 @@ export interface ActiveUser {
   firstSeenAt: number;
   /** The user's revision when the history was read off the events (a window worth keeping); undefined when read off a kept window. */
   revisionToKeep: string | undefined;
+}
+
+/** What the read knows before the first user: the run's total, and the windows of users read off the events who are not active. */
+export interface ActiveUsersStart {
+  /** Users active in [from, until), all of them (also before `afterUser`). */
+  total: number;
+  /**
+   * The windows worth keeping of users read off the events with no event from `from` on: no events,
+   * first and last seen. Kept, they spare the next runs reading such users' events again.
+   */
+  inactiveWindows: UserWindowSnapshot[];
 }
 
 /** A bulk scoring run's read: the organization's users active in [from, until), after `afterUser` when a resumed run asks. */
@@ -55,23 +66,41 @@ const ACTIVE_KEPT_USERS_SQL = `
               ELSE EXISTS (SELECT 1 FROM json_array_elements(w.events::json) x
                             WHERE (x->>0)::float8 >= ${EPOCH_MS('$2::timestamptz')} AND (x->>0)::float8 < ${EPOCH_MS('$3::timestamptz')}) END`;
 
-/** Of the users $4 (read off the events): first event ever, and whether one falls in [$2, $3). Both branches of the rule, each on its index. */
+/**
+ * Of the users $4 (read off the events): first event ever, latest before $3 and latest of all
+ * (epoch ms), and whether one falls in [$2, $3). Both branches of the rule, each on its index.
+ */
 const USERS_READ_SPAN_SQL = `
-  SELECT user_id, ${EPOCH_MS('min(first_seen)')} AS first_seen, bool_or(active) AS active FROM (
-    SELECT e.user_id, min(e.occurred_at) AS first_seen, bool_or(e.occurred_at >= $2 AND e.occurred_at < $3) AS active
+  SELECT user_id, ${EPOCH_MS('min(first_seen)')} AS first_seen, ${EPOCH_MS('max(last_seen)')} AS last_seen,
+         ${EPOCH_MS('max(latest)')} AS latest, bool_or(active) AS active FROM (
+    SELECT e.user_id, min(e.occurred_at) AS first_seen, max(e.occurred_at) FILTER (WHERE e.occurred_at < $3) AS last_seen,
+           max(e.occurred_at) AS latest, bool_or(e.occurred_at >= $2 AND e.occurred_at < $3) AS active
       FROM events e WHERE ${OWN_EVENTS('ANY($4::text[])')} GROUP BY 1
     UNION ALL
-    SELECT i.user_id, min(e.occurred_at), bool_or(e.occurred_at >= $2 AND e.occurred_at < $3)
+    SELECT i.user_id, min(e.occurred_at), max(e.occurred_at) FILTER (WHERE e.occurred_at < $3), max(e.occurred_at),
+           bool_or(e.occurred_at >= $2 AND e.occurred_at < $3)
       FROM ${LINKED_ANONYMOUS_EVENTS_JOIN('ANY($4::text[])')} GROUP BY 1
   ) span GROUP BY 1`;
 
-/** The kept windows serving the run, of users after $4 (a resumed run), in byte order. */
+interface SpanRow {
+  user_id: StoredUserId;
+  first_seen: number;
+  last_seen: number | null;
+  latest: number;
+  active: boolean;
+}
+
+/**
+ * The kept windows serving the run, of users after $4 (a resumed run), in byte order; not those
+ * holding no event and none since $2 (inactive users' windows), which would only be read to be skipped.
+ */
 const KEPT_WINDOWS_CURSOR = `
   DECLARE kept_windows NO SCROLL CURSOR FOR
   SELECT w.user_id COLLATE "C" AS user_id, w.revision::text AS revision, ${EPOCH_MS('w.window_from')} AS window_from,
          ${EPOCH_MS('w.taken_at')} AS taken_at, w.first_seen, w.last_seen, w.events
     FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
    WHERE w.organization_id = $1 AND ${SERVING_KEPT_WINDOW} AND ($4::text IS NULL OR w.user_id COLLATE "C" > $4)
+     AND (w.last_seen >= ${EPOCH_MS('$2::timestamptz')} OR w.events <> '[]')
    ORDER BY 1`;
 
 /** The events from $2 on (no end) of the users $3, by user (byte order) then time: both branches of the rule. */
@@ -96,13 +125,13 @@ export class ActiveUsersService {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * `onStart` hears how many users are active (all of them, also before `afterUser`) before the
-   * first `onUser`; with `afterUser`, only users sorting after it are read (a resumed run). All in
-   * one repeatable-read snapshot: a user changing meanwhile is read as they were when it began.
+   * `onStart` hears the total and the inactive users' windows (ActiveUsersStart) before the first
+   * `onUser`; with `afterUser`, only users sorting after it are read (a resumed run). All in one
+   * repeatable-read snapshot: a user changing meanwhile is read as they were when it began.
    */
   async eachActiveUser(
     { organizationId, from, until, afterUser }: ActiveUsersRead,
-    onStart: (total: number) => Promise<void>,
+    onStart: (start: ActiveUsersStart) => Promise<void>,
     onUser: (user: ActiveUser) => void | Promise<void>,
   ): Promise<void> {
     await inReadSnapshot(this.dataSource, async (runner) => {
@@ -112,13 +141,19 @@ export class ActiveUsersService {
       const [[{ users: activeKept }], spans] = (await Promise.all([
         runner.query(ACTIVE_KEPT_USERS_SQL, span),
         runner.query(USERS_READ_SPAN_SQL, [...span, [...revisions.keys()]]),
-      ])) as [Array<{ users: number }>, Array<{ user_id: StoredUserId; first_seen: number; active: boolean }>];
+      ])) as [Array<{ users: number }>, SpanRow[]];
       const firstSeen = new Map(spans.map((row) => [row.user_id, row.first_seen]));
-      await onStart(activeKept + spans.filter((row) => row.active).length);
+      // No event from the window's start on: nothing to read, and a window of no events to keep.
+      const inactive = spans.filter((row) => row.latest < from.getTime());
+      await onStart({
+        total: activeKept + spans.filter((row) => row.active).length,
+        inactiveWindows: inactive.flatMap((row) => inactiveWindow(organizationId, row, revisions.get(row.user_id), from.getTime(), until.getTime()) ?? []),
+      });
 
       const after = (user: StoredUserId) => afterUser === null || compareStoredIds(user, afterUser) > 0;
+      const toReadOff = new Set(spans.filter((row) => row.latest >= from.getTime() && after(row.user_id)).map((row) => row.user_id));
       await runner.query(KEPT_WINDOWS_CURSOR, [...span, afterUser]);
-      await runner.query(READ_HISTORIES_CURSOR, [organizationId, from.toISOString(), [...revisions.keys()].filter(after)]);
+      await runner.query(READ_HISTORIES_CURSOR, [organizationId, from.toISOString(), [...toReadOff]]);
       const kept = keptUsers(runner, from.getTime());
       const read = readUsers(runner, revisions, firstSeen);
       try {
@@ -138,6 +173,12 @@ export class ActiveUsersService {
       }
     });
   }
+}
+
+/** The window of a user with no event from `from` on, as windowToKeep would keep a window holding none; none without a revision or an event before `takenAt`. */
+function inactiveWindow(organizationId: string, row: SpanRow, revision: string | undefined, from: number, takenAt: number): UserWindowSnapshot | undefined {
+  if (revision === undefined || row.last_seen === null) return undefined;
+  return { organizationId, user: row.user_id, revision, windowFrom: from, takenAt, firstSeen: row.first_seen, lastSeen: row.last_seen, events: eventsText([]) };
 }
 
 async function* keptUsers(runner: QueryRunner, from: number): AsyncGenerator<ActiveUser> {

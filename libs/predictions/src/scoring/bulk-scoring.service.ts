@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
 import { Tensor } from 'onnxruntime-node';
 import { DataSource } from 'typeorm';
-import { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type StoredUserId, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
+import { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type ActiveUsersStart, type StoredUserId, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
 import { FEATURE_WINDOW_DAYS, featuresOfEachAt } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
@@ -37,7 +37,7 @@ export interface ScoringTimings {
   inferenceMs: number;
   /** Previous labels, the rows' COPY and the checkpoint's commit. */
   writeMs: number;
-  /** The chunk's windows kept in user_windows, for serving to read instead of the events. */
+  /** Windows kept in user_windows (each chunk's, and the inactive users' read off the events), for serving and the next runs to read instead of the events. */
   windowsMs: number;
   webhooksMs: number;
 }
@@ -89,9 +89,12 @@ export class BulkScoringService {
     const started = performance.now();
     const at: ScoringCheckpoint = { ...checkpoint };
     let total = 0;
-    const onStart = async (active: number) => {
+    const onStart = async ({ total: active, inactiveWindows }: ActiveUsersStart) => {
       total = await this.runs.setTotalOnce(runId, active);
       timings.setupMs = performance.now() - started;
+      const mark = performance.now();
+      await this.userWindows.keep(inactiveWindows);
+      timings.windowsMs += performance.now() - mark;
       await onProgress({ scored: at.scored, total });
     };
 
@@ -145,7 +148,7 @@ export class BulkScoringService {
       await chunks.end();
     } else {
       // No serving model left (deleted since the run was asked for): nobody to score.
-      await onStart(0);
+      await onStart({ total: 0, inactiveWindows: [] });
     }
     await this.runs.complete(runId);
     timings.totalMs = performance.now() - started;
@@ -160,12 +163,12 @@ export class BulkScoringService {
    * would hang), so the users are read whole first. Embedded mode is for small organizations; its
    * memory is that of the window's events.
    */
-  private async readActiveUsers(read: ActiveUsersRead, onStart: (total: number) => Promise<void>, onUser: (user: ActiveUser) => void | Promise<void>): Promise<void> {
+  private async readActiveUsers(read: ActiveUsersRead, onStart: (start: ActiveUsersStart) => Promise<void>, onUser: (user: ActiveUser) => void | Promise<void>): Promise<void> {
     if (!this.config.embedded) return this.activeUsers.eachActiveUser(read, onStart, onUser);
-    let total = 0;
+    let start: ActiveUsersStart = { total: 0, inactiveWindows: [] };
     const users: ActiveUser[] = [];
-    await this.activeUsers.eachActiveUser(read, async (active) => void (total = active), (user) => void users.push(user));
-    await onStart(total);
+    await this.activeUsers.eachActiveUser(read, async (started) => void (start = started), (user) => void users.push(user));
+    await onStart(start);
     for (const user of users) await onUser(user);
   }
 
