@@ -4,7 +4,7 @@ import { compareStoredIds, cursorBatches, historyColumns, inReadSnapshot, userHi
 import { type StoredUserId } from './stored-user-id';
 import type { UserEvent } from './user-event';
 import { EPOCH_MS, LINKED_ANONYMOUS_EVENTS_JOIN, OWN_EVENTS } from './user-events.sql';
-import { eventsText, type UserWindowRow, type UserWindowSnapshot, windowAsOf } from './user-window';
+import { type UserWindowRow, type UserWindowSnapshot, windowAsOf, windowToKeep } from './user-window';
 
 /** A user with an event in the run's window, as bulk scoring reads them. */
 export interface ActiveUser {
@@ -96,8 +96,7 @@ interface SpanRow {
  */
 const KEPT_WINDOWS_CURSOR = `
   DECLARE kept_windows NO SCROLL CURSOR FOR
-  SELECT w.user_id COLLATE "C" AS user_id, w.revision::text AS revision, ${EPOCH_MS('w.window_from')} AS window_from,
-         ${EPOCH_MS('w.taken_at')} AS taken_at, w.first_seen, w.last_seen, w.events
+  SELECT w.user_id COLLATE "C" AS user_id, w.revision::text AS revision, w.first_seen, w.last_seen, w.events
     FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
    WHERE w.organization_id = $1 AND ${SERVING_KEPT_WINDOW} AND ($4::text IS NULL OR w.user_id COLLATE "C" > $4)
      AND (w.last_seen >= ${EPOCH_MS('$2::timestamptz')} OR w.events <> '[]')
@@ -147,13 +146,15 @@ export class ActiveUsersService {
       const inactive = spans.filter((row) => row.latest < from.getTime());
       await onStart({
         total: activeKept + spans.filter((row) => row.active).length,
-        inactiveWindows: inactive.flatMap((row) => inactiveWindow(organizationId, row, revisions.get(row.user_id), from.getTime(), until.getTime()) ?? []),
+        inactiveWindows: inactive.flatMap(
+          (row) => windowToKeep(organizationId, row.user_id, [], revisions.get(row.user_id), row.first_seen, from.getTime(), until.getTime(), row.last_seen) ?? [],
+        ),
       });
 
       const after = (user: StoredUserId) => afterUser === null || compareStoredIds(user, afterUser) > 0;
-      const toReadOff = new Set(spans.filter((row) => row.latest >= from.getTime() && after(row.user_id)).map((row) => row.user_id));
+      const toReadOff = spans.filter((row) => row.latest >= from.getTime() && after(row.user_id)).map((row) => row.user_id);
       await runner.query(KEPT_WINDOWS_CURSOR, [...span, afterUser]);
-      await runner.query(READ_HISTORIES_CURSOR, [organizationId, from.toISOString(), [...toReadOff]]);
+      await runner.query(READ_HISTORIES_CURSOR, [organizationId, from.toISOString(), toReadOff]);
       const kept = keptUsers(runner, from.getTime());
       const read = readUsers(runner, revisions, firstSeen);
       try {
@@ -173,12 +174,6 @@ export class ActiveUsersService {
       }
     });
   }
-}
-
-/** The window of a user with no event from `from` on, as windowToKeep would keep a window holding none; none without a revision or an event before `takenAt`. */
-function inactiveWindow(organizationId: string, row: SpanRow, revision: string | undefined, from: number, takenAt: number): UserWindowSnapshot | undefined {
-  if (revision === undefined || row.last_seen === null) return undefined;
-  return { organizationId, user: row.user_id, revision, windowFrom: from, takenAt, firstSeen: row.first_seen, lastSeen: row.last_seen, events: eventsText([]) };
 }
 
 async function* keptUsers(runner: QueryRunner, from: number): AsyncGenerator<ActiveUser> {

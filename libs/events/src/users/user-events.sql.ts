@@ -82,8 +82,7 @@ export const REVISION_SQL = revisionOf('$2');
  * than these reads.
  */
 const keptWindows = (users: string) => `
-  SELECT w.user_id, w.revision::text AS revision, ${EPOCH_MS('w.window_from')} AS window_from,
-         ${EPOCH_MS('w.taken_at')} AS taken_at, w.first_seen, w.last_seen, w.events
+  SELECT w.user_id, w.revision::text AS revision, w.first_seen, w.last_seen, w.events
     FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
    WHERE w.organization_id = $1 AND w.user_id ${users} AND w.revision = a.revision AND w.window_from <= $3 AND w.taken_at <= $4`;
 export const KEPT_WINDOW_SQL = keptWindows('= $2');
@@ -96,7 +95,7 @@ export const KEPT_WINDOWS_SQL = keptWindows('= ANY($2::text[])');
  * sent as JSON text: one parse instead of a row object and eight fields per event.
  */
 const eventsWindow = (user: string) => `
-  SELECT (${revisionOf(user)}) AS revision, ${EPOCH_MS('$3::timestamptz')} AS window_from, ${EPOCH_MS('$4::timestamptz')} AS taken_at,
+  SELECT (${revisionOf(user)}) AS revision,
          ${EPOCH_MS('least(own.first_seen, linked.first_seen)')} AS first_seen,
          ${EPOCH_MS('greatest(own.last_seen, linked.last_seen)')} AS last_seen,
          (SELECT coalesce(json_agg(w.event ORDER BY w.occurred_at), '[]')::text FROM (

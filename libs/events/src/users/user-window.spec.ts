@@ -2,8 +2,7 @@ import { eventsText, type UserWindowRow, windowAsOf } from './user-window';
 
 const row = (overrides: Partial<UserWindowRow> = {}): UserWindowRow => ({
   revision: '7',
-  window_from: 1_000,
-  taken_at: 5_000,
+  // Read from 1,000 on, at 5,000: the latest event before then is 4,000.
   first_seen: 100,
   last_seen: 4_000,
   events: JSON.stringify([

@@ -4,13 +4,12 @@ import type { UserEvent, UserEventWindow } from './user-event';
 /** An event as FEATURE_EVENT_ARRAY sends it (and user_windows stores it). */
 type FeatureEventArray = [number, string, string | null, string | null, number | null, number | null, number | null, Record<string, number> | null];
 
-/** A user's window as KEPT_WINDOW_SQL and EVENTS_WINDOW_SQL answer it. */
+/**
+ * A user's window as KEPT_WINDOW_SQL and EVENTS_WINDOW_SQL answer it: the events from the window's
+ * start on with no end, and the latest event before the moment it was read (its `taken_at`).
+ */
 export interface UserWindowRow {
   revision: string | null;
-  /** Epoch ms: the events start here and have no end. */
-  window_from: number;
-  /** Epoch ms: `last_seen` is the latest event before this. */
-  taken_at: number;
   first_seen: number | null;
   last_seen: number | null;
   /** JSON text: FeatureEventArray[], oldest first. */
@@ -54,10 +53,10 @@ export function eventsText(events: readonly UserEvent[]): string {
 }
 
 /**
- * The window to keep of a user read from `from` on with no end (bulk scoring's cursor): the events,
+ * The window to keep of a user read from `from` on with no end (bulk scoring's read): the events,
  * first seen ever (`firstSeen`, from a read of every event, or the first event read), latest event
- * before `takenAt`. None without a revision (no activity row to keep it under) or without an event
- * before `takenAt`.
+ * before `takenAt` (the history's, else `lastSeenBefore`, read with the first sighting). None without
+ * a revision (no activity row to keep it under) or without an event before `takenAt`.
  */
 export function windowToKeep(
   organizationId: string,
@@ -67,19 +66,21 @@ export function windowToKeep(
   firstSeen: number | undefined,
   from: number,
   takenAt: number,
+  lastSeenBefore: number | null = null,
 ): UserWindowSnapshot | undefined {
   if (revision === undefined) return undefined;
   let before = history.length;
   while (before > 0 && history[before - 1].occurredAt >= takenAt) before--;
-  if (before === 0) return undefined;
+  const lastSeen = before > 0 ? history[before - 1].occurredAt : lastSeenBefore;
+  if (lastSeen === null) return undefined;
   return {
     organizationId,
     user,
     revision,
     windowFrom: from,
     takenAt,
-    firstSeen: Math.min(firstSeen ?? Infinity, history[0].occurredAt),
-    lastSeen: history[before - 1].occurredAt,
+    firstSeen: Math.min(firstSeen ?? Infinity, history[0]?.occurredAt ?? Infinity),
+    lastSeen,
     events: eventsText(history),
   };
 }
