@@ -1,3 +1,4 @@
+export { SameTurnBatches } from './concurrency/same-turn-batches';
 export { type AppConfig, ConfigError, loadConfig, type Region, type Subnet, type TrainingSettings, type WebhookSettings, type WorkerMode } from './config/config';
 export { APP_CONFIG } from './config/config.module';
 export { type Environment, environmentSchema } from './config/config.schema';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { APP_CONFIG, type AppConfig, LOGGER, type Logger, REDIS, RedisKeysService } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, LOGGER, type Logger, REDIS, RedisKeysService, SameTurnBatches } from '@foresight/platform';
 import type { Principal } from '../tokens/principal';
 import { clientAddressBucket } from './client-address';
 import {
@@ -46,12 +46,11 @@ type BucketRedis = Redis & {
   takeTokens(key: string, capacity: number, refillPerMs: number, count: number): Promise<[number, number, number, number]>;
 };
 
-interface PendingBatch {
+/** One request's ask of a bucket: 1 to take, or 0 to only look whether one request would pass. */
+interface BucketAsk {
   bucket: string;
   shape: BucketShape;
-  /** What each waiter takes: 1, or 0 to only look whether one request would pass. */
   cost: 0 | 1;
-  waiters: Array<(decision: BucketDecision) => void>;
 }
 
 /**
@@ -65,7 +64,8 @@ export class RateLimiterService {
   /** Requests per minute (sustained) an address may make without a verified token. */
   readonly unauthenticatedPerMinute: number;
   private readonly unauthenticatedShape: BucketShape;
-  private readonly pending = new Map<string, PendingBatch>();
+  /** Asks of one bucket (and cost) made in the same turn, decided by one script call. */
+  private readonly asks = new SameTurnBatches<string, BucketAsk, BucketDecision>((_, asks) => this.decide(asks));
   /** Per-process buckets used only while Redis is unreachable: limited, never refused. */
   private readonly fallback = new Map<string, BucketState>();
   private warnedFallback = false;
@@ -102,26 +102,15 @@ export class RateLimiterService {
   }
 
   private takeFrom(bucket: string, shape: BucketShape, cost: 0 | 1 = 1): Promise<BucketDecision> {
-    const pendingKey = `${cost}:${bucket}`;
-    return new Promise((resolve) => {
-      let batch = this.pending.get(pendingKey);
-      if (!batch) {
-        const created: PendingBatch = { bucket, shape, cost, waiters: [] };
-        this.pending.set(pendingKey, created);
-        setImmediate(() => void this.settle(pendingKey, created));
-        batch = created;
-      }
-      batch.waiters.push(resolve);
-    });
+    return this.asks.add(`${cost}:${bucket}`, { bucket, shape, cost });
   }
 
-  private async settle(pendingKey: string, batch: PendingBatch): Promise<void> {
-    this.pending.delete(pendingKey);
-    const { bucket, shape, cost, waiters } = batch;
-    const count = cost * waiters.length;
+  /** Asks of one bucket and cost: one atomic take of all of them, then each decided in arrival order. */
+  private async decide(asks: BucketAsk[]): Promise<BucketDecision[]> {
+    const { bucket, shape, cost } = asks[0];
+    const count = cost * asks.length;
     const outcome = await this.takeShared(bucket, shape, count).catch((error: unknown) => this.takeLocal(bucket, shape, count, error));
-    const decisions = cost === 0 ? waiters.map(() => lookDecision(outcome, shape)) : decisionsFor(outcome, waiters.length);
-    decisions.forEach((decision, i) => waiters[i](decision));
+    return cost === 0 ? asks.map(() => lookDecision(outcome, shape)) : decisionsFor(outcome, asks.length);
   }
 
   private async takeShared(bucket: string, shape: BucketShape, count: number): Promise<BatchOutcome> {

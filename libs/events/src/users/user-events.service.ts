@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { deleteInBatches, RawQueriesService } from '@foresight/platform';
+import { deleteInBatches, RawQueriesService, SameTurnBatches } from '@foresight/platform';
 import type { EventRow } from '../ingest/event-row';
 import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
 import { cursorBatches, historyColumns, inReadSnapshot, userHistories } from './history-cursor';
@@ -46,12 +46,24 @@ export interface StoredUserEventRow {
   encryption_key_id: string | null;
 }
 
+/** One request's window: a user's events from `from` until `until` (epoch ms). */
+interface WindowAsk {
+  user: StoredUserId;
+  from: number;
+  until: number;
+}
+
 /**
  * "The user" of libs/events: every query over the events, identities and user_activity tables, all
  * following the one rule of user-events.sql.ts. Other libs read a user's behavior only through here.
  */
 @Injectable()
 export class UserEventsService {
+  /** Window reads by organization, coalesced per turn of the event loop. */
+  private readonly windowAsks = new SameTurnBatches<string, WindowAsk, UserEventWindow | undefined>((organizationId, asks) =>
+    this.readWindows(organizationId, asks),
+  );
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly queries: RawQueriesService,
@@ -69,26 +81,49 @@ export class UserEventsService {
   /**
    * The serving window [from, until) of one user; undefined when the organization has no event of the
    * user before `until`. Read off the window bulk scoring kept while the user's revision holds, else
-   * off the events.
+   * off the events. The windows an organization's requests ask for in the same turn of the event loop
+   * are read together, in one round trip for all of them.
    */
-  async window(organizationId: string, user: StoredUserId, from: Date, until: Date): Promise<UserEventWindow | undefined> {
-    const params = [organizationId, user, from.toISOString(), until.toISOString()];
-    const [kept] = await this.queries.prepared<UserWindowRow>('events.kept-window', KEPT_WINDOW_SQL, params);
-    const row = kept ?? (await this.queries.prepared<UserWindowRow>('events.events-window', EVENTS_WINDOW_SQL, params))[0];
-    return windowAsOf(row, from.getTime(), until.getTime());
+  window(organizationId: string, user: StoredUserId, from: Date, until: Date): Promise<UserEventWindow | undefined> {
+    return this.windowAsks.add(organizationId, { user, from: from.getTime(), until: until.getTime() });
   }
 
   /** The serving windows of many users in two round trips at most, in the order given (undefined as `window` answers it). */
   async windows(organizationId: string, users: readonly StoredUserId[], from: Date, until: Date): Promise<Array<UserEventWindow | undefined>> {
-    const [since, asOf] = [from.toISOString(), until.toISOString()];
-    const kept = await this.queries.prepared<UserWindowRow & { user_id: StoredUserId }>('events.kept-windows', KEPT_WINDOWS_SQL, [organizationId, users, since, asOf]);
+    const rows = await this.windowRows(organizationId, users, from.getTime(), until.getTime());
+    return users.map((user) => windowAsOf(rows.get(user) as UserWindowRow, from.getTime(), until.getTime()));
+  }
+
+  /**
+   * Windows asked for together. Alone, by the one-user statements (the cheaper plans); together, read
+   * from the earliest start as of the earliest end, which serves every ask's later start and end
+   * (windowAsOf), then each cut to its own.
+   */
+  private async readWindows(organizationId: string, asks: WindowAsk[]): Promise<Array<UserEventWindow | undefined>> {
+    if (asks.length === 1) {
+      const [{ user, from, until }] = asks;
+      const params = [organizationId, user, new Date(from).toISOString(), new Date(until).toISOString()];
+      const [kept] = await this.queries.prepared<UserWindowRow>('events.kept-window', KEPT_WINDOW_SQL, params);
+      const row = kept ?? (await this.queries.prepared<UserWindowRow>('events.events-window', EVENTS_WINDOW_SQL, params))[0];
+      return [windowAsOf(row, from, until)];
+    }
+    const since = Math.min(...asks.map((ask) => ask.from));
+    const asOf = Math.min(...asks.map((ask) => ask.until));
+    const rows = await this.windowRows(organizationId, [...new Set(asks.map((ask) => ask.user))], since, asOf);
+    return asks.map(({ user, from, until }) => windowAsOf(rows.get(user) as UserWindowRow, from, until));
+  }
+
+  /** The window rows of distinct users from `since` as of `asOf`: the kept ones, then the others read off the events. */
+  private async windowRows(organizationId: string, users: readonly StoredUserId[], since: number, asOf: number): Promise<Map<StoredUserId, UserWindowRow>> {
+    const params = [new Date(since).toISOString(), new Date(asOf).toISOString()];
+    const kept = await this.queries.prepared<UserWindowRow & { user_id: StoredUserId }>('events.kept-windows', KEPT_WINDOWS_SQL, [organizationId, users, ...params]);
     const rows = new Map<StoredUserId, UserWindowRow>(kept.map((row) => [row.user_id, row]));
     const unkept = users.filter((user) => !rows.has(user));
     if (unkept.length > 0) {
-      const read = await this.queries.preparedWithoutJit<UserWindowRow>('events.events-windows', EVENTS_WINDOWS_SQL, [organizationId, unkept, since, asOf]);
+      const read = await this.queries.preparedWithoutJit<UserWindowRow>('events.events-windows', EVENTS_WINDOWS_SQL, [organizationId, unkept, ...params]);
       unkept.forEach((user, i) => rows.set(user, read[i]));
     }
-    return users.map((user) => windowAsOf(rows.get(user) as UserWindowRow, from.getTime(), until.getTime()));
+    return rows;
   }
 
   /** user_activity's revision, moved by every change to the user's history; undefined without an activity row. */

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { type InferenceSession, Tensor } from 'onnxruntime-node';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
+import { SameTurnBatches } from '@foresight/platform';
 
 /** A run's answer for the rows one caller asked for. */
 export interface RowsRun {
@@ -10,11 +11,9 @@ export interface RowsRun {
   msPerRow: number;
 }
 
-interface Waiting {
+interface Rows {
   features: Float32Array;
   rows: number;
-  resolve: (run: RowsRun) => void;
-  reject: (error: unknown) => void;
 }
 
 /**
@@ -24,7 +23,7 @@ interface Waiting {
  * caller gets its own rows back. A request alone waits for no one; its run starts on the next turn.
  */
 export class CoalescedRuns {
-  private waiting: Waiting[] = [];
+  private readonly batches = new SameTurnBatches<'run', Rows, RowsRun>((_, asked) => this.runTogether(asked));
 
   constructor(
     private readonly session: Pick<InferenceSession, 'run'>,
@@ -33,36 +32,29 @@ export class CoalescedRuns {
 
   /** `features` holds `rows` rows of the model's width, one after the other. */
   run(features: Float32Array, rows: number): Promise<RowsRun> {
-    return new Promise((resolve, reject) => {
-      if (this.waiting.push({ features, rows, resolve, reject }) === 1) setImmediate(() => void this.runWaiting());
-    });
+    return this.batches.add('run', { features, rows });
   }
 
-  private async runWaiting(): Promise<void> {
-    const batch = this.waiting;
-    this.waiting = [];
-    const rows = batch.reduce((total, waiting) => total + waiting.rows, 0);
-    let input = batch[0].features;
-    if (batch.length > 1) {
+  private async runTogether(asked: Rows[]): Promise<RowsRun[]> {
+    const rows = asked.reduce((total, { rows }) => total + rows, 0);
+    let input = asked[0].features;
+    if (asked.length > 1) {
       input = new Float32Array(rows * this.width);
       let offset = 0;
-      for (const waiting of batch) {
-        input.set(waiting.features, offset);
-        offset += waiting.features.length;
+      for (const { features } of asked) {
+        input.set(features, offset);
+        offset += features.length;
       }
     }
-    try {
-      const started = performance.now();
-      const output = await this.session.run({ [ONNX_INPUT]: new Tensor('float32', input, [rows, this.width]) });
-      const msPerRow = (performance.now() - started) / rows;
-      const probabilities = output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array;
-      let row = 0;
-      for (const waiting of batch) {
-        waiting.resolve({ probabilities: probabilities.subarray(row * 2, (row + waiting.rows) * 2), msPerRow });
-        row += waiting.rows;
-      }
-    } catch (error) {
-      for (const waiting of batch) waiting.reject(error);
-    }
+    const started = performance.now();
+    const output = await this.session.run({ [ONNX_INPUT]: new Tensor('float32', input, [rows, this.width]) });
+    const msPerRow = (performance.now() - started) / rows;
+    const probabilities = output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array;
+    let row = 0;
+    return asked.map(({ rows }) => {
+      const run = { probabilities: probabilities.subarray(row * 2, (row + rows) * 2), msPerRow };
+      row += rows;
+      return run;
+    });
   }
 }
