@@ -1,7 +1,9 @@
 // npm run bench:score — bulk scoring of every active demo user (50,000) with 3 serving models, run by
-// the worker (`model score` with all three: one pass over the events), beside two in-run floors: a
-// raw COPY of the same window's events in the cursor's order (what reading alone costs), and raw
-// ONNX Runtime over the same number of rows in the same chunks (what inference alone costs). Run
+// the worker (`model score` with all three: one pass over the events), beside three in-run floors: a
+// raw COPY of the same window's events in the cursor's order (what reading alone costs), raw ONNX
+// Runtime over the same number of rows in the same chunks (what inference alone costs), and a raw
+// COPY of the prediction rows a run writes into the prediction log, a chunk per statement (what
+// writing alone costs). Run
 // twice: the first with no window kept (every user's window read off the events, as when nobody was
 // scored before), the second like a daily run, reading the windows the first kept for users who sent
 // nothing since, with yesterday's labels to compare against. The worker's breakdown (read, features,
@@ -11,7 +13,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { Client } from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';
@@ -67,6 +69,7 @@ benchmark('bench_score', async (suite) => {
     await suite.sql('DELETE FROM user_windows');
     const first = await cliJson<ScoreResult>(cliEnv, score);
     const second = await cliJson<ScoreResult>(cliEnv, score);
+    const write = await rawPredictionsWrite(suite, second.run);
     const breakdowns = worker.output().split('\n').filter((line) => line.includes('"scoring run finished"')).slice(-2);
     await worker.stop();
     worker = undefined;
@@ -77,10 +80,12 @@ benchmark('bench_score', async (suite) => {
     const line = (name: string, usersPerSecond: number, seconds: number) => console.log(`${name.padEnd(52)}${usersPerSecond.toFixed(0).padStart(10)}${seconds.toFixed(2).padStart(10)}`);
     line(`floor: raw COPY of the window's events (${read.rows} rows)`, read.users / read.seconds, read.seconds);
     line(`floor: raw ONNX Runtime, ${MODELS.length} models × ${read.users} rows`, read.users / inference.seconds, inference.seconds);
+    line(`floor: raw COPY of a run's prediction rows (${write.rows} rows)`, read.users / write.seconds, write.seconds);
     line(`bulk scoring, first run, off the events (${first.scored} users, ${first.changed} changes)`, rate(first), first.seconds);
     line(`bulk scoring, repeat run, kept windows (${second.scored} users, ${second.changed} changes)`, rate(second), second.seconds);
     ratioLine('repeat run / first run', rate(second), rate(first), '(in-run: what kept windows save)');
     ratioLine('repeat run / raw COPY read', rate(second), read.users / read.seconds, 'as close to 1 as the work allows');
+    ratioLine('repeat run / raw COPY write', rate(second), read.users / write.seconds, '(in-run: the prediction log alone)');
     ratioLine('repeat run / target', rate(second), TARGET_USERS_PER_SECOND, `>= 1 (${TARGET_USERS_PER_SECOND} users/s)`);
     if (first.scored !== read.users || second.scored !== read.users) throw new Error(`scored ${first.scored} and ${second.scored} users, ${read.users} are active`);
     console.log('\nwhere the worker\'s time went (ms, per run):');
@@ -121,6 +126,44 @@ async function rawWindowRead(suite: TestSuite, organizationId: string): Promise<
       )
     ).rows;
     return { seconds, rows, users: Number(users) };
+  } finally {
+    await pg.end();
+  }
+}
+
+/**
+ * The prediction rows of the run `run` written again, by COPY in the worker's chunks (CHUNK_USERS
+ * users' rows per statement, each committed), into the same table with the same indexes; then deleted.
+ */
+async function rawPredictionsWrite(suite: TestSuite, run: string): Promise<{ seconds: number; rows: number }> {
+  const pg = new Client({ connectionString: suite.env.DATABASE_URL });
+  await pg.connect();
+  try {
+    const columns = 'organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run';
+    const lines: string[] = [];
+    let pending = '';
+    await pipeline(
+      pg.query(copyTo(`COPY (SELECT ${columns} FROM predictions WHERE scoring_run = '${run}' ORDER BY user_id, model_id) TO STDOUT`)),
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          const parts = (pending + chunk.toString()).split('\n');
+          pending = parts.pop() ?? '';
+          lines.push(...parts);
+          done();
+        },
+      }),
+    );
+    const [{ last }] = (await pg.query<{ last: string }>('SELECT max(id) AS last FROM predictions')).rows;
+    const chunkRows = CHUNK_USERS * MODELS.length;
+    const started = performance.now();
+    for (let start = 0; start < lines.length; start += chunkRows) {
+      const copy = pg.query(copyFrom(`COPY predictions (${columns}) FROM STDIN`));
+      copy.end(`${lines.slice(start, start + chunkRows).join('\n')}\n`);
+      await new Promise<void>((resolve, reject) => copy.on('finish', resolve).on('error', reject));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    await pg.query('DELETE FROM predictions WHERE id > $1', [last]);
+    return { seconds, rows: lines.length };
   } finally {
     await pg.end();
   }
