@@ -58,7 +58,7 @@ interface ScoredUser {
  * serving models in one pass (ActiveUsersService, in user id order: the windows kept by earlier runs
  * where the user did not change since, the events for everyone else). Per chunk of
  * SCORING_CHUNK_USERS users: features with the definitions serving and training use, one ONNX
- * Runtime run per model, label changes found against each user's previous latest label (one query),
+ * Runtime run per model, label changes found against each user's previous latest label (one query, run beside the features and models),
  * announced as prediction.updated, then the chunk's log rows (one COPY; one INSERT on embedded PGlite) and the run's checkpoint
  * committed together, so a killed run continues after its last committed chunk and no user is
  * scored twice.
@@ -100,9 +100,12 @@ export class BulkScoringService {
 
     if (models.length > 0) {
       const chunks = new UserChunks(this.config.scoring.chunkUsers, async (users) => {
+        // Postgres looks the previous labels up while this process computes the chunk's features and runs the models.
+        const previousRead = this.previousLabels(organizationId, users, models);
+        previousRead.catch(() => undefined);
         const scored = await this.infer(models, users, now, timings);
         let mark = performance.now();
-        const previous = await this.previousLabels(organizationId, users, models);
+        const previous = await previousRead;
         timings.writeMs += performance.now() - mark;
         const changes = labelChanges(scored, previous);
         mark = performance.now();
