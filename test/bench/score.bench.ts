@@ -19,6 +19,7 @@ import { cliJson, type RunningProcess, startApi, startWorker } from '../support/
 import type { TestSuite } from '../support/suite';
 import { scoringRunsSettled, settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
+import { cpuDuring } from './support/cpu';
 import { DAYS, MODELS } from './support/demo-models';
 import { ratioLine } from './support/measure';
 
@@ -67,8 +68,15 @@ benchmark('bench_score', async (suite) => {
     const score = ['model', 'score', '--org', organization.id, '--model', ...modelIds];
     // The promotions' runs kept every active user's window: forgotten, so the first run reads the events.
     await suite.sql('DELETE FROM user_windows');
-    const first = await cliJson<ScoreResult>(cliEnv, score);
-    const second = await cliJson<ScoreResult>(cliEnv, score);
+    // CPU per side, from /proc: which process holds the run back on the 2 cores they share.
+    const scoringWorker = worker;
+    const sides = {
+      postgres: async () =>
+        (await suite.sql<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR backend_type IN ('walwriter', 'checkpointer')`)).map((row) => row.pid),
+      worker: async () => (scoringWorker.child.pid === undefined ? [] : [scoringWorker.child.pid]),
+    };
+    const { result: first, seconds: firstCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
+    const { result: second, seconds: secondCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const write = await rawPredictionsWrite(suite, second.run);
     const breakdowns = worker.output().split('\n').filter((line) => line.includes('"scoring run finished"')).slice(-2);
     await worker.stop();
@@ -88,6 +96,10 @@ benchmark('bench_score', async (suite) => {
     ratioLine('repeat run / raw COPY write', rate(second), read.users / write.seconds, '(in-run: the prediction log alone)');
     ratioLine('repeat run / target', rate(second), TARGET_USERS_PER_SECOND, `>= 1 (${TARGET_USERS_PER_SECOND} users/s)`);
     if (first.scored !== read.users || second.scored !== read.users) throw new Error(`scored ${first.scored} and ${second.scored} users, ${read.users} are active`);
+    console.log('\nCPU seconds per run (worker, Postgres), beside its wall-clock seconds:');
+    for (const [name, run, cpu] of [['first', first, firstCpu], ['repeat', second, secondCpu]] as const) {
+      console.log(`  ${name.padEnd(8)}worker ${cpu.worker.toFixed(2)}, Postgres ${cpu.postgres.toFixed(2)}, wall ${run.seconds.toFixed(2)}`);
+    }
     console.log('\nwhere the worker\'s time went (ms, per run):');
     for (const breakdown of breakdowns) console.log(`  ${JSON.stringify((JSON.parse(breakdown) as { timings: unknown }).timings)}`);
   } finally {
