@@ -1,19 +1,30 @@
 import type { ActiveUser, StoredUserId } from '@foresight/events';
 
+/** A chunk's two stages: what this process computes of it, then what it commits of that. */
+export interface ChunkStages<Computed> {
+  compute(users: ActiveUser[]): Promise<Computed>;
+  commit(computed: Computed, users: ActiveUser[]): Promise<void>;
+}
+
 /**
- * Groups the cursor's users into chunks of `size` (the unit of inference, writing and checkpoint).
- * One chunk is in flight while the cursor reads the next: a full chunk waits for the one before it
- * to finish (so chunks commit, and the checkpoint moves, in cursor order), then starts without being
- * waited for. Memory stays bounded by two chunks. `end` hands over the last, partial chunk and waits
- * for everything; a failed chunk fails the next `add` or `end`.
+ * Groups the cursor's users into chunks of `size` (the unit of inference, writing and checkpoint), each
+ * computed, then committed. A chunk computes while the one before it commits (this process's work beside
+ * Postgres's), and chunks commit one at a time in cursor order, so the checkpoint moves in that order.
+ * The cursor reads on meanwhile; a full chunk waits until the chunk before the previous one has
+ * committed and the previous one has computed, so memory stays bounded by three chunks. `end` hands
+ * over the last, partial chunk and waits for everything; a failed stage fails the next `add` or `end`,
+ * and no chunk after it commits.
  */
-export class UserChunks {
+export class UserChunks<Computed> {
   private users: ActiveUser[] = [];
-  private inFlight: Promise<void> | undefined;
+  private computing: Promise<Computed> | undefined;
+  /** The commit of the last chunk handed over, and of the one before it. */
+  private committing: Promise<void> | undefined;
+  private committingBefore: Promise<void> | undefined;
 
   constructor(
     private readonly size: number,
-    private readonly onChunk: (users: ActiveUser[]) => Promise<void>,
+    private readonly stages: ChunkStages<Computed>,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`chunk size must be a whole number of at least 1, got ${size}`);
   }
@@ -25,22 +36,26 @@ export class UserChunks {
 
   async end(): Promise<void> {
     if (this.users.length > 0) await this.handOver();
-    await this.inFlight;
+    await this.committing;
   }
 
-  /** Waits for the chunk in flight, whatever its outcome (a failed cursor must not leave one committing behind a retry). */
+  /** Waits for the chunks in flight, whatever their outcome (a failed cursor must not leave one committing behind a retry). */
   async settled(): Promise<void> {
-    await this.inFlight?.catch(() => undefined);
+    await Promise.allSettled([this.computing, this.committing]);
   }
 
   private async handOver(): Promise<void> {
     const chunk = this.users;
     this.users = [];
-    await this.inFlight;
-    const started = this.onChunk(chunk);
+    await Promise.all([this.computing, this.committingBefore]);
+    const computed = this.stages.compute(chunk);
+    const committed = Promise.all([computed, this.committing]).then(([result]) => this.stages.commit(result, chunk));
     // Observed here, awaited by the next hand-over or `end`: a failure meanwhile is no unhandled rejection.
-    started.catch(() => undefined);
-    this.inFlight = started;
+    computed.catch(() => undefined);
+    committed.catch(() => undefined);
+    this.computing = computed;
+    this.committingBefore = this.committing;
+    this.committing = committed;
   }
 }
 
