@@ -58,11 +58,10 @@ interface ScoredUser {
  * serving models in one pass (ActiveUsersService, in user id order: the windows kept by earlier runs
  * where the user did not change since, the events for everyone else). Per chunk of
  * SCORING_CHUNK_USERS users: features with the definitions serving and training use, one ONNX
- * Runtime run per model, label changes found against each user's previous latest label (one query,
- * run beside the features and models); then, once the chunk before has committed, the changes
- * announced as prediction.updated and the chunk's log rows (one COPY; one INSERT on embedded PGlite)
- * and the run's checkpoint committed together, so a killed run continues after its last committed
- * chunk and no user is scored twice. A chunk computes while the one before it commits (UserChunks).
+ * Runtime run per model, label changes found against each user's previous latest label (one query, run beside the features and models),
+ * announced as prediction.updated, then the chunk's log rows (one COPY; one INSERT on embedded PGlite) and the run's checkpoint
+ * committed together, so a killed run continues after its last committed chunk and no user is
+ * scored twice.
  */
 @Injectable()
 export class BulkScoringService {
@@ -100,38 +99,34 @@ export class BulkScoringService {
     };
 
     if (models.length > 0) {
-      const chunks = new UserChunks(this.config.scoring.chunkUsers, {
-        compute: async (users) => {
-          // Postgres looks the previous labels up while this process computes the chunk's features and runs the models.
-          const previousRead = this.previousLabels(organizationId, users, models);
-          previousRead.catch(() => undefined);
-          const scored = await this.infer(models, users, now, timings);
-          const mark = performance.now();
-          const previous = await previousRead;
-          timings.writeMs += performance.now() - mark;
-          return { scored, changes: labelChanges(scored, previous) };
-        },
-        commit: async ({ scored, changes }, users) => {
-          let mark = performance.now();
-          await this.announce(runId, organizationId, models, changes);
-          timings.webhooksMs += performance.now() - mark;
-          mark = performance.now();
-          at.lastUser = users[users.length - 1].user;
-          at.scored += users.length;
-          at.changed += changes.length;
-          const rows = logRows(runId, organizationId, models, scored, now);
-          await this.dataSource.transaction(async (manager) => {
-            await (this.config.embedded ? insertPredictions(manager, rows) : copyPredictions(manager, rows));
-            await this.runs.checkpoint(manager, runId, at);
-          });
-          timings.writeMs += performance.now() - mark;
-          mark = performance.now();
-          await this.userWindows.keep(
-            users.flatMap(({ user, history, revisionToKeep, firstSeenAt }) => windowToKeep(organizationId, user, history, revisionToKeep, firstSeenAt, from.getTime(), now) ?? []),
-          );
-          timings.windowsMs += performance.now() - mark;
-          await onProgress({ scored: at.scored, total });
-        },
+      const chunks = new UserChunks(this.config.scoring.chunkUsers, async (users) => {
+        // Postgres looks the previous labels up while this process computes the chunk's features and runs the models.
+        const previousRead = this.previousLabels(organizationId, users, models);
+        previousRead.catch(() => undefined);
+        const scored = await this.infer(models, users, now, timings);
+        let mark = performance.now();
+        const previous = await previousRead;
+        timings.writeMs += performance.now() - mark;
+        const changes = labelChanges(scored, previous);
+        mark = performance.now();
+        await this.announce(runId, organizationId, models, changes);
+        timings.webhooksMs += performance.now() - mark;
+        mark = performance.now();
+        at.lastUser = users[users.length - 1].user;
+        at.scored += users.length;
+        at.changed += changes.length;
+        const rows = logRows(runId, organizationId, models, scored, now);
+        await this.dataSource.transaction(async (manager) => {
+          await (this.config.embedded ? insertPredictions(manager, rows) : copyPredictions(manager, rows));
+          await this.runs.checkpoint(manager, runId, at);
+        });
+        timings.writeMs += performance.now() - mark;
+        mark = performance.now();
+        await this.userWindows.keep(
+          users.flatMap(({ user, history, revisionToKeep, firstSeenAt }) => windowToKeep(organizationId, user, history, revisionToKeep, firstSeenAt, from.getTime(), now) ?? []),
+        );
+        timings.windowsMs += performance.now() - mark;
+        await onProgress({ scored: at.scored, total });
       });
       let cursorStarted = 0;
       let waitMs = 0;

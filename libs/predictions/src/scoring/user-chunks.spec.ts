@@ -4,81 +4,51 @@ import { labelChanges, previousLabelKey, UserChunks } from './user-chunks';
 const user = (id: string) => id as StoredUserId;
 const active = (id: string): ActiveUser => ({ user: user(id), history: [], firstSeenAt: 0, revisionToKeep: undefined });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Stages that log what they do: computing takes `computeMs`, committing `commitMs`. */
-function loggingStages(log: string[], computeMs: number, commitMs: number, fail?: { compute?: string; commit?: string }) {
-  return {
-    compute: async (users: ActiveUser[]) => {
-      const first = users[0].user;
-      log.push(`compute ${first}`);
-      await pause(computeMs);
-      if (fail?.compute === first) throw new Error('features refused');
-      return users.map((u) => u.user).join('');
-    },
-    commit: async (computed: string, users: ActiveUser[]) => {
-      log.push(`commit ${computed} (${users.length})`);
-      await pause(commitMs);
-      if (fail?.commit === computed) throw new Error('copy refused');
-      log.push(`committed ${computed}`);
-    },
-  };
-}
-
 describe('UserChunks', () => {
-  it('computes a chunk while the one before it commits, and commits chunks one at a time in cursor order', async () => {
-    const log: string[] = [];
-    const chunks = new UserChunks(2, loggingStages(log, 1, 20));
-    for (const id of ['a', 'b', 'c', 'd', 'e']) await chunks.add(active(id));
+  it('scores one chunk while the cursor reads the next, and commits chunks in cursor order', async () => {
+    const seen: string[][] = [];
+    const order: string[] = [];
+    const chunks = new UserChunks(2, async (users) => {
+      order.push(`start ${users[0].user}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.push(users.map((u) => u.user));
+      order.push(`end ${users[0].user}`);
+    });
+    for (const id of ['a', 'b', 'c', 'd', 'e']) {
+      order.push(`add ${id}`);
+      await chunks.add(active(id));
+    }
     await chunks.end();
-    const commits = log.filter((line) => line.startsWith('commit'));
-    expect(commits).toEqual(['commit ab (2)', 'committed ab', 'commit cd (2)', 'committed cd', 'commit e (1)', 'committed e']);
-    // cd is computed while ab commits.
-    expect(log.indexOf('compute c')).toBeLessThan(log.indexOf('committed ab'));
-  });
-
-  it('lets a chunk compute only once the chunk before the previous one has committed', async () => {
-    const log: string[] = [];
-    const chunks = new UserChunks(1, loggingStages(log, 0, 15));
-    for (const id of ['a', 'b', 'c', 'd']) await chunks.add(active(id));
-    await chunks.end();
-    expect(log.indexOf('compute c')).toBeGreaterThan(log.indexOf('committed a'));
-    expect(log.indexOf('compute d')).toBeGreaterThan(log.indexOf('committed b'));
+    expect(seen).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+    // c and d are read while a's chunk is in flight; c's chunk starts only once a's has finished.
+    expect(order).toEqual(['add a', 'add b', 'start a', 'add c', 'add d', 'end a', 'start c', 'add e', 'end c', 'start e', 'end e']);
   });
 
   it('hands over nothing more at the end when the users filled whole chunks, or there were none', async () => {
-    const log: string[] = [];
-    const chunks = new UserChunks(2, loggingStages(log, 0, 0));
+    const seen: number[] = [];
+    const chunks = new UserChunks(2, async (users) => void seen.push(users.length));
     await chunks.end();
     await chunks.add(active('a'));
     await chunks.add(active('b'));
     await chunks.end();
-    expect(log.filter((line) => line.startsWith('commit '))).toEqual(['commit ab (2)']);
+    expect(seen).toEqual([2]);
   });
 
-  it("fails a later hand-over, or the end, with a stage's failure, and commits no chunk after it", async () => {
-    const computeLog: string[] = [];
-    const failingCompute = new UserChunks(1, loggingStages(computeLog, 0, 0, { compute: 'a' }));
-    await failingCompute.add(active('a'));
-    await expect(failingCompute.add(active('b'))).rejects.toThrow('features refused');
-    await failingCompute.settled();
-    expect(computeLog.filter((line) => line.startsWith('commit'))).toEqual([]);
-
-    const commitLog: string[] = [];
-    const failingCommit = new UserChunks(1, loggingStages(commitLog, 0, 5, { commit: 'a' }));
-    await failingCommit.add(active('a'));
-    await failingCommit.add(active('b'));
-    await expect(failingCommit.add(active('c'))).rejects.toThrow('copy refused');
-    await failingCommit.settled();
-    expect(commitLog.filter((line) => line.startsWith('commit'))).toEqual(['commit a (1)']);
-
-    const failingLast = new UserChunks(1, loggingStages([], 0, 0, { commit: 'a' }));
+  it("fails the next hand-over, or the end, with a chunk's failure", async () => {
+    const failing = new UserChunks(1, async (users) => {
+      if (users[0].user === 'a') throw new Error('copy refused');
+    });
+    await failing.add(active('a'));
+    await expect(failing.add(active('b'))).rejects.toThrow('copy refused');
+    const failingLast = new UserChunks(1, async () => {
+      throw new Error('copy refused');
+    });
     await failingLast.add(active('a'));
     await expect(failingLast.end()).rejects.toThrow('copy refused');
   });
 
   it('refuses a chunk size that is not a whole number of at least 1', () => {
-    for (const size of [0, -1, 1.5, Number.NaN]) expect(() => new UserChunks(size, loggingStages([], 0, 0))).toThrow(/chunk size/);
+    for (const size of [0, -1, 1.5, Number.NaN]) expect(() => new UserChunks(size, async () => undefined)).toThrow(/chunk size/);
   });
 });
 

@@ -1,30 +1,19 @@
 import type { ActiveUser, StoredUserId } from '@foresight/events';
 
-/** A chunk's two stages: what this process computes of it, then what it commits of that. */
-export interface ChunkStages<Computed> {
-  compute(users: ActiveUser[]): Promise<Computed>;
-  commit(computed: Computed, users: ActiveUser[]): Promise<void>;
-}
-
 /**
- * Groups the cursor's users into chunks of `size` (the unit of inference, writing and checkpoint), each
- * computed, then committed. A chunk computes while the one before it commits (this process's work beside
- * Postgres's), and chunks commit one at a time in cursor order, so the checkpoint moves in that order.
- * The cursor reads on meanwhile; a full chunk waits until the chunk before the previous one has
- * committed and the previous one has computed, so memory stays bounded by three chunks. `end` hands
- * over the last, partial chunk and waits for everything; a failed stage fails the next `add` or `end`,
- * and no chunk after it commits.
+ * Groups the cursor's users into chunks of `size` (the unit of inference, writing and checkpoint).
+ * One chunk is in flight while the cursor reads the next: a full chunk waits for the one before it
+ * to finish (so chunks commit, and the checkpoint moves, in cursor order), then starts without being
+ * waited for. Memory stays bounded by two chunks. `end` hands over the last, partial chunk and waits
+ * for everything; a failed chunk fails the next `add` or `end`.
  */
-export class UserChunks<Computed> {
+export class UserChunks {
   private users: ActiveUser[] = [];
-  private computing: Promise<Computed> | undefined;
-  /** The commit of the last chunk handed over, and of the one before it. */
-  private committing: Promise<void> | undefined;
-  private committingBefore: Promise<void> | undefined;
+  private inFlight: Promise<void> | undefined;
 
   constructor(
     private readonly size: number,
-    private readonly stages: ChunkStages<Computed>,
+    private readonly onChunk: (users: ActiveUser[]) => Promise<void>,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`chunk size must be a whole number of at least 1, got ${size}`);
   }
@@ -36,26 +25,22 @@ export class UserChunks<Computed> {
 
   async end(): Promise<void> {
     if (this.users.length > 0) await this.handOver();
-    await this.committing;
+    await this.inFlight;
   }
 
-  /** Waits for the chunks in flight, whatever their outcome (a failed cursor must not leave one committing behind a retry). */
+  /** Waits for the chunk in flight, whatever its outcome (a failed cursor must not leave one committing behind a retry). */
   async settled(): Promise<void> {
-    await Promise.allSettled([this.computing, this.committing]);
+    await this.inFlight?.catch(() => undefined);
   }
 
   private async handOver(): Promise<void> {
     const chunk = this.users;
     this.users = [];
-    await Promise.all([this.computing, this.committingBefore]);
-    const computed = this.stages.compute(chunk);
-    const committed = Promise.all([computed, this.committing]).then(([result]) => this.stages.commit(result, chunk));
+    await this.inFlight;
+    const started = this.onChunk(chunk);
     // Observed here, awaited by the next hand-over or `end`: a failure meanwhile is no unhandled rejection.
-    computed.catch(() => undefined);
-    committed.catch(() => undefined);
-    this.computing = computed;
-    this.committingBefore = this.committing;
-    this.committing = committed;
+    started.catch(() => undefined);
+    this.inFlight = started;
   }
 }
 
