@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { request } from '../support/http';
 import { cliJson, startApi, startServer, startWorker } from '../support/processes';
-import { scoringRunsSettled, settledModel } from '../support/training';
+import { promotionRunsDone, settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
 import { DAYS, MODELS } from './support/demo-models';
 import { fixedRate, interleaved, load, ratioLine, report } from './support/measure';
@@ -39,7 +39,7 @@ benchmark('bench_predict', async (suite) => {
       if (settled.status !== 'active') throw new Error(`${model.name}: ${settled.status} ${settled.lastError}`);
     }
     // Each promotion queued a bulk scoring run, which keeps every active user's window in user_windows.
-    await scoringRunsSettled(suite, 10 * 60_000);
+    await promotionRunsDone(suite, organization.id, 10 * 60_000);
     await worker.stop();
     await suite.sql('ANALYZE');
     // Users who sent at least one event (a few generated users churn before their first one): no 404s

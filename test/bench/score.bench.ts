@@ -17,7 +17,7 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';
-import { scoringRunsSettled, settledModel } from '../support/training';
+import { promotionRunsDone, settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
 import { cpuDuring } from './support/cpu';
 import { DAYS, MODELS } from './support/demo-models';
@@ -60,7 +60,7 @@ benchmark('bench_score', async (suite) => {
       modelIds.push(created.body.id);
     }
     // Each promotion queued a run of its own model; the measured runs start on a quiet queue.
-    await scoringRunsSettled(suite, 15 * 60_000);
+    await promotionRunsDone(suite, organization.id, 15 * 60_000);
     await suite.sql('ANALYZE');
 
     const read = await rawWindowRead(suite, organization.id);

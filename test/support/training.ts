@@ -1,7 +1,6 @@
 import { request } from './http';
 import type { RunningProcess } from './processes';
 import type { TestSuite } from './suite';
-import { eventually } from './webhook-receiver';
 
 const DAY = 86_400_000;
 
@@ -93,16 +92,4 @@ export async function promotionRunsDone(suite: TestSuite, organizationId: string
     if (Date.now() > deadline) throw new Error(`${open} promotion scoring runs of ${organizationId} still not finished`);
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-/** Waits until no bulk scoring run is queued or running (a promotion queues one of its model). */
-export async function scoringRunsSettled(suite: TestSuite, timeoutMs: number): Promise<void> {
-  await eventually(
-    'the scoring runs',
-    async () => {
-      const [{ open }] = await suite.sql<{ open: string }>(`SELECT count(*) AS open FROM scoring_runs WHERE state IN ('queued', 'running')`);
-      return Number(open) === 0 ? true : undefined;
-    },
-    timeoutMs,
-  );
 }
