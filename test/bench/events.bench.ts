@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startApi, startServer } from '../support/processes';
 import { benchmark } from './support/benchmark';
-import { CpuPerEvent } from './support/cpu';
+import { CpuPerEvent, postgresProcesses, processSide } from './support/cpu';
 import { interleaved, load, type LoadResult, ratioLine, report } from './support/measure';
 
 const BATCH = 500;
@@ -37,14 +37,9 @@ benchmark('bench_events', async (suite) => {
     ORGANIZATION_ID: organization.id,
     COPY_STREAMS: String(COPY_STREAMS),
   });
-  // Postgres: the benchmark database's backends and the WAL writer and checkpointer (shared with anything else on the machine).
-  const postgres = async () =>
-    (await suite.sql<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR backend_type IN ('walwriter', 'checkpointer')`)).map(
-      (row) => row.pid,
-    );
-  const own = (pid: number | undefined) => async () => (pid === undefined ? [] : [pid]);
-  const copyCpu = new CpuPerEvent({ postgres, 'COPY client': own(copy.child.pid) });
-  const ingestCpu = new CpuPerEvent({ postgres, API: own(api.child.pid), 'load generator': own(process.pid) });
+  const postgres = postgresProcesses(suite);
+  const copyCpu = new CpuPerEvent({ postgres, 'COPY client': processSide(copy.child.pid) });
+  const ingestCpu = new CpuPerEvent({ postgres, API: processSide(api.child.pid), 'load generator': processSide(process.pid) });
   /** One round of the COPY baseline, as committed 500-row chunks per second (comparable with 500-event requests). */
   const rawCopy = (seconds: number) => copyCpu.measure(() => copyRound(seconds), seconds, BATCH);
   const copyRound = async (seconds: number): Promise<LoadResult> => {

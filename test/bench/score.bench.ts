@@ -10,7 +10,7 @@
 // inference, write, windows, webhooks) is printed.
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
@@ -19,7 +19,7 @@ import { cliJson, type RunningProcess, startApi, startWorker } from '../support/
 import type { TestSuite } from '../support/suite';
 import { promotionRunsDone, settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
-import { cpuDuring } from './support/cpu';
+import { cpuDuring, postgresProcesses, processSide } from './support/cpu';
 import { DAYS, MODELS } from './support/demo-models';
 import { ratioLine } from './support/measure';
 
@@ -69,12 +69,7 @@ benchmark('bench_score', async (suite) => {
     // The promotions' runs kept every active user's window: forgotten, so the first run reads the events.
     await suite.sql('DELETE FROM user_windows');
     // CPU per side, from /proc: which process holds the run back on the 2 cores they share.
-    const scoringWorker = worker;
-    const sides = {
-      postgres: async () =>
-        (await suite.sql<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR backend_type IN ('walwriter', 'checkpointer')`)).map((row) => row.pid),
-      worker: async () => (scoringWorker.child.pid === undefined ? [] : [scoringWorker.child.pid]),
-    };
+    const sides = { postgres: postgresProcesses(suite), worker: processSide(worker.child.pid) };
     const { result: first, seconds: firstCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const { result: second, seconds: secondCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const write = await rawPredictionsWrite(suite, second.run);
@@ -152,26 +147,18 @@ async function rawPredictionsWrite(suite: TestSuite, run: string): Promise<{ sec
   await pg.connect();
   try {
     const columns = 'organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run';
-    const lines: string[] = [];
-    let pending = '';
-    await pipeline(
-      pg.query(copyTo(`COPY (SELECT ${columns} FROM predictions WHERE scoring_run = '${run}' ORDER BY user_id, model_id) TO STDOUT`)),
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          const parts = (pending + chunk.toString()).split('\n');
-          pending = parts.pop() ?? '';
-          lines.push(...parts);
-          done();
-        },
-      }),
-    );
+    const chunks: Buffer[] = [];
+    for await (const chunk of pg.query(copyTo(`COPY (SELECT ${columns} FROM predictions WHERE scoring_run = '${run}' ORDER BY user_id, model_id) TO STDOUT`))) {
+      chunks.push(chunk as Buffer);
+    }
+    const lines = Buffer.concat(chunks).toString().split('\n').slice(0, -1);
     const [{ last }] = (await pg.query<{ last: string }>('SELECT max(id) AS last FROM predictions')).rows;
     const chunkRows = CHUNK_USERS * MODELS.length;
     const started = performance.now();
     for (let start = 0; start < lines.length; start += chunkRows) {
       const copy = pg.query(copyFrom(`COPY predictions (${columns}) FROM STDIN`));
       copy.end(`${lines.slice(start, start + chunkRows).join('\n')}\n`);
-      await new Promise<void>((resolve, reject) => copy.on('finish', resolve).on('error', reject));
+      await finished(copy);
     }
     const seconds = (performance.now() - started) / 1000;
     await pg.query('DELETE FROM predictions WHERE id > $1', [last]);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { TestSuite } from '../../support/suite';
 import type { LoadResult } from './measure';
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
@@ -19,6 +20,19 @@ export function processCpuSeconds(pid: number): number {
 
 /** The processes whose CPU one measurement charges to each named side (the API, Postgres, the load generator…). */
 export type CpuSides = Record<string, () => Promise<number[]>>;
+
+/** A side of one process, by its id (none when it has not started). */
+export function processSide(pid: number | undefined): () => Promise<number[]> {
+  return async () => (pid === undefined ? [] : [pid]);
+}
+
+/** Postgres's side: the benchmark database's backends and the WAL writer and checkpointer (shared with anything else on the machine). */
+export function postgresProcesses(suite: TestSuite): () => Promise<number[]> {
+  return async () =>
+    (await suite.sql<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR backend_type IN ('walwriter', 'checkpointer')`)).map(
+      (row) => row.pid,
+    );
+}
 
 /** CPU seconds per side over one run of `work`; the process ids are read again after it, so processes started during it count. */
 export async function cpuDuring<T>(sides: CpuSides, work: () => Promise<T>): Promise<{ result: T; seconds: Record<string, number> }> {

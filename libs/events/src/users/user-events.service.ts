@@ -89,9 +89,8 @@ export class UserEventsService {
   }
 
   /** The serving windows of many users in two round trips at most, in the order given (undefined as `window` answers it). */
-  async windows(organizationId: string, users: readonly StoredUserId[], from: Date, until: Date): Promise<Array<UserEventWindow | undefined>> {
-    const rows = await this.windowRows(organizationId, users, from.getTime(), until.getTime());
-    return users.map((user) => windowAsOf(rows.get(user) as UserWindowRow, from.getTime(), until.getTime()));
+  windows(organizationId: string, users: readonly StoredUserId[], from: Date, until: Date): Promise<Array<UserEventWindow | undefined>> {
+    return this.readWindows(organizationId, users.map((user) => ({ user, from: from.getTime(), until: until.getTime() })));
   }
 
   /**
@@ -100,6 +99,7 @@ export class UserEventsService {
    * (windowAsOf), then each cut to its own.
    */
   private async readWindows(organizationId: string, asks: WindowAsk[]): Promise<Array<UserEventWindow | undefined>> {
+    if (asks.length === 0) return [];
     if (asks.length === 1) {
       const [{ user, from, until }] = asks;
       const params = [organizationId, user, new Date(from).toISOString(), new Date(until).toISOString()];
