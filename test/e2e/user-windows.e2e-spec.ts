@@ -167,6 +167,71 @@ describe('user windows: kept windows answer as the events do', () => {
     expect(await kept(org, 'ada')).toEqual([]);
   });
 
+  it('extends a kept window by the events stored since while each is dated after its delta_from, and retires it otherwise', async () => {
+    await send(org, '/v1/events', [
+      { event: 'signup', userId: 'dee', timestamp: at(-10 * DAY) },
+      { event: 'view_item', anonymousId: 'anon-dee', timestamp: at(-3 * DAY) },
+      { event: 'login', userId: 'dee', anonymousId: 'anon-dee', timestamp: at(-2 * DAY) },
+      { event: 'click', userId: 'dee', timestamp: at(-2 * HOUR) },
+    ]);
+    await send(other, '/v1/events', [{ event: 'hostile_probe', userId: 'dee', timestamp: at(-DAY) }]);
+    await keep(org, ['dee']);
+    await keep(other, ['dee']);
+    const delta = async () =>
+      (
+        await suite.sql<{ revision: string; base: string; count: string; from: number }>(
+          `SELECT revision::text, delta_base::text AS base, delta_count::text AS count, round(date_part('epoch', delta_from) * 1000) AS from
+             FROM user_activity WHERE organization_id = $1 AND user_id = 'dee'`,
+          [organizationOf(org)],
+        )
+      )[0];
+    const base = await delta();
+    expect(base).toMatchObject({ base: base.revision, count: '0', from: now - HOUR });
+    /** Serving's answer, and the one it gives with the kept events blanked by hand: what only the events since can have answered. */
+    const answers = async (end = now + HOUR) => {
+      const served = await window(org, 'dee', end);
+      await suite.sql(`UPDATE user_windows SET events = '[]' WHERE organization_id = $1 AND user_id = 'dee'`, [organizationOf(org)]);
+      const blanked = await window(org, 'dee', end);
+      return { served, blanked: blanked?.events.map((e) => e.event), events: await fromEvents(org, 'dee', end) };
+    };
+
+    // Dated after delta_from, own and linked: counted, read from delta_from on beside the kept window.
+    await send(org, '/v1/events', [{ event: 'add_to_cart', userId: 'dee', timestamp: at(-30 * 60_000) }]);
+    await send(org, '/v1/events', [{ event: 'scroll', anonymousId: 'anon-dee', timestamp: at(-10 * 60_000), properties: { depth: 0.5 } }]);
+    expect(await delta()).toMatchObject({ base: base.revision, count: '2', revision: String(Number(base.revision) + 2) });
+    const extended = await answers();
+    expect(extended.served?.events.map((e) => e.event)).toEqual(['signup', 'view_item', 'login', 'click', 'add_to_cart', 'scroll']);
+    expect(extended.served).toEqual(extended.events);
+    expect(extended.blanked).toEqual(['add_to_cart', 'scroll']);
+    expect(extended.served?.events.map((e) => e.event)).not.toContain('hostile_probe');
+    // Many users read together (a batch, or requests of the same turn) get the same.
+    await keep(org, ['dee']);
+    await send(org, '/v1/events', [{ event: 'add_to_cart', userId: 'dee', timestamp: at(-20 * 60_000) }]);
+    const [batched] = await userEvents.windows(organizationOf(org), ['dee', 'ada'] as StoredUserId[], new Date(now + HOUR - WINDOW), new Date(now + HOUR));
+    expect(batched).toEqual((await answers()).events);
+
+    // Dated before delta_from (a queue flushed late), a new link, the erasure of an id linked to the user: the window is read off the events.
+    for (const change of [
+      () => send(org, '/v1/events', [{ event: 'click', userId: 'dee', timestamp: at(-3 * HOUR) }]),
+      () => send(org, '/v1/events', [{ event: 'login', userId: 'dee', anonymousId: 'anon-dee-2', timestamp: at(-5 * 60_000) }]),
+      () => userEvents.erase(organizationOf(org), 'anon-dee'),
+    ]) {
+      await keep(org, ['dee']);
+      expect(await kept(org, 'dee')).toHaveLength(1);
+      await change();
+      const after = await delta();
+      expect(Number(after.revision)).toBeGreaterThan(Number(after.base) + Number(after.count));
+      const retired = await answers();
+      expect(retired.served).toEqual(retired.events);
+      expect(retired.blanked).toEqual(retired.events?.events.map((e) => e.event));
+    }
+    // The other organization's kept window of the same user id was never extended by ours.
+    expect((await userEvents.window(organizationOf(other), 'dee' as StoredUserId, new Date(now + HOUR - WINDOW), new Date(now + HOUR)))?.events.map((e) => e.event)).toEqual([
+      'hostile_probe',
+    ]);
+    await suite.sql(`DELETE FROM user_windows WHERE organization_id = $1`, [organizationOf(other)]);
+  });
+
   it('answers a batch as single reads, kept or not, in the order asked', async () => {
     await send(org, '/v1/events', [
       { event: 'click', userId: 'bob', timestamp: at(-DAY) },

@@ -92,19 +92,25 @@ const INSERT_EVENTS_SQL = `
 /**
  * Moves the user_activity revision of every user whose history changed (serving's cache relies on
  * it): the stored events' users ($1, $2, with the re-linked users) and the users the stored
- * anonymous-only events' ids are linked to ($3, $4; linked by this transaction already, so they
- * count). Sorted, so concurrent groups lock those rows in the same order and cannot deadlock on them.
+ * anonymous-only events' ids are linked to ($4, $5; linked by this transaction already, so they
+ * count), each with the earliest event time it stored for them ($3, $6; -infinity for a re-link,
+ * which changes the history at any time). The revision is counted as a delta revision
+ * (1764760000000-user-activity-delta.ts) when that earliest time is at or after the user's
+ * `delta_from`; EXCLUDED.delta_from carries it (a new row keeps it, meaningless with no base).
+ * Sorted, so concurrent groups lock those rows in the same order and cannot deadlock on them.
  */
 const TOUCH_USERS_SQL = `
-  INSERT INTO user_activity (organization_id, user_id)
-  SELECT DISTINCT organization_id, user_id FROM (
-    SELECT * FROM unnest($1::text[], $2::text[]) AS u(organization_id, user_id)
+  INSERT INTO user_activity (organization_id, user_id, delta_from)
+  SELECT organization_id, user_id, min(earliest) FROM (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS u(organization_id, user_id, earliest)
     UNION ALL
-    SELECT i.organization_id, i.user_id
-      FROM unnest($3::text[], $4::text[]) AS a(organization_id, anonymous_id)
+    SELECT i.organization_id, i.user_id, a.earliest
+      FROM unnest($4::text[], $5::text[], $6::timestamptz[]) AS a(organization_id, anonymous_id, earliest)
       JOIN identities i USING (organization_id, anonymous_id)
-  ) changed ORDER BY 1, 2
-  ON CONFLICT (organization_id, user_id) DO UPDATE SET revision = user_activity.revision + 1`;
+  ) changed GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (organization_id, user_id) DO UPDATE
+     SET revision = user_activity.revision + 1,
+         delta_count = user_activity.delta_count + (EXCLUDED.delta_from >= user_activity.delta_from)::int`;
 
 /**
  * TOUCH_USERS_SQL naming the users it touched, for a group that must tell them. Only then: a row per
@@ -337,22 +343,35 @@ async function insertEvents(manager: EntityManager, rows: EventRow[]): Promise<v
   ]);
 }
 
+/** A user or anonymous id of an organization, with the earliest event time stored for it (ISO). */
+interface Touched {
+  organizationId: string;
+  id: string;
+  earliest: string;
+}
+
 /** Moves the revisions; returns the users whose history changed when `named`, none otherwise. */
 async function touchUsers(manager: EntityManager, stored: EventRow[], relinked: UserRef[], named: boolean): Promise<UserRef[]> {
-  const users = new Map<string, UserRef>();
-  const anonymous = new Map<string, EventRow>();
-  for (const user of relinked) users.set(`${user.organization_id} ${user.user_id}`, user);
+  const users = new Map<string, Touched>();
+  const anonymous = new Map<string, Touched>();
+  // ISO instants of years 1970 to 9999 (all ingestion accepts) sort as the times they name.
+  const touch = (touched: Map<string, Touched>, organizationId: string, id: string, earliest: string) => {
+    const key = `${organizationId} ${id}`;
+    const seen = touched.get(key);
+    if (seen === undefined) touched.set(key, { organizationId, id, earliest });
+    else if (earliest < seen.earliest) seen.earliest = earliest;
+  };
+  for (const user of relinked) touch(users, user.organization_id, user.user_id, '-infinity');
   for (const row of stored) {
-    if (row.userId !== null) users.set(`${row.organizationId} ${row.userId}`, { organization_id: row.organizationId, user_id: row.userId });
-    else anonymous.set(`${row.organizationId} ${row.anonymousId}`, row);
+    if (row.userId !== null) touch(users, row.organizationId, row.userId, row.occurredAt);
+    else touch(anonymous, row.organizationId, row.anonymousId as string, row.occurredAt);
   }
   if (users.size === 0 && anonymous.size === 0) return [];
-  const parameters = [
-    [...users.values()].map((user) => user.organization_id),
-    [...users.values()].map((user) => user.user_id),
-    [...anonymous.values()].map((row) => row.organizationId),
-    [...anonymous.values()].map((row) => row.anonymousId),
-  ];
+  const columns = (touched: Map<string, Touched>) => {
+    const list = [...touched.values()];
+    return [list.map((t) => t.organizationId), list.map((t) => t.id), list.map((t) => t.earliest)];
+  };
+  const parameters = [...columns(users), ...columns(anonymous)];
   if (named) return manager.query(TOUCH_AND_NAME_USERS_SQL, parameters);
   await manager.query(TOUCH_USERS_SQL, parameters);
   return [];

@@ -70,39 +70,52 @@ export const FEATURE_EVENT_ARRAY = `json_build_array(
 const revisionOf = (user: string) => `SELECT revision::text AS revision FROM user_activity WHERE organization_id = $1 AND user_id = ${user}`;
 export const REVISION_SQL = revisionOf('$2');
 
+/**
+ * The user's events dated at or after `since`, as the JSON text of FEATURE_EVENT_ARRAYs, oldest first:
+ * the two branches of the rule apart and appended (UNION ALL), each on its own index, where one OR
+ * over both made a bitmap scan with a recheck of every event. Sent as JSON text: one parse instead
+ * of a row object and eight fields per event.
+ */
+const eventsSince = (user: string, since: string) => `
+  (SELECT coalesce(json_agg(s.event ORDER BY s.occurred_at), '[]')::text FROM (
+      SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} AS event FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at >= ${since}
+      UNION ALL
+      SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)} AND e.occurred_at >= ${since}
+    ) s)`;
+
 /*
  * Both reads below answer a user's window in one shape (UserWindowRow): the user's revision, first
  * event ever, latest event before $4 (epoch ms), and the events from $3 on as the JSON text of
  * FEATURE_EVENT_ARRAYs, oldest first. No upper bound on the events: ingestion refuses events more
  * than 24 h ahead, and a window ending later than $4 is cut out of the same row (windowAsOf).
  *
- * The user_windows rows of users in `users` that serve a window from $3 as of $4: of the user's
- * current revision, starting no later than $3, taken no later than $4. Two primary-key reads per user;
- * a statement apart from the read off the events, whose plan over every partition costs more to start
- * than these reads.
+ * The user_windows rows of users in `users` that serve a window from $3 as of $4: starting no later
+ * than $3, taken no later than $4, and either of the user's current revision or the base of the
+ * revisions since (1764760000000-user-activity-delta.ts: each stored only events dated at or after
+ * delta_from). In the second case the row also carries the events dated from delta_from on, which
+ * take the place of the kept ones from then on (`recent_from`, `recent`): a new event costs a read of
+ * the user's latest events, not of the whole window. Two primary-key reads per user; a statement
+ * apart from the read off the events, whose plan over every partition costs more to start than these.
  */
 const keptWindows = (users: string) => `
-  SELECT w.user_id, w.revision::text AS revision, w.first_seen, w.last_seen, w.events
+  SELECT w.user_id, a.revision::text AS revision, w.first_seen, w.last_seen, w.events,
+         CASE WHEN w.revision <> a.revision THEN ${EPOCH_MS('a.delta_from')} END AS recent_from,
+         CASE WHEN w.revision <> a.revision THEN ${eventsSince('w.user_id', 'a.delta_from')} END AS recent
     FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
-   WHERE w.organization_id = $1 AND w.user_id ${users} AND w.revision = a.revision AND w.window_from <= $3 AND w.taken_at <= $4`;
+   WHERE w.organization_id = $1 AND w.user_id ${users} AND w.window_from <= $3 AND w.taken_at <= $4
+     AND (w.revision = a.revision OR (w.revision = a.delta_base AND a.revision = a.delta_base + a.delta_count))`;
 export const KEPT_WINDOW_SQL = keptWindows('= $2');
 export const KEPT_WINDOWS_SQL = keptWindows('= ANY($2::text[])');
 
 /**
- * The window read off the events: the two branches of the rule apart and appended (UNION ALL), each
- * on its own index, where one OR over both made a bitmap scan with a recheck of every event; first
- * and last seen per branch, so min() and max() read one index entry per partition. The events are
- * sent as JSON text: one parse instead of a row object and eight fields per event.
+ * The window read off the events; first and last seen per branch of the rule, so min() and max()
+ * read one index entry per partition.
  */
 const eventsWindow = (user: string) => `
   SELECT (${revisionOf(user)}) AS revision,
          ${EPOCH_MS('least(own.first_seen, linked.first_seen)')} AS first_seen,
          ${EPOCH_MS('greatest(own.last_seen, linked.last_seen)')} AS last_seen,
-         (SELECT coalesce(json_agg(w.event ORDER BY w.occurred_at), '[]')::text FROM (
-             SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} AS event FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at >= $3
-             UNION ALL
-             SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)} AND e.occurred_at >= $3
-           ) w) AS events
+         ${eventsSince(user, '$3')} AS events
     FROM (SELECT (SELECT min(e.occurred_at) FROM events e WHERE ${OWN_EVENTS(user)}) AS first_seen,
                  (SELECT max(e.occurred_at) FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at < $4) AS last_seen) own,
          (SELECT (SELECT min(e.occurred_at) FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS(user)}) AS first_seen,

@@ -48,6 +48,36 @@ describe('windowAsOf', () => {
   });
 });
 
+describe('windowAsOf with the events stored since the row was kept', () => {
+  // Stored since: everything dated from 3,000 on, read again (the screen_view and checkout kept, and a new scroll).
+  const recent = JSON.stringify([
+    [4_000, 'screen_view', 's-1', '/pricing', 1_500, null, 0.5, { items: 2 }],
+    [4_500, 'scroll', 's-1', null, null, null, 0.9, null],
+    [6_000, 'checkout', null, null, null, null, null, null],
+  ]);
+
+  it('takes the kept events before recent_from and the recent ones from then on, each once', () => {
+    const merged = windowAsOf(row({ recent_from: 3_000, recent }), 1_000, 5_000);
+    expect(merged?.events.map((e) => [e.occurredAt, e.event])).toEqual([
+      [2_000, 'click'],
+      [4_000, 'screen_view'],
+      [4_500, 'scroll'],
+    ]);
+    expect(merged).toMatchObject({ firstSeenAt: 100, lastSeenAt: 4_500, revision: '7' });
+    expect(windowAsOf(row({ recent_from: 3_000, recent }), 1_000, 7_000)?.events.map((e) => e.event)).toEqual(['click', 'screen_view', 'scroll', 'checkout']);
+  });
+
+  it('drops a kept event from recent_from on that the recent read no longer holds', () => {
+    expect(windowAsOf(row({ recent_from: 1_500, recent: '[]' }), 1_000, 7_000)).toMatchObject({ events: [], lastSeenAt: 4_000 });
+  });
+
+  it('counts a recent event dated before the first kept one as the first sighting', () => {
+    const merged = windowAsOf(row({ first_seen: 2_000, recent_from: 1_000, recent: '[[1200,"signup",null,null,null,null,null,null]]' }), 1_000, 5_000);
+    expect(merged).toMatchObject({ firstSeenAt: 1_200, lastSeenAt: 4_000, events: [{ occurredAt: 1_200, event: 'signup' }] });
+    expect(windowAsOf(row({ first_seen: null, last_seen: null, events: '[]', recent_from: 0, recent: '[[1200,"signup",null,null,null,null,null,null]]' }), 1_000, 1_100)).toBeUndefined();
+  });
+});
+
 describe('eventsText', () => {
   it('writes events as the read off the events sends them, so a kept window reads back the same', () => {
     const read = windowAsOf(row(), 1_000, 10_000);

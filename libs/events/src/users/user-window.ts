@@ -6,7 +6,8 @@ type FeatureEventArray = [number, string, string | null, string | null, number |
 
 /**
  * A user's window as KEPT_WINDOW_SQL and EVENTS_WINDOW_SQL answer it: the events from the window's
- * start on with no end, and the latest event before the moment it was read (its `taken_at`).
+ * start on with no end, and the latest event before the moment it was read (its `taken_at`). A kept
+ * window read with the events stored since carries them apart, from `recent_from` on.
  */
 export interface UserWindowRow {
   revision: string | null;
@@ -14,6 +15,10 @@ export interface UserWindowRow {
   last_seen: number | null;
   /** JSON text: FeatureEventArray[], oldest first. */
   events: string;
+  /** Epoch ms from which `recent` takes the place of `events`; null or absent when `events` holds them all. */
+  recent_from?: number | null;
+  /** JSON text: FeatureEventArray[] dated from `recent_from` on, oldest first. */
+  recent?: string | null;
 }
 
 /** A window bulk scoring read, to keep in user_windows under the revision it was read at. */
@@ -32,19 +37,27 @@ export interface UserWindowSnapshot {
 /**
  * The window [from, until) of a user's row, for any `from` at or after the row's `window_from` and
  * `until` at or after its `taken_at` (the events have no end, and nothing was stored since at the
- * row's revision); undefined when the user has no event before `until`. The latest event before
- * `until` is the last of the row's events before it, or `last_seen` when none is later.
+ * row's revision, or only what `recent` holds); undefined when the user has no event before `until`.
+ * The latest event before `until` is the last of the row's events before it, or `last_seen` when
+ * none is later.
  */
 export function windowAsOf(row: UserWindowRow, from: number, until: number): UserEventWindow | undefined {
-  if (row.first_seen === null || row.first_seen >= until) return undefined;
+  const recent = row.recent == null ? [] : (JSON.parse(row.recent) as FeatureEventArray[]);
+  // An event stored since may be dated before the first kept one (delta_from precedes the taking).
+  const firstSeen = Math.min(row.first_seen ?? Infinity, recent[0]?.[0] ?? Infinity);
+  if (firstSeen >= until) return undefined;
   const events: UserEvent[] = [];
   let latest = row.last_seen ?? -Infinity;
-  for (const [occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers] of JSON.parse(row.events) as FeatureEventArray[]) {
-    if (occurredAt >= until) break;
-    latest = Math.max(latest, occurredAt);
-    if (occurredAt >= from) events.push({ occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers });
-  }
-  return { events, firstSeenAt: row.first_seen, lastSeenAt: latest, revision: row.revision };
+  const take = (arrays: FeatureEventArray[], before: number) => {
+    for (const [occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers] of arrays) {
+      if (occurredAt >= before) break;
+      latest = Math.max(latest, occurredAt);
+      if (occurredAt >= from) events.push({ occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers });
+    }
+  };
+  take(JSON.parse(row.events) as FeatureEventArray[], Math.min(until, row.recent_from ?? Infinity));
+  take(recent, until);
+  return { events, firstSeenAt: firstSeen, lastSeenAt: latest, revision: row.revision };
 }
 
 /** The JSON text of events, as UserWindowRow.events holds them. */

@@ -7,19 +7,43 @@ import type { UserWindowSnapshot } from './user-window';
 const WRITE_ROWS = 500;
 
 /**
+ * How long before a kept window's taking an event may be dated and still count as stored since
+ * (user_activity's delta_from): events sent after the taking but dated a little earlier (a client's
+ * queue flushed late) then extend the kept window instead of retiring it. Bigger reads more events
+ * per request after a new one; an event dated earlier still answers right, off all the events.
+ */
+export const DELTA_MARGIN_MS = 3_600_000;
+
+/**
  * Keeps windows in user_windows at the revision they were read at, when that is still the user's
  * revision (otherwise the window is outdated already, or the user erased) and none of its events
  * is older than the organization's retention (retention moves no revision: a window read before a
  * retention run deleted the user's first events must not outlive the run). A window kept at the same
  * revision stays: it answers the same for any later window.
+ *
+ * The user's activity row then becomes the base of the events stored since (delta_base, count 0,
+ * delta_from DELTA_MARGIN_MS before the taking; 1764760000000-user-activity-delta.ts). Its rows are
+ * locked in key order first, as ingestion locks them, so the revision cannot move between the check
+ * and the write and the two cannot deadlock.
  */
 const KEEP_SQL = `
+  WITH input AS (
+    SELECT u.* FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::text[])
+             AS u(organization_id, user_id, revision, window_from, taken_at, first_seen, last_seen, events)
+      JOIN organizations o ON o.id = u.organization_id AND u.first_seen >= date_part('epoch', now() - o.retention_days * interval '1 day') * 1000
+  ), current AS (
+    SELECT a.organization_id, a.user_id FROM user_activity a JOIN input u USING (organization_id, user_id)
+     WHERE a.revision = u.revision
+     ORDER BY 1, 2 FOR UPDATE OF a
+  ), based AS (
+    UPDATE user_activity a SET delta_base = a.revision, delta_count = 0, delta_from = to_timestamp((u.taken_at - ${DELTA_MARGIN_MS}) / 1000)
+      FROM current c JOIN input u USING (organization_id, user_id)
+     WHERE a.organization_id = c.organization_id AND a.user_id = c.user_id
+    RETURNING a.organization_id, a.user_id
+  )
   INSERT INTO user_windows (organization_id, user_id, revision, window_from, taken_at, first_seen, last_seen, events)
   SELECT u.organization_id, u.user_id, u.revision, to_timestamp(u.window_from / 1000), to_timestamp(u.taken_at / 1000), u.first_seen, u.last_seen, u.events
-    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::text[])
-           AS u(organization_id, user_id, revision, window_from, taken_at, first_seen, last_seen, events)
-    JOIN user_activity a ON a.organization_id = u.organization_id AND a.user_id = u.user_id AND a.revision = u.revision
-    JOIN organizations o ON o.id = u.organization_id AND u.first_seen >= date_part('epoch', now() - o.retention_days * interval '1 day') * 1000
+    FROM input u JOIN based USING (organization_id, user_id)
    ORDER BY u.organization_id, u.user_id
   ON CONFLICT (organization_id, user_id) DO UPDATE
      SET revision = EXCLUDED.revision, window_from = EXCLUDED.window_from, taken_at = EXCLUDED.taken_at,
