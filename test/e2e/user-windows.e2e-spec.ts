@@ -5,7 +5,7 @@ import { ActiveUsersService } from '../../libs/events/src/users/active-users.ser
 import { UserEventsService } from '../../libs/events/src/users/user-events.service';
 import { UserWindowsService } from '../../libs/events/src/users/user-windows.service';
 import { request } from '../support/http';
-import { type RunningProcess, startApi } from '../support/processes';
+import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 
 const HOUR = 3_600_000;
@@ -230,6 +230,50 @@ describe('user windows: kept windows answer as the events do', () => {
       'hostile_probe',
     ]);
     await suite.sql(`DELETE FROM user_windows WHERE organization_id = $1`, [organizationOf(other)]);
+  });
+
+  it('answers as the events do for every user of demo data after a mix of new events, one at a time or read together', async () => {
+    const demo = await suite.createOrganization('windows_demo');
+    await cliJson(suite.env, ['demo', 'seed', '--org', organizationOf(demo), '--users', '200', '--days', '30']);
+    const users = (await suite.sql<{ user_id: string }>(`SELECT user_id FROM user_activity WHERE organization_id = $1 ORDER BY user_id`, [organizationOf(demo)])).map(
+      (row) => row.user_id,
+    );
+    expect(users.length).toBeGreaterThan(150);
+    await keep(demo, users);
+    // By position: an event dated after delta_from, one dated before it, an anonymous event dated after it
+    // then linked, both kinds, or nothing.
+    const changes = users.flatMap((user, i) =>
+      [
+        [{ event: 'click', userId: user, timestamp: at(-5 * 60_000 - i) }],
+        [{ event: 'click', userId: user, timestamp: at(-5 * HOUR - i) }],
+        [
+          { event: 'view_item', anonymousId: `anon-${user}`, timestamp: at(-20 * 60_000) },
+          { event: 'login', userId: user, anonymousId: `anon-${user}`, timestamp: at(-10 * 60_000) },
+        ],
+        [
+          { event: 'add_to_cart', userId: user, timestamp: at(-30 * 60_000), properties: { items: i } },
+          { event: 'scroll', userId: user, timestamp: at(-2 * DAY), properties: { depth: 0.25 } },
+        ],
+        [],
+      ][i % 5],
+    );
+    for (let start = 0; start < changes.length; start += 100) await send(demo, '/v1/events', changes.slice(start, start + 100));
+    const [{ extended }] = await suite.sql<{ extended: number }>(
+      `SELECT count(*)::int AS extended FROM user_activity WHERE organization_id = $1 AND revision > delta_base AND revision = delta_base + delta_count`,
+      [organizationOf(demo)],
+    );
+    expect(extended).toBe(users.filter((_, i) => i % 5 === 0).length);
+
+    const end = now + HOUR;
+    const read = (user: string) => window(demo, user, end);
+    const together = await Promise.all(users.map(read));
+    const alone: Array<UserEventWindow | undefined> = [];
+    for (const user of users) alone.push(await read(user));
+    await suite.sql(`DELETE FROM user_windows WHERE organization_id = $1`, [organizationOf(demo)]);
+    const offEvents: Array<UserEventWindow | undefined> = [];
+    for (const user of users) offEvents.push(await read(user));
+    expect(together).toEqual(offEvents);
+    expect(alone).toEqual(offEvents);
   });
 
   it('answers a batch as single reads, kept or not, in the order asked', async () => {

@@ -27,23 +27,22 @@ export const DELTA_MARGIN_MS = 3_600_000;
  * and the write and the two cannot deadlock.
  */
 const KEEP_SQL = `
-  WITH input AS (
+  WITH current AS (
     SELECT u.* FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::text[])
              AS u(organization_id, user_id, revision, window_from, taken_at, first_seen, last_seen, events)
       JOIN organizations o ON o.id = u.organization_id AND u.first_seen >= date_part('epoch', now() - o.retention_days * interval '1 day') * 1000
-  ), current AS (
-    SELECT a.organization_id, a.user_id FROM user_activity a JOIN input u USING (organization_id, user_id)
-     WHERE a.revision = u.revision
-     ORDER BY 1, 2 FOR UPDATE OF a
+      JOIN user_activity a ON a.organization_id = u.organization_id AND a.user_id = u.user_id AND a.revision = u.revision
+     ORDER BY u.organization_id, u.user_id FOR UPDATE OF a
   ), based AS (
+    -- Each step joins one row set by a primary key, never two of these CTEs together (no statistics: nested loops).
     UPDATE user_activity a SET delta_base = a.revision, delta_count = 0, delta_from = to_timestamp((u.taken_at - ${DELTA_MARGIN_MS}) / 1000)
-      FROM current c JOIN input u USING (organization_id, user_id)
-     WHERE a.organization_id = c.organization_id AND a.user_id = c.user_id
-    RETURNING a.organization_id, a.user_id
+      FROM current u
+     WHERE a.organization_id = u.organization_id AND a.user_id = u.user_id
+    RETURNING u.*
   )
   INSERT INTO user_windows (organization_id, user_id, revision, window_from, taken_at, first_seen, last_seen, events)
   SELECT u.organization_id, u.user_id, u.revision, to_timestamp(u.window_from / 1000), to_timestamp(u.taken_at / 1000), u.first_seen, u.last_seen, u.events
-    FROM input u JOIN based USING (organization_id, user_id)
+    FROM based u
    ORDER BY u.organization_id, u.user_id
   ON CONFLICT (organization_id, user_id) DO UPDATE
      SET revision = EXCLUDED.revision, window_from = EXCLUDED.window_from, taken_at = EXCLUDED.taken_at,
