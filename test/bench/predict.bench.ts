@@ -2,7 +2,7 @@
 // Fastify route doing one primary-key lookup in the same Postgres, and raw ONNX Runtime session.run.
 // Three paths are measured apart: a user's first request while the window the promotions' bulk scoring
 // kept of them holds (read from user_windows, features, 3 inferences, logged), a user's first request
-// after a new event (the window read off the events, then kept), and a repeat with nothing new since
+// after a new event (the kept window and the events stored since), and a repeat with nothing new since
 // (one revision read, answered from the process's cache). POST /v1/predict/batch is measured on
 // first-time users too, as users per second beside the single route's.
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { promotionRunsDone, settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
 import { DAYS, MODELS } from './support/demo-models';
 import { fixedRate, interleaved, load, ratioLine, report } from './support/measure';
+import { sendOneEventEach } from './support/new-events';
 
 const USERS = 10_000;
 /** Users per POST /v1/predict/batch request, and requests in flight at once. */
@@ -45,9 +46,9 @@ benchmark('bench_predict', async (suite) => {
     // Users who sent at least one event (a few generated users churn before their first one): no 404s
     // in the mix. Shuffled and split, so the fixed-rate run and each first-time peak meet users the API
     // process has never answered. The "window kept" peak and the batch meet users whose window the
-    // scoring runs kept (every user active in the last 30 days); the fixed-rate run and the "new event"
-    // peak meet the others (inactive for 30 days) and users who sent an event after the scoring runs,
-    // so their kept window is outdated and the events are read again.
+    // scoring runs kept (every user active in the last 30 days, and the inactive ones a window of no
+    // events); the fixed-rate run and the "new event" peak meet users without one, if any, and users
+    // who sent an event after the scoring runs, read off their kept window and the events stored since.
     const [withWindow, withoutWindow] = await Promise.all(
       ['EXISTS', 'NOT EXISTS'].map(async (exists) =>
         shuffle(
@@ -135,15 +136,6 @@ async function predictInBatches(baseUrl: string, token: string, users: string[])
   await Promise.all(Array.from({ length: BATCH_CONCURRENCY }, drive));
   const seconds = (performance.now() - started) / 1000;
   return { usersPerSecond: users.length / seconds, meanRequestMs: requestMs.reduce((a, b) => a + b, 0) / requestMs.length };
-}
-
-/** One new event for each user, through POST /v1/events, so the window kept of them is outdated. */
-async function sendOneEventEach(baseUrl: string, token: string, users: string[]): Promise<void> {
-  for (let start = 0; start < users.length; start += BATCH_SIZE) {
-    const body = users.slice(start, start + BATCH_SIZE).map((userId) => ({ event: 'click', userId, timestamp: new Date().toISOString() }));
-    const answer = await request(`${baseUrl}/v1/events`, { token, method: 'POST', body });
-    if (answer.status !== 200) throw new Error(`POST /v1/events: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
-  }
 }
 
 function shuffle<T>(items: T[]): T[] {

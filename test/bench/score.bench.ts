@@ -4,10 +4,11 @@
 // Runtime over the same number of rows in the same chunks (what inference alone costs), and a raw
 // COPY of the prediction rows a run writes into the prediction log, a chunk per statement (what
 // writing alone costs). Run
-// twice: the first with no window kept (every user's window read off the events, as when nobody was
-// scored before), the second like a daily run, reading the windows the first kept for users who sent
-// nothing since, with yesterday's labels to compare against. The worker's breakdown (read, features,
-// inference, write, windows, webhooks) is printed.
+// three times: the first with no window kept (every user's window read off the events, as when nobody
+// was scored before), the second like a daily run, reading the windows the first kept for users who
+// sent nothing since, with yesterday's labels to compare against, and the third after a fifth of the
+// users sent an event (read off their kept window and the events stored since). The worker's
+// breakdown (read, features, inference, write, windows, webhooks) is printed.
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
@@ -22,12 +23,15 @@ import { benchmark } from './support/benchmark';
 import { cpuDuring, postgresProcesses, processSide } from './support/cpu';
 import { DAYS, MODELS } from './support/demo-models';
 import { ratioLine } from './support/measure';
+import { sendOneEventEach } from './support/new-events';
 
 const USERS = 50_000;
 const TARGET_USERS_PER_SECOND = 20_000;
 /** The worker's default chunk: rows per ONNX Runtime run in the raw floor too. */
 const CHUNK_USERS = 4_000;
 const FEATURE_WINDOW_DAYS = 30;
+/** Of the active users, those who send an event between the repeat run and the next (a day's traffic). */
+const CHANGED_SHARE = 0.2;
 
 interface ScoreResult {
   run: string;
@@ -72,8 +76,16 @@ benchmark('bench_score', async (suite) => {
     const sides = { postgres: postgresProcesses(suite), worker: processSide(worker.child.pid) };
     const { result: first, seconds: firstCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const { result: second, seconds: secondCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
+    // A day's traffic, then the next run: the users who sent an event are read off their kept window and the events stored since.
+    const users = await suite.sql<{ user_id: string }>(
+      `SELECT user_id FROM (SELECT DISTINCT user_id FROM predictions WHERE organization_id = $1 AND scoring_run = $2) scored ORDER BY random()`,
+      [organization.id, second.run],
+    );
+    const changedUsers = users.slice(0, Math.round(users.length * CHANGED_SHARE)).map((row) => row.user_id);
+    await sendOneEventEach(api.baseUrl, token.secret, changedUsers);
+    const { result: third, seconds: thirdCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const write = await rawPredictionsWrite(suite, second.run);
-    const breakdowns = worker.output().split('\n').filter((line) => line.includes('"scoring run finished"')).slice(-2);
+    const breakdowns = worker.output().split('\n').filter((line) => line.includes('"scoring run finished"')).slice(-3);
     await worker.stop();
     worker = undefined;
 
@@ -86,13 +98,15 @@ benchmark('bench_score', async (suite) => {
     line(`floor: raw COPY of a run's prediction rows (${write.rows} rows)`, read.users / write.seconds, write.seconds);
     line(`bulk scoring, first run, off the events (${first.scored} users, ${first.changed} changes)`, rate(first), first.seconds);
     line(`bulk scoring, repeat run, kept windows (${second.scored} users, ${second.changed} changes)`, rate(second), second.seconds);
+    line(`bulk scoring, after ${changedUsers.length} users sent an event (${third.scored} users, ${third.changed} changes)`, rate(third), third.seconds);
     ratioLine('repeat run / first run', rate(second), rate(first), '(in-run: what kept windows save)');
     ratioLine('repeat run / raw COPY read', rate(second), read.users / read.seconds, 'as close to 1 as the work allows');
     ratioLine('repeat run / raw COPY write', rate(second), read.users / write.seconds, '(in-run: the prediction log alone)');
     ratioLine('repeat run / target', rate(second), TARGET_USERS_PER_SECOND, `>= 1 (${TARGET_USERS_PER_SECOND} users/s)`);
-    if (first.scored !== read.users || second.scored !== read.users) throw new Error(`scored ${first.scored} and ${second.scored} users, ${read.users} are active`);
+    ratioLine('run after new events / repeat run', rate(third), rate(second), '(in-run: what the events stored since cost)');
+    for (const run of [first, second, third]) if (run.scored !== read.users) throw new Error(`scored ${run.scored} users in ${run.run}, ${read.users} are active`);
     console.log('\nCPU seconds per run (worker, Postgres), beside its wall-clock seconds:');
-    for (const [name, run, cpu] of [['first', first, firstCpu], ['repeat', second, secondCpu]] as const) {
+    for (const [name, run, cpu] of [['first', first, firstCpu], ['repeat', second, secondCpu], ['new events', third, thirdCpu]] as const) {
       console.log(`  ${name.padEnd(8)}worker ${cpu.worker.toFixed(2)}, Postgres ${cpu.postgres.toFixed(2)}, wall ${run.seconds.toFixed(2)}`);
     }
     console.log('\nwhere the worker\'s time went (ms, per run):');

@@ -242,7 +242,7 @@ describe('user windows: kept windows answer as the events do', () => {
     await keep(demo, users);
     // By position: an event dated after delta_from, one dated before it, an anonymous event dated after it
     // then linked, both kinds, or nothing.
-    const changes = users.flatMap((user, i) =>
+    const changes = users.flatMap((user, i): Array<Record<string, unknown>> =>
       [
         [{ event: 'click', userId: user, timestamp: at(-5 * 60_000 - i) }],
         [{ event: 'click', userId: user, timestamp: at(-5 * HOUR - i) }],
@@ -362,16 +362,22 @@ describe('user windows: kept windows answer as the events do', () => {
     const maxKept = await userEvents.window(organizationOf(scoring), 'max' as StoredUserId, new Date(now - WINDOW), new Date(now));
     expect(maxKept).toMatchObject({ events: [], lastSeenAt: now - 35 * DAY, firstSeenAt: now - 40 * DAY });
     expect(maxKept).toEqual(await fromEvents(scoring, 'max'));
+    await keepAll(scoring, await scoringRead(scoring));
+    expect(await kept(scoring, 'max')).toHaveLength(1);
 
-    // Users changed since: read off the events, merged in byte order among the kept ones; a resumed run reads only those after its checkpoint.
+    // Users changed since: read whole again (their kept window and the events since, here), merged in byte
+    // order among the kept ones; a resumed run reads only those after its checkpoint. max, inactive with
+    // a window of no events, is active by the event stored since alone.
     await send(scoring, '/v1/events', [
       { event: 'click', userId: 'oli', timestamp: at(-HOUR) },
       { event: 'click', userId: replacement, timestamp: at(-HOUR) },
+      { event: 'click', userId: 'max', timestamp: at(-HOUR / 2) },
     ]);
     const mixed = await scoringRead(scoring);
     expect(mixed.users.map((u) => [u.user, u.revisionToKeep !== undefined])).toEqual([
       ['kim', false],
       ['lee', false],
+      ['max', true],
       ['oli', true],
       ['pat', false],
       ['ray', false],
@@ -379,19 +385,28 @@ describe('user windows: kept windows answer as the events do', () => {
       [smile, false],
     ]);
     const resumed = await scoringRead(scoring, now, 'lee');
-    expect(resumed).toEqual({ total: 7, users: mixed.users.slice(2), inactiveWindows: mixed.inactiveWindows });
+    expect(resumed).toEqual({ total: 8, users: mixed.users.slice(2), inactiveWindows: mixed.inactiveWindows });
     expect((await scoringRead(scoring, now, replacement)).users.map((u) => u.user)).toEqual([smile]);
+    // Those two events are dated from delta_from on: oli and the other are read off their kept window and the events stored since.
+    await suite.sql(`UPDATE user_windows SET events = '[]' WHERE organization_id = $1 AND user_id = 'oli'`, [organizationOf(scoring)]);
+    const oli = (await scoringRead(scoring)).users.find((u) => u.user === 'oli');
+    expect(oli?.history.map((e) => e.occurredAt)).toEqual([now - HOUR]);
+    await forgetKept();
+    const mixedOffEvents = await scoringRead(scoring);
+    expect(withoutRevisions(mixed)).toEqual(withoutRevisions(mixedOffEvents));
+    const revisionOf = (read: { users: ActiveUser[] }, user: string) => read.users.find((u) => u.user === user)?.revisionToKeep;
+    for (const user of ['max', 'oli', replacement]) expect(revisionOf(mixed, user)).toBe(revisionOf(mixedOffEvents, user));
 
     // A day on: the windows kept today serve tomorrow's run (ned, not active today, has none) and answer as the events do.
     const tomorrow = now + DAY;
-    await keepAll(scoring, mixed);
+    await keepAll(scoring, mixedOffEvents);
     const keptTomorrow = await scoringRead(scoring, tomorrow);
     expect(keptTomorrow.users.filter((u) => u.revisionToKeep !== undefined).map((u) => u.user)).toEqual(['ned']);
     await forgetKept();
     const eventsTomorrow = await scoringRead(scoring, tomorrow);
     expect(withoutRevisions(keptTomorrow)).toEqual(withoutRevisions(eventsTomorrow));
-    expect(keptTomorrow.users.map((u) => u.user)).toEqual(['kim', 'lee', 'ned', 'oli', 'pat', replacement, smile]);
-    expect(keptTomorrow.total).toBe(7);
+    expect(keptTomorrow.users.map((u) => u.user)).toEqual(['kim', 'lee', 'max', 'ned', 'oli', 'pat', replacement, smile]);
+    expect(keptTomorrow.total).toBe(8);
     expect(keptTomorrow.users.find((u) => u.user === 'pat')?.history.map((e) => e.event)).toEqual(['purchase']);
   });
 

@@ -3,7 +3,7 @@ import { DataSource, type QueryRunner } from 'typeorm';
 import { compareStoredIds, cursorBatches, historyColumns, inReadSnapshot, userHistories } from './history-cursor';
 import { type StoredUserId } from './stored-user-id';
 import type { UserEvent } from './user-event';
-import { EPOCH_MS, LINKED_ANONYMOUS_EVENTS_JOIN, OWN_EVENTS } from './user-events.sql';
+import { EPOCH_MS, KEPT_WINDOW_COLUMNS, KEPT_WINDOW_HOLDS, LINKED_ANONYMOUS_EVENTS_JOIN, OWN_EVENTS } from './user-events.sql';
 import { type UserWindowRow, type UserWindowSnapshot, windowAsOf, windowToKeep } from './user-window';
 
 /** A user with an event in the run's window, as bulk scoring reads them. */
@@ -13,7 +13,10 @@ export interface ActiveUser {
   history: UserEvent[];
   /** The user's first event ever (epoch ms). */
   firstSeenAt: number;
-  /** The user's revision when the history was read off the events (a window worth keeping); undefined when read off a kept window. */
+  /**
+   * The user's revision when the history was read whole (off the events, or off a kept window and the
+   * events stored since): a window worth keeping. Undefined when read off a window kept at that revision.
+   */
   revisionToKeep: string | undefined;
 }
 
@@ -42,11 +45,12 @@ const EVENTS_FETCH_ROWS = 20_000;
 
 /*
  * $1 the organization, $2 the window's start, $3 its end (the run's now). A kept window serves the
- * run when it is of the user's current revision, starts no later than $2 and was taken no later
- * than $3 (windowAsOf); every other user with an activity row is read off the events. The two sets
- * are each other's complement, read in one snapshot.
+ * run when it still holds the user's history (KEPT_WINDOW_HOLDS: of the current revision, or extended
+ * by the events stored since), starts no later than $2 and was taken no later than $3 (windowAsOf);
+ * every other user with an activity row is read off the events. The two sets are each other's
+ * complement, read in one snapshot.
  */
-const SERVING_KEPT_WINDOW = `w.revision = a.revision AND w.window_from <= $2 AND w.taken_at <= $3`;
+const SERVING_KEPT_WINDOW = `${KEPT_WINDOW_HOLDS} AND w.window_from <= $2 AND w.taken_at <= $3`;
 
 /** Users whose window is read off the events, with their revision (to keep the window under). */
 const USERS_TO_READ_SQL = `
@@ -54,17 +58,23 @@ const USERS_TO_READ_SQL = `
     FROM user_activity a LEFT JOIN user_windows w ON w.organization_id = a.organization_id AND w.user_id = a.user_id AND ${SERVING_KEPT_WINDOW}
    WHERE a.organization_id = $1 AND w.user_id IS NULL`;
 
+/** An event of user `w.user_id` in [$2, $3) dated at or after `since`, by either branch of the rule. */
+const EVENT_IN_RUN_SINCE = (since: string) => `(
+  EXISTS (SELECT 1 FROM events e WHERE ${OWN_EVENTS('w.user_id')} AND e.occurred_at >= greatest(${since}, $2) AND e.occurred_at < $3)
+  OR EXISTS (SELECT 1 FROM ${LINKED_ANONYMOUS_EVENTS_JOIN('w.user_id')} AND e.occurred_at >= greatest(${since}, $2) AND e.occurred_at < $3))`;
+
 /**
  * Users served by a kept window who are active: an event in [$2, $3). The latest event before the
  * window was taken is one when it is at or after $2 (and so before $3); otherwise only an event
- * dated at or after the taking can be, which the stored events tell.
+ * dated at or after the taking can be, which the kept events tell, or one stored since.
  */
 const ACTIVE_KEPT_USERS_SQL = `
   SELECT count(*)::int AS users FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
    WHERE w.organization_id = $1 AND ${SERVING_KEPT_WINDOW}
      AND CASE WHEN w.last_seen >= ${EPOCH_MS('$2::timestamptz')} THEN true
               ELSE EXISTS (SELECT 1 FROM json_array_elements(w.events::json) x
-                            WHERE (x->>0)::float8 >= ${EPOCH_MS('$2::timestamptz')} AND (x->>0)::float8 < ${EPOCH_MS('$3::timestamptz')}) END`;
+                            WHERE (x->>0)::float8 >= ${EPOCH_MS('$2::timestamptz')} AND (x->>0)::float8 < ${EPOCH_MS('$3::timestamptz')})
+                   OR (w.revision <> a.revision AND ${EVENT_IN_RUN_SINCE('a.delta_from')}) END`;
 
 /**
  * Of the users $4 (read off the events): first event ever, latest before $3 and latest of all
@@ -92,14 +102,15 @@ interface SpanRow {
 
 /**
  * The kept windows serving the run, of users after $4 (a resumed run), in byte order; not those
- * holding no event and none since $2 (inactive users' windows), which would only be read to be skipped.
+ * holding no event and none since $2 with nothing stored since (inactive users' windows), which would
+ * only be read to be skipped.
  */
 const KEPT_WINDOWS_CURSOR = `
   DECLARE kept_windows NO SCROLL CURSOR FOR
-  SELECT w.user_id COLLATE "C" AS user_id, w.revision::text AS revision, w.first_seen, w.last_seen, w.events
+  SELECT w.user_id COLLATE "C" AS user_id, ${KEPT_WINDOW_COLUMNS}
     FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
    WHERE w.organization_id = $1 AND ${SERVING_KEPT_WINDOW} AND ($4::text IS NULL OR w.user_id COLLATE "C" > $4)
-     AND (w.last_seen >= ${EPOCH_MS('$2::timestamptz')} OR w.events <> '[]')
+     AND (w.last_seen >= ${EPOCH_MS('$2::timestamptz')} OR w.events <> '[]' OR w.revision <> a.revision)
    ORDER BY 1`;
 
 /** The events from $2 on (no end) of the users $3, by user (byte order) then time: both branches of the rule. */
@@ -116,8 +127,9 @@ const READ_HISTORIES_CURSOR = `
 /**
  * Bulk scoring's read: every user with an event in [from, until), one at a time in byte order of
  * their stored ids, each with their events from `from` on. A user whose window bulk scoring kept
- * (user_windows) at their current revision is read off that one row; only the others' events are
- * read, so a daily run reads the events of the users who changed since the last one.
+ * (user_windows) still holds their history is read off that one row, with the events stored since
+ * when there are any; only the others' events are read, so a daily run reads all the events only of
+ * the users whose history changed otherwise (an event dated before the last run, a link, an erasure).
  */
 @Injectable()
 export class ActiveUsersService {
@@ -180,7 +192,9 @@ async function* keptUsers(runner: QueryRunner, from: number): AsyncGenerator<Act
   for await (const rows of cursorBatches<UserWindowRow & { user_id: StoredUserId }>(runner, 'kept_windows', KEPT_FETCH_ROWS)) {
     for (const row of rows) {
       const window = windowAsOf(row, from, Infinity);
-      yield { user: row.user_id, history: window?.events ?? [], firstSeenAt: window?.firstSeenAt ?? Infinity, revisionToKeep: undefined };
+      // Extended by the events stored since: whole as of the run's snapshot, and worth keeping at its revision.
+      const revisionToKeep = row.recent == null ? undefined : (row.revision ?? undefined);
+      yield { user: row.user_id, history: window?.events ?? [], firstSeenAt: window?.firstSeenAt ?? Infinity, revisionToKeep };
     }
   }
 }

@@ -88,22 +88,30 @@ const eventsSince = (user: string, since: string) => `
  * event ever, latest event before $4 (epoch ms), and the events from $3 on as the JSON text of
  * FEATURE_EVENT_ARRAYs, oldest first. No upper bound on the events: ingestion refuses events more
  * than 24 h ahead, and a window ending later than $4 is cut out of the same row (windowAsOf).
- *
- * The user_windows rows of users in `users` that serve a window from $3 as of $4: starting no later
- * than $3, taken no later than $4, and either of the user's current revision or the base of the
- * revisions since (1764760000000-user-activity-delta.ts: each stored only events dated at or after
- * delta_from). In the second case the row also carries the events dated from delta_from on, which
- * take the place of the kept ones from then on (`recent_from`, `recent`): a new event costs a read of
- * the user's latest events, not of the whole window. Two primary-key reads per user; a statement
+ */
+
+/**
+ * A user_windows row `w` that still holds the user's history, with their activity row `a`: of the
+ * current revision, or the base of the revisions since (1764760000000-user-activity-delta.ts: each
+ * stored only events dated at or after delta_from). In the second case the row is read with the events
+ * dated from delta_from on, which take the place of the kept ones from then on (`recent_from`,
+ * `recent`): a new event costs a read of the user's latest events, not of the whole window. Serving
+ * and bulk scoring read kept windows with these.
+ */
+export const KEPT_WINDOW_HOLDS = `(w.revision = a.revision OR (w.revision = a.delta_base AND a.revision = a.delta_base + a.delta_count))`;
+export const KEPT_WINDOW_COLUMNS = `a.revision::text AS revision, w.first_seen, w.last_seen, w.events,
+         CASE WHEN w.revision <> a.revision THEN ${EPOCH_MS('a.delta_from')} END AS recent_from,
+         CASE WHEN w.revision <> a.revision THEN ${eventsSince('w.user_id', 'a.delta_from')} END AS recent`;
+
+/**
+ * The kept windows of users in `users` that serve a window from $3 as of $4: starting no later than
+ * $3, taken no later than $4, still holding the history. Two primary-key reads per user; a statement
  * apart from the read off the events, whose plan over every partition costs more to start than these.
  */
 const keptWindows = (users: string) => `
-  SELECT w.user_id, a.revision::text AS revision, w.first_seen, w.last_seen, w.events,
-         CASE WHEN w.revision <> a.revision THEN ${EPOCH_MS('a.delta_from')} END AS recent_from,
-         CASE WHEN w.revision <> a.revision THEN ${eventsSince('w.user_id', 'a.delta_from')} END AS recent
+  SELECT w.user_id, ${KEPT_WINDOW_COLUMNS}
     FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
-   WHERE w.organization_id = $1 AND w.user_id ${users} AND w.window_from <= $3 AND w.taken_at <= $4
-     AND (w.revision = a.revision OR (w.revision = a.delta_base AND a.revision = a.delta_base + a.delta_count))`;
+   WHERE w.organization_id = $1 AND w.user_id ${users} AND w.window_from <= $3 AND w.taken_at <= $4 AND ${KEPT_WINDOW_HOLDS}`;
 export const KEPT_WINDOW_SQL = keptWindows('= $2');
 export const KEPT_WINDOWS_SQL = keptWindows('= ANY($2::text[])');
 
