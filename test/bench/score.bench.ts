@@ -107,7 +107,7 @@ benchmark('bench_score', async (suite) => {
     for (const run of [first, second, third]) if (run.scored !== read.users) throw new Error(`scored ${run.scored} users in ${run.run}, ${read.users} are active`);
     console.log('\nCPU seconds per run (worker, Postgres), beside its wall-clock seconds:');
     for (const [name, run, cpu] of [['first', first, firstCpu], ['repeat', second, secondCpu], ['new events', third, thirdCpu]] as const) {
-      console.log(`  ${name.padEnd(8)}worker ${cpu.worker.toFixed(2)}, Postgres ${cpu.postgres.toFixed(2)}, wall ${run.seconds.toFixed(2)}`);
+      console.log(`  ${name.padEnd(12)}worker ${cpu.worker.toFixed(2)}, Postgres ${cpu.postgres.toFixed(2)}, wall ${run.seconds.toFixed(2)}`);
     }
     console.log('\nwhere the worker\'s time went (ms, per run):');
     for (const breakdown of breakdowns) console.log(`  ${JSON.stringify((JSON.parse(breakdown) as { timings: unknown }).timings)}`);
