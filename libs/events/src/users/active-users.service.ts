@@ -58,10 +58,10 @@ const USERS_TO_READ_SQL = `
     FROM user_activity a LEFT JOIN user_windows w ON w.organization_id = a.organization_id AND w.user_id = a.user_id AND ${SERVING_KEPT_WINDOW}
    WHERE a.organization_id = $1 AND w.user_id IS NULL`;
 
-/** An event of user `w.user_id` in [$2, $3) dated at or after `since`, by either branch of the rule. */
-const EVENT_IN_RUN_SINCE = (since: string) => `(
-  EXISTS (SELECT 1 FROM events e WHERE ${OWN_EVENTS('w.user_id')} AND e.occurred_at >= greatest(${since}, $2) AND e.occurred_at < $3)
-  OR EXISTS (SELECT 1 FROM ${LINKED_ANONYMOUS_EVENTS_JOIN('w.user_id')} AND e.occurred_at >= greatest(${since}, $2) AND e.occurred_at < $3))`;
+/** An event of user `w.user_id` in [$2, $3) dated from the activity row's delta_from on, by either branch of the rule. */
+const RECENT_EVENT_IN_RUN = `(
+  EXISTS (SELECT 1 FROM events e WHERE ${OWN_EVENTS('w.user_id')} AND e.occurred_at >= greatest(a.delta_from, $2) AND e.occurred_at < $3)
+  OR EXISTS (SELECT 1 FROM ${LINKED_ANONYMOUS_EVENTS_JOIN('w.user_id')} AND e.occurred_at >= greatest(a.delta_from, $2) AND e.occurred_at < $3))`;
 
 /**
  * Users served by a kept window who are active: an event in [$2, $3). The latest event before the
@@ -74,7 +74,7 @@ const ACTIVE_KEPT_USERS_SQL = `
      AND CASE WHEN w.last_seen >= ${EPOCH_MS('$2::timestamptz')} THEN true
               ELSE EXISTS (SELECT 1 FROM json_array_elements(w.events::json) x
                             WHERE (x->>0)::float8 >= ${EPOCH_MS('$2::timestamptz')} AND (x->>0)::float8 < ${EPOCH_MS('$3::timestamptz')})
-                   OR (w.revision <> a.revision AND ${EVENT_IN_RUN_SINCE('a.delta_from')}) END`;
+                   OR (w.revision <> a.revision AND ${RECENT_EVENT_IN_RUN}) END`;
 
 /**
  * Of the users $4 (read off the events): first event ever, latest before $3 and latest of all
