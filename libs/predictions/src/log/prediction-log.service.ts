@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { isRowRefusal, LOGGER, type Logger } from '@foresight/platform';
-import { insertPredictions, type LoggedPrediction } from './prediction-rows';
+import { APP_CONFIG, type AppConfig, isRowRefusal, LOGGER, type Logger } from '@foresight/platform';
+import { type LoggedPrediction, storePredictions } from './prediction-rows';
 
 const FLUSH_INTERVAL_MS = 200;
 const FLUSH_ROWS = 1_000;
@@ -9,8 +9,8 @@ const FLUSH_ROWS = 1_000;
 const MAX_BUFFERED_ROWS = 100_000;
 
 /**
- * The prediction log: served predictions are buffered and written in batches (one multi-row insert
- * per flush), off the request path. Buffered rows are flushed on graceful shutdown.
+ * The prediction log: served predictions are buffered and written in batches (one COPY per flush,
+ * storePredictions), off the request path. Buffered rows are flushed on graceful shutdown.
  */
 @Injectable()
 export class PredictionLogService implements BeforeApplicationShutdown {
@@ -18,10 +18,15 @@ export class PredictionLogService implements BeforeApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
+  private readonly embedded: boolean;
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.embedded = config.embedded;
+  }
 
   record(rows: LoggedPrediction[]): void {
     this.buffer.push(...rows);
@@ -78,7 +83,7 @@ export class PredictionLogService implements BeforeApplicationShutdown {
    */
   private async write(batch: LoggedPrediction[]): Promise<{ rows: LoggedPrediction[]; error: unknown } | undefined> {
     try {
-      await insertPredictions(this.dataSource, batch);
+      await this.store(batch);
       return undefined;
     } catch (error) {
       if (!isRowRefusal(error)) return { rows: batch, error };
@@ -90,6 +95,16 @@ export class PredictionLogService implements BeforeApplicationShutdown {
       const first = await this.write(batch.slice(0, half));
       if (first) return { rows: [...first.rows, ...batch.slice(half)], error: first.error };
       return this.write(batch.slice(half));
+    }
+  }
+
+  /** One statement on a pooled connection of its own (COPY needs one; no transaction around it). */
+  private async store(batch: LoggedPrediction[]): Promise<void> {
+    const connection = this.dataSource.createQueryRunner();
+    try {
+      await storePredictions(connection.manager, batch, this.embedded);
+    } finally {
+      await connection.release();
     }
   }
 }

@@ -28,8 +28,16 @@ const INSERT_SQL = `
 /** Text quoted, so any user id or label travels as is. */
 const COPY_SQL = `COPY predictions (${COLUMNS}) FROM STDIN WITH (FORMAT csv)`;
 
-/** The rows in one multi-row INSERT: what the embedded PGlite database takes (its socket does not speak COPY FROM STDIN). */
-export async function insertPredictions(manager: Pick<EntityManager, 'query'>, rows: readonly LoggedPrediction[]): Promise<void> {
+/**
+ * The rows in one statement on the manager's connection: one COPY, PostgreSQL's bulk path (the
+ * client sends text, not a parameter array per column, and the server writes a heap page at a time),
+ * or on embedded PGlite, whose socket does not speak COPY FROM STDIN, one multi-row INSERT.
+ */
+export async function storePredictions(manager: EntityManager, rows: readonly LoggedPrediction[], embedded: boolean): Promise<void> {
+  await (embedded ? insertPredictions(manager, rows) : copyPredictions(manager, rows));
+}
+
+async function insertPredictions(manager: EntityManager, rows: readonly LoggedPrediction[]): Promise<void> {
   const column = <K extends keyof LoggedPrediction>(key: K) => rows.map((row) => row[key]);
   await manager.query(INSERT_SQL, [
     column('organizationId'),
@@ -47,8 +55,7 @@ export async function insertPredictions(manager: Pick<EntityManager, 'query'>, r
   ]);
 }
 
-/** The rows in one COPY on the transaction's connection: PostgreSQL's bulk path, for a bulk scoring run's chunks. */
-export async function copyPredictions(manager: EntityManager, rows: readonly LoggedPrediction[]): Promise<void> {
+async function copyPredictions(manager: EntityManager, rows: readonly LoggedPrediction[]): Promise<void> {
   let text = '';
   for (const row of rows) {
     text +=

@@ -6,7 +6,7 @@ import { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type ActiveU
 import { FEATURE_WINDOW_DAYS, featuresOfEachAt } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
-import { copyPredictions, insertPredictions, type LoggedPrediction } from '../log/prediction-rows';
+import { type LoggedPrediction, storePredictions } from '../log/prediction-rows';
 import { type ServingModel, ServingModelsService } from '../serving/serving-models.service';
 import { type ScoringCheckpoint, ScoringRunsService } from './scoring-runs.service';
 import { labelChanges, previousLabelKey, UserChunks } from './user-chunks';
@@ -117,7 +117,7 @@ export class BulkScoringService {
         at.changed += changes.length;
         const rows = logRows(runId, organizationId, models, scored, now);
         await this.dataSource.transaction(async (manager) => {
-          await (this.config.embedded ? insertPredictions(manager, rows) : copyPredictions(manager, rows));
+          await storePredictions(manager, rows, this.config.embedded);
           await this.runs.checkpoint(manager, runId, at);
         });
         timings.writeMs += performance.now() - mark;
