@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startApi, startServer } from '../support/processes';
 import { benchmark } from './support/benchmark';
-import { CpuPerEvent, postgresProcesses, processSide } from './support/cpu';
+import { CpuPerUnit, postgresProcesses, processSide } from './support/cpu';
 import { interleaved, load, type LoadResult, ratioLine, report } from './support/measure';
 
 const BATCH = 500;
@@ -38,10 +38,12 @@ benchmark('bench_events', async (suite) => {
     COPY_STREAMS: String(COPY_STREAMS),
   });
   const postgres = postgresProcesses(suite);
-  const copyCpu = new CpuPerEvent({ postgres, 'COPY client': processSide(copy.child.pid) });
-  const ingestCpu = new CpuPerEvent({ postgres, API: processSide(api.child.pid), 'load generator': processSide(process.pid) });
+  const copyCpu = new CpuPerUnit({ postgres, 'COPY client': processSide(copy.child.pid) }, 'events');
+  const ingestCpu = new CpuPerUnit({ postgres, API: processSide(api.child.pid), 'load generator': processSide(process.pid) }, 'events');
+  /** The events a round of `seconds` handled, at BATCH per request (or committed chunk). */
+  const eventsIn = (seconds: number) => (result: LoadResult) => result.requestsPerSecond * seconds * BATCH;
   /** One round of the COPY baseline, as committed 500-row chunks per second (comparable with 500-event requests). */
-  const rawCopy = (seconds: number) => copyCpu.measure(() => copyRound(seconds), seconds, BATCH);
+  const rawCopy = (seconds: number) => copyCpu.measure(() => copyRound(seconds), eventsIn(seconds));
   const copyRound = async (seconds: number): Promise<LoadResult> => {
     const response = await fetch(`${copy.baseUrl}/copy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seconds }) });
     if (!response.ok) throw new Error(`raw COPY baseline answered ${response.status}: ${await response.text()}`);
@@ -57,7 +59,7 @@ benchmark('bench_events', async (suite) => {
     // As mobile SDKs send them (RudderStack gzips by default, analytics-kotlin always): the same batch, compressed.
     const gzipped = gzipSync(batch);
     const batched = (seconds: number) =>
-      ingestCpu.measure(() => load(`${api.baseUrl}/v1/events`, { ...post(auth, batch, BATCH_CLIENTS), durationSeconds: seconds }), seconds, BATCH);
+      ingestCpu.measure(() => load(`${api.baseUrl}/v1/events`, { ...post(auth, batch, BATCH_CLIENTS), durationSeconds: seconds }), eventsIn(seconds));
 
     const [limit, baseline, singles, batches, gzipBatches] = await interleaved([
       { name: `baseline: raw COPY, ${BATCH}-row commits (${COPY_STREAMS} streams)`, run: rawCopy },

@@ -11,10 +11,10 @@
 // breakdown (read, features, inference, write, windows, webhooks) is printed.
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { finished, pipeline } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { Client } from 'pg';
-import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { to as copyTo } from 'pg-copy-streams';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';
@@ -24,6 +24,7 @@ import { cpuDuring, postgresProcesses, processSide } from './support/cpu';
 import { DAYS, MODELS } from './support/demo-models';
 import { ratioLine } from './support/measure';
 import { sendOneEventEach } from './support/new-events';
+import { rawPredictionsWrite } from './support/prediction-log';
 
 const USERS = 50_000;
 const TARGET_USERS_PER_SECOND = 20_000;
@@ -84,7 +85,7 @@ benchmark('bench_score', async (suite) => {
     const changedUsers = users.slice(0, Math.round(users.length * CHANGED_SHARE)).map((row) => row.user_id);
     await sendOneEventEach(api.baseUrl, token.secret, changedUsers);
     const { result: third, seconds: thirdCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
-    const write = await rawPredictionsWrite(suite, second.run);
+    const write = await rawPredictionsWrite(suite.env.DATABASE_URL, `WHERE scoring_run = '${second.run}' ORDER BY user_id, model_id`, CHUNK_USERS * MODELS.length);
     const breakdowns = worker.output().split('\n').filter((line) => line.includes('"scoring run finished"')).slice(-3);
     await worker.stop();
     worker = undefined;
@@ -95,7 +96,11 @@ benchmark('bench_score', async (suite) => {
     const line = (name: string, usersPerSecond: number, seconds: number) => console.log(`${name.padEnd(52)}${usersPerSecond.toFixed(0).padStart(10)}${seconds.toFixed(2).padStart(10)}`);
     line(`floor: raw COPY of the window's events (${read.rows} rows)`, read.users / read.seconds, read.seconds);
     line(`floor: raw ONNX Runtime, ${MODELS.length} models × ${read.users} rows`, read.users / inference.seconds, inference.seconds);
-    line(`floor: raw COPY of a run's prediction rows (${write.rows} rows)`, read.users / write.seconds, write.seconds);
+    line(
+      `floor: raw COPY of a run's prediction rows (${write.rows} rows; Postgres ${((write.postgresCpuSeconds * 1e6) / read.users).toFixed(1)} µs CPU per user)`,
+      read.users / write.seconds,
+      write.seconds,
+    );
     line(`bulk scoring, first run, off the events (${first.scored} users, ${first.changed} changes)`, rate(first), first.seconds);
     line(`bulk scoring, repeat run, kept windows (${second.scored} users, ${second.changed} changes)`, rate(second), second.seconds);
     line(`bulk scoring, after ${changedUsers.length} users sent an event (${third.scored} users, ${third.changed} changes)`, rate(third), third.seconds);
@@ -147,36 +152,6 @@ async function rawWindowRead(suite: TestSuite, organizationId: string): Promise<
       )
     ).rows;
     return { seconds, rows, users: Number(users) };
-  } finally {
-    await pg.end();
-  }
-}
-
-/**
- * The prediction rows of the run `run` written again, by COPY in the worker's chunks (CHUNK_USERS
- * users' rows per statement, each committed), into the same table with the same indexes; then deleted.
- */
-async function rawPredictionsWrite(suite: TestSuite, run: string): Promise<{ seconds: number; rows: number }> {
-  const pg = new Client({ connectionString: suite.env.DATABASE_URL });
-  await pg.connect();
-  try {
-    const columns = 'organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run';
-    const chunks: Buffer[] = [];
-    for await (const chunk of pg.query(copyTo(`COPY (SELECT ${columns} FROM predictions WHERE scoring_run = '${run}' ORDER BY user_id, model_id) TO STDOUT`))) {
-      chunks.push(chunk as Buffer);
-    }
-    const lines = Buffer.concat(chunks).toString().split('\n').slice(0, -1);
-    const [{ last }] = (await pg.query<{ last: string }>('SELECT max(id) AS last FROM predictions')).rows;
-    const chunkRows = CHUNK_USERS * MODELS.length;
-    const started = performance.now();
-    for (let start = 0; start < lines.length; start += chunkRows) {
-      const copy = pg.query(copyFrom(`COPY predictions (${columns}) FROM STDIN`));
-      copy.end(`${lines.slice(start, start + chunkRows).join('\n')}\n`);
-      await finished(copy);
-    }
-    const seconds = (performance.now() - started) / 1000;
-    await pg.query('DELETE FROM predictions WHERE id > $1', [last]);
-    return { seconds, rows: lines.length };
   } finally {
     await pg.end();
   }

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import type { TestSuite } from '../../support/suite';
-import type { LoadResult } from './measure';
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
@@ -47,25 +46,38 @@ export async function cpuDuring<T>(sides: CpuSides, work: () => Promise<T>): Pro
   return { result, seconds };
 }
 
-/** CPU seconds per side and the events they handled, summed over every run of one load case (warm-up included). */
-export class CpuPerEvent {
+/**
+ * CPU seconds per side and the units of work they handled (events, requests, users), summed over
+ * every run of one load case (warm-up included).
+ */
+export class CpuPerUnit {
   private readonly seconds: Record<string, number> = {};
-  private events = 0;
+  private units = 0;
 
-  constructor(private readonly sides: CpuSides) {}
+  /** `unit` names what is counted, in the plural (`events`, `users`). */
+  constructor(
+    private readonly sides: CpuSides,
+    private readonly unit: string,
+  ) {}
 
-  async measure(run: () => Promise<LoadResult>, durationSeconds: number, eventsPerRequest: number): Promise<LoadResult> {
+  /** Runs `run`, charging its CPU to the `unitsOf(result)` units it handled. */
+  async measure<T>(run: () => Promise<T>, unitsOf: (result: T) => number): Promise<T> {
     const { result, seconds } = await cpuDuring(this.sides, run);
-    this.events += result.requestsPerSecond * durationSeconds * eventsPerRequest;
+    this.units += unitsOf(result);
     for (const [side, used] of Object.entries(seconds)) this.seconds[side] = (this.seconds[side] ?? 0) + used;
     return result;
   }
 
-  /** µs of CPU per event for each side and in total, and the events/s that total allows on `cores` cores doing nothing else. */
+  /** µs of CPU per unit for one side; NaN before any run. */
+  microseconds(side?: string): number {
+    const used = side === undefined ? Object.values(this.seconds).reduce((a, b) => a + b, 0) : (this.seconds[side] ?? 0);
+    return (used * 1e6) / this.units;
+  }
+
+  /** µs of CPU per unit for each side and in total, and the units/s that total allows on `cores` cores doing nothing else. */
   summary(cores: number): string {
-    const perEvent = (s: number) => (s * 1e6) / this.events;
-    const total = perEvent(Object.values(this.seconds).reduce((a, b) => a + b, 0));
-    const sides = Object.entries(this.seconds).map(([side, s]) => `${side} ${perEvent(s).toFixed(1)}`);
-    return `${sides.join(', ')}; total ${total.toFixed(1)} µs -> at most ${((cores * 1e6) / total).toFixed(0)} events/s on ${cores} idle cores`;
+    const sides = Object.keys(this.seconds).map((side) => `${side} ${this.microseconds(side).toFixed(1)}`);
+    const total = this.microseconds();
+    return `${sides.join(', ')}; total ${total.toFixed(1)} µs -> at most ${((cores * 1e6) / total).toFixed(0)} ${this.unit}/s on ${cores} idle cores`;
   }
 }
