@@ -57,10 +57,17 @@ async function insertPredictions(manager: EntityManager, rows: readonly LoggedPr
 
 async function copyPredictions(manager: EntityManager, rows: readonly LoggedPrediction[]): Promise<void> {
   let text = '';
+  // A run's rows share one Date: formatted once, not once per row.
+  let instant: Date | undefined;
+  let predictedAt = '';
   for (const row of rows) {
+    if (row.predictedAt !== instant) {
+      instant = row.predictedAt;
+      predictedAt = instant.toISOString();
+    }
     text +=
       `${csv(row.organizationId)},${csv(row.userId)},${csv(row.modelId)},${csv(row.modelName)},${csv(row.versionId)},${row.version},` +
-      `${csv(row.label)},${row.positive},${row.confidence},${row.inferenceMs},${row.predictedAt.toISOString()},${row.scoringRun === undefined ? '' : csv(row.scoringRun)}\n`;
+      `${csv(row.label)},${row.positive},${row.confidence},${row.inferenceMs},${predictedAt},${row.scoringRun === undefined ? '' : csv(row.scoringRun)}\n`;
   }
   await copyInto(manager, COPY_SQL, text);
 }

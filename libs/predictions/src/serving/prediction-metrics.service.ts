@@ -23,9 +23,11 @@ export class PredictionMetricsService {
     });
   }
 
-  inferred(modelId: string, milliseconds: number): void {
-    this.served.inc({ model_id: modelId, source: 'inferred' });
-    this.inference.observe({ model_id: modelId }, milliseconds / 1000);
+  /** `rows` predictions of one model from one run, each taking `millisecondsPerRow` of it. */
+  inferred(modelId: string, millisecondsPerRow: number, rows: number): void {
+    this.served.inc({ model_id: modelId, source: 'inferred' }, rows);
+    const inference = this.inference.labels({ model_id: modelId });
+    for (let i = 0; i < rows; i++) inference.observe(millisecondsPerRow / 1000);
   }
 
   cached(modelId: string): void {

@@ -114,8 +114,9 @@ export class PredictionService {
   /** The model over the users' feature vectors (one row each), in a run shared with concurrent requests; its time is shared among its rows. */
   private async infer(model: ServingModel, users: ReadonlyArray<UserHistory>, features: Float32Array, organizationId: string, now: number): Promise<LoggedPrediction[]> {
     const { probabilities, msPerRow: inferenceMs } = await model.runs.run(features, users.length);
+    this.metrics.inferred(model.modelId, inferenceMs, users.length);
+    const predictedAt = new Date(now);
     return users.map(({ user }, i) => {
-      this.metrics.inferred(model.modelId, inferenceMs);
       const positiveProbability = probabilities[i * 2 + 1];
       // The ONNX graph is already calibrated; the label is the more probable class (ties go negative, as the graph's label does).
       const positive = positiveProbability > 0.5;
@@ -130,7 +131,7 @@ export class PredictionService {
         positive,
         confidence: positive ? positiveProbability : 1 - positiveProbability,
         inferenceMs,
-        predictedAt: new Date(now),
+        predictedAt,
       };
     });
   }
