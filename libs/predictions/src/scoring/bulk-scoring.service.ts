@@ -22,10 +22,11 @@ export interface ScoringSummary {
 }
 
 /**
- * Wall time from each stage's start to its end, summed over chunks. Reading overlaps scoring (one
- * chunk is scored and written while the cursor reads the next) on one event loop, so an awaited
- * stage (inference, write) also counts the time the loop was busy parsing the cursor's rows: the
- * stages add up to more than `totalMs`, and `readMs` is the one that excludes its waits.
+ * Wall time from each stage's start to its end, summed over chunks. Reading, scoring and writing
+ * overlap (a chunk is scored while the one before it is written and the cursor reads the next) on
+ * one event loop, so an awaited stage (inference, write, webhooks) also counts the time the loop was
+ * busy with the others: the stages add up to more than `totalMs`, and `readMs` is the one that
+ * excludes its waits.
  */
 export interface ScoringTimings {
   totalMs: number;
@@ -58,10 +59,11 @@ interface ScoredUser {
  * serving models in one pass (ActiveUsersService, in user id order: the windows kept by earlier runs
  * where the user did not change since, the events for everyone else). Per chunk of
  * SCORING_CHUNK_USERS users: features with the definitions serving and training use, one ONNX
- * Runtime run per model, label changes found against each user's previous latest label (one query, run beside the features and models),
- * announced as prediction.updated, then the chunk's log rows (one COPY; one INSERT on embedded PGlite) and the run's checkpoint
- * committed together, so a killed run continues after its last committed chunk and no user is
- * scored twice.
+ * Runtime run per model, label changes found against each user's previous latest label (one query, run beside the features and models);
+ * then, once the chunk before it is committed, the changes announced as prediction.updated and the chunk's log rows (one COPY; one
+ * INSERT on embedded PGlite) and the run's checkpoint committed together, so a killed run continues after its last committed
+ * chunk and no user is scored twice. A chunk is scored while the one before it commits (UserChunks): this process computes
+ * while Postgres writes.
  */
 @Injectable()
 export class BulkScoringService {
@@ -99,34 +101,39 @@ export class BulkScoringService {
     };
 
     if (models.length > 0) {
-      const chunks = new UserChunks(this.config.scoring.chunkUsers, async (users) => {
-        // Postgres looks the previous labels up while this process computes the chunk's features and runs the models.
-        const previousRead = this.previousLabels(organizationId, users, models);
-        previousRead.catch(() => undefined);
-        const scored = await this.infer(models, users, now, timings);
-        let mark = performance.now();
-        const previous = await previousRead;
-        timings.writeMs += performance.now() - mark;
-        const changes = labelChanges(scored, previous);
-        mark = performance.now();
-        await this.announce(runId, organizationId, models, changes);
-        timings.webhooksMs += performance.now() - mark;
-        mark = performance.now();
-        at.lastUser = users[users.length - 1].user;
-        at.scored += users.length;
-        at.changed += changes.length;
-        const rows = logRows(runId, organizationId, models, scored, now);
-        await this.dataSource.transaction(async (manager) => {
-          await storePredictions(manager, rows, this.config.embedded);
-          await this.runs.checkpoint(manager, runId, at);
-        });
-        timings.writeMs += performance.now() - mark;
-        mark = performance.now();
-        await this.userWindows.keep(
-          users.flatMap(({ user, history, revisionToKeep, firstSeenAt }) => windowToKeep(organizationId, user, history, revisionToKeep, firstSeenAt, from.getTime(), now) ?? []),
-        );
-        timings.windowsMs += performance.now() - mark;
-        await onProgress({ scored: at.scored, total });
+      const chunks = new UserChunks(this.config.scoring.chunkUsers, {
+        // This process's part: features, models, label changes and the windows to keep.
+        score: async (users: ActiveUser[]) => {
+          // Postgres looks the previous labels up while this process computes the chunk's features and runs the models.
+          const previousRead = this.previousLabels(organizationId, users, models);
+          previousRead.catch(() => undefined);
+          const scored = await this.infer(models, users, now, timings);
+          const mark = performance.now();
+          const previous = await previousRead;
+          timings.writeMs += performance.now() - mark;
+          const windows = users.flatMap(({ user, history, revisionToKeep, firstSeenAt }) => windowToKeep(organizationId, user, history, revisionToKeep, firstSeenAt, from.getTime(), now) ?? []);
+          return { lastUser: users[users.length - 1].user, users: users.length, scored, changes: labelChanges(scored, previous), windows };
+        },
+        // The database's part, chunk after chunk in cursor order: announcements, log rows and checkpoint, kept windows.
+        commit: async ({ lastUser, users, scored, changes, windows }) => {
+          let mark = performance.now();
+          await this.announce(runId, organizationId, models, changes);
+          timings.webhooksMs += performance.now() - mark;
+          mark = performance.now();
+          at.lastUser = lastUser;
+          at.scored += users;
+          at.changed += changes.length;
+          const rows = logRows(runId, organizationId, models, scored, now);
+          await this.dataSource.transaction(async (manager) => {
+            await storePredictions(manager, rows, this.config.embedded);
+            await this.runs.checkpoint(manager, runId, at);
+          });
+          timings.writeMs += performance.now() - mark;
+          mark = performance.now();
+          await this.userWindows.keep(windows);
+          timings.windowsMs += performance.now() - mark;
+          await onProgress({ scored: at.scored, total });
+        },
       });
       let cursorStarted = 0;
       let waitMs = 0;

@@ -5,50 +5,76 @@ const user = (id: string) => id as StoredUserId;
 const active = (id: string): ActiveUser => ({ user: user(id), history: [], firstSeenAt: 0, revisionToKeep: undefined });
 
 describe('UserChunks', () => {
-  it('scores one chunk while the cursor reads the next, and commits chunks in cursor order', async () => {
-    const seen: string[][] = [];
-    const order: string[] = [];
-    const chunks = new UserChunks(2, async (users) => {
-      order.push(`start ${users[0].user}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      seen.push(users.map((u) => u.user));
-      order.push(`end ${users[0].user}`);
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** Chunks whose stages log when they start and end; committing is slower than scoring, as with a database write. */
+  function logged(size: number, fail: { score?: string; commit?: string } = {}) {
+    const log: string[] = [];
+    const chunks = new UserChunks<string[]>(size, {
+      score: async (users) => {
+        const ids = users.map((u) => u.user as string);
+        log.push(`score ${ids[0]}`);
+        await sleep(5);
+        if (ids[0] === fail.score) throw new Error('features failed');
+        log.push(`scored ${ids[0]}`);
+        return ids;
+      },
+      commit: async (ids) => {
+        log.push(`commit ${ids[0]}`);
+        await sleep(20);
+        if (ids[0] === fail.commit) throw new Error('copy refused');
+        log.push(`committed ${ids.join('')}`);
+      },
     });
-    for (const id of ['a', 'b', 'c', 'd', 'e']) {
-      order.push(`add ${id}`);
-      await chunks.add(active(id));
-    }
+    return { chunks, log, at: (entry: string) => log.indexOf(entry) };
+  }
+
+  it('scores a chunk while the one before it commits, and commits chunks in cursor order', async () => {
+    const { chunks, log, at } = logged(2);
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) await chunks.add(active(id));
     await chunks.end();
-    expect(seen).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
-    // c and d are read while a's chunk is in flight; c's chunk starts only once a's has finished.
-    expect(order).toEqual(['add a', 'add b', 'start a', 'add c', 'add d', 'end a', 'start c', 'add e', 'end c', 'start e', 'end e']);
+    expect(log.filter((entry) => entry.startsWith('committed'))).toEqual(['committed ab', 'committed cd', 'committed ef', 'committed g']);
+    // c's chunk is scored while a's commits: the pipeline overlaps this process's work with the database's.
+    expect(at('score c')).toBeGreaterThan(at('scored a'));
+    expect(at('score c')).toBeLessThan(at('committed ab'));
+    // Each commit waits for the one before it and for its own scoring.
+    expect(at('commit c')).toBeGreaterThan(at('committed ab'));
+    expect(at('commit c')).toBeGreaterThan(at('scored c'));
+    // At most three chunks at once: e's is scored only once a's has committed.
+    expect(at('score e')).toBeGreaterThan(at('committed ab'));
   });
 
   it('hands over nothing more at the end when the users filled whole chunks, or there were none', async () => {
-    const seen: number[] = [];
-    const chunks = new UserChunks(2, async (users) => void seen.push(users.length));
+    const { chunks, log } = logged(2);
     await chunks.end();
     await chunks.add(active('a'));
     await chunks.add(active('b'));
     await chunks.end();
-    expect(seen).toEqual([2]);
+    expect(log).toEqual(['score a', 'scored a', 'commit a', 'committed ab']);
   });
 
-  it("fails the next hand-over, or the end, with a chunk's failure", async () => {
-    const failing = new UserChunks(1, async (users) => {
-      if (users[0].user === 'a') throw new Error('copy refused');
-    });
-    await failing.add(active('a'));
-    await expect(failing.add(active('b'))).rejects.toThrow('copy refused');
-    const failingLast = new UserChunks(1, async () => {
-      throw new Error('copy refused');
-    });
-    await failingLast.add(active('a'));
-    await expect(failingLast.end()).rejects.toThrow('copy refused');
+  it("fails a later hand-over, or the end, with a chunk's failure, and commits no chunk after it", async () => {
+    const failingScore = logged(1, { score: 'a' });
+    await failingScore.chunks.add(active('a'));
+    await expect(failingScore.chunks.add(active('b'))).rejects.toThrow('features failed');
+    expect(failingScore.log).not.toContain('commit a');
+
+    const failingCommit = logged(1, { commit: 'b' });
+    let failure: unknown;
+    try {
+      for (const id of ['a', 'b', 'c', 'd', 'e']) await failingCommit.chunks.add(active(id));
+      await failingCommit.chunks.end();
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toEqual(new Error('copy refused'));
+    await failingCommit.chunks.settled();
+    expect(failingCommit.log.filter((entry) => entry.startsWith('committed'))).toEqual(['committed a']);
   });
 
   it('refuses a chunk size that is not a whole number of at least 1', () => {
-    for (const size of [0, -1, 1.5, Number.NaN]) expect(() => new UserChunks(size, async () => undefined)).toThrow(/chunk size/);
+    const stages = { score: async () => undefined, commit: async () => undefined };
+    for (const size of [0, -1, 1.5, Number.NaN]) expect(() => new UserChunks(size, stages)).toThrow(/chunk size/);
   });
 });
 

@@ -1,19 +1,31 @@
 import type { ActiveUser, StoredUserId } from '@foresight/events';
 
+/** The two stages of a chunk: scoring it (this process's CPU), then committing what it scored (the database's part). */
+export interface ChunkStages<Scored> {
+  score(users: ActiveUser[]): Promise<Scored>;
+  commit(scored: Scored): Promise<void>;
+}
+
 /**
- * Groups the cursor's users into chunks of `size` (the unit of inference, writing and checkpoint).
- * One chunk is in flight while the cursor reads the next: a full chunk waits for the one before it
- * to finish (so chunks commit, and the checkpoint moves, in cursor order), then starts without being
- * waited for. Memory stays bounded by two chunks. `end` hands over the last, partial chunk and waits
- * for everything; a failed chunk fails the next `add` or `end`.
+ * Groups the cursor's users into chunks of `size` (the unit of inference, writing and checkpoint)
+ * and runs each chunk's stages as a pipeline: while the cursor reads a chunk, the one before it is
+ * scored and the one before that committed, so this process computes while Postgres writes. A chunk
+ * is scored once the previous one was scored, and committed once it was scored and the previous one
+ * committed: chunks commit, and the checkpoint moves, in cursor order. Memory stays bounded by three
+ * chunks. `end` hands over the last, partial chunk and waits for everything; a failed chunk fails a
+ * later `add`, or `end`, and no chunk after it commits.
  */
-export class UserChunks {
+export class UserChunks<Scored> {
   private users: ActiveUser[] = [];
-  private inFlight: Promise<void> | undefined;
+  /** The latest chunk's scoring. */
+  private scored: Promise<Scored> | undefined;
+  /** The latest chunk's commit, and the one before it. */
+  private committed: Promise<void> | undefined;
+  private committedBefore: Promise<void> | undefined;
 
   constructor(
     private readonly size: number,
-    private readonly onChunk: (users: ActiveUser[]) => Promise<void>,
+    private readonly stages: ChunkStages<Scored>,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`chunk size must be a whole number of at least 1, got ${size}`);
   }
@@ -25,22 +37,33 @@ export class UserChunks {
 
   async end(): Promise<void> {
     if (this.users.length > 0) await this.handOver();
-    await this.inFlight;
+    await this.committed;
   }
 
-  /** Waits for the chunk in flight, whatever its outcome (a failed cursor must not leave one committing behind a retry). */
+  /** Waits for every chunk handed over, whatever its outcome (a failed cursor must not leave one committing behind a retry). */
   async settled(): Promise<void> {
-    await this.inFlight?.catch(() => undefined);
+    await this.committed?.catch(() => undefined);
   }
 
   private async handOver(): Promise<void> {
     const chunk = this.users;
     this.users = [];
-    await this.inFlight;
-    const started = this.onChunk(chunk);
-    // Observed here, awaited by the next hand-over or `end`: a failure meanwhile is no unhandled rejection.
-    started.catch(() => undefined);
-    this.inFlight = started;
+    // One chunk scoring at a time, and one committing beside it.
+    await this.scored;
+    await this.committedBefore;
+    const scored = this.stages.score(chunk);
+    const previous = this.committed;
+    const committed = (async () => {
+      const result = await scored;
+      await previous;
+      await this.stages.commit(result);
+    })();
+    // Observed here, awaited by a later hand-over or `end`: a failure meanwhile is no unhandled rejection.
+    scored.catch(() => undefined);
+    committed.catch(() => undefined);
+    this.scored = scored;
+    this.committedBefore = previous;
+    this.committed = committed;
   }
 }
 
