@@ -208,12 +208,19 @@ export class BulkScoringService {
     return byModel.flat();
   }
 
-  /** The label of each chunk user's latest logged prediction of each of the run's models: one query for the chunk. */
+  /**
+   * The label of each chunk user's latest logged prediction of each of the run's models: one query for
+   * the chunk, one step back along predictions_user_model_idx per user, model and partition, however
+   * long the log of each user has grown.
+   */
   private async previousLabels(organizationId: string, users: readonly ActiveUser[], models: readonly ServingModel[]): Promise<Map<string, string>> {
     const rows = await this.dataSource.query<Array<{ user_id: string; model_id: string; label: string }>>(
-      `SELECT DISTINCT ON (user_id, model_id) user_id, model_id, label FROM predictions
-        WHERE organization_id = $1 AND user_id = ANY($2::text[]) AND model_id = ANY($3::text[])
-        ORDER BY user_id, model_id, predicted_at DESC, id DESC`,
+      `SELECT u.user_id, m.model_id, p.label
+         FROM unnest($2::text[]) AS u(user_id) CROSS JOIN unnest($3::text[]) AS m(model_id)
+        CROSS JOIN LATERAL (
+              SELECT label FROM predictions
+               WHERE organization_id = $1 AND user_id = u.user_id AND model_id = m.model_id
+               ORDER BY predicted_at DESC, id DESC LIMIT 1) p`,
       [organizationId, users.map((u) => u.user), models.map((m) => m.modelId)],
     );
     return new Map(rows.map((row) => [previousLabelKey(row.user_id, row.model_id), row.label]));
