@@ -1,5 +1,6 @@
 // npm run bench:score — bulk scoring of every active demo user (50,000) with 3 serving models, run by
-// the worker (`model score` with all three: one pass over the events), beside three in-run floors: a
+// the worker (`model score` with all three: one pass over the events), with a month of daily runs already
+// in the prediction log (each user's previous labels are read against it), beside three in-run floors: a
 // raw COPY of the same window's events in the cursor's order (what reading alone costs), raw ONNX
 // Runtime over the same number of rows in the same chunks (what inference alone costs), and a raw
 // COPY of the prediction rows a run writes into the prediction log, a chunk per statement (what
@@ -31,6 +32,8 @@ const TARGET_USERS_PER_SECOND = 20_000;
 /** The worker's default chunk: rows per ONNX Runtime run in the raw floor too. */
 const CHUNK_USERS = 4_000;
 const FEATURE_WINDOW_DAYS = 30;
+/** Days of daily runs the prediction log holds before the measured runs. */
+const LOGGED_DAYS = 30;
 /** Of the active users, those who send an event between the repeat run and the next (a day's traffic). */
 const CHANGED_SHARE = 0.2;
 
@@ -66,6 +69,20 @@ benchmark('bench_score', async (suite) => {
     }
     // Each promotion queued a run of its own model; the measured runs start on a quiet queue.
     await promotionRunsDone(suite, organization.id, 15 * 60_000);
+    // The log as a daily job leaves it: the promotion runs' rows again for each of the LOGGED_DAYS days
+    // before, so a run's read of each user's previous labels meets a month of history, as in production.
+    const [logged] = await suite.sql<{ n: string }>(
+      `WITH earlier AS (
+         INSERT INTO predictions (organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run)
+         SELECT p.organization_id, p.user_id, p.model_id, p.model_name, p.version_id, p.version, p.label, p.positive, p.confidence, p.inference_ms,
+                p.predicted_at - make_interval(days => d), 'earlier-' || d
+           FROM predictions p CROSS JOIN generate_series(1, ${LOGGED_DAYS}) d
+          WHERE p.organization_id = $1
+         RETURNING 1)
+       SELECT count(*) AS n FROM earlier`,
+      [organization.id],
+    );
+    console.log(`logged ${logged.n} earlier predictions (${LOGGED_DAYS} days of daily runs)`);
     await suite.sql('ANALYZE');
 
     const read = await rawWindowRead(suite, organization.id);
