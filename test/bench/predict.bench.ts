@@ -155,12 +155,13 @@ benchmark('bench_predict', async (suite) => {
     ];
     for (const { name, results } of cases) perRound(name, results.map((r) => r.requestsPerSecond), 'req/s');
     perRound('p99 ms at 300 req/s', rounds.steady.map((r) => r.p99Ms), 'ms');
-    const [baseline, firstTime, firstAfterEvent, repeat] = cases.map(({ results }) => byRate(results));
+    const medians = cases.map(({ name, results }) => ({ name, result: byRate(results) }));
+    const [baseline, firstTime, firstAfterEvent, repeat] = medians.map(({ result }) => result);
     const steady = median(rounds.steady, (r) => r.p99Ms);
     const batch = median(batchRounds, (r) => r.usersPerSecond);
     report(
       `bench:predict (3 models; autocannon, 50 connections; median of ${ROUNDS} rounds, each on fresh API processes, alternating with the baseline; API LOG_LEVEL=warn)`,
-      [...cases.map(({ name }, i) => ({ name, result: [baseline, firstTime, firstAfterEvent, repeat][i] })), { name: 'GET /v1/predict at 300 req/s, after an event, 10 s', result: steady }],
+      [...medians, { name: 'GET /v1/predict at 300 req/s, after an event, 10 s', result: steady }],
     );
     ratioLine('throughput ratio first-time (kept) / baseline', firstTime.requestsPerSecond, baseline.requestsPerSecond, '>= 0.35');
     ratioLine('throughput ratio first-time (after an event) / baseline', firstAfterEvent.requestsPerSecond, baseline.requestsPerSecond, '>= 0.35');

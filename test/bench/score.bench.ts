@@ -25,7 +25,7 @@ import { cpuDuring, postgresProcesses, processSide } from './support/cpu';
 import { DAYS, MODELS } from './support/demo-models';
 import { ratioLine } from './support/measure';
 import { sendOneEventEach } from './support/new-events';
-import { rawPredictionsWrite } from './support/prediction-log';
+import { logEarlierRuns, rawPredictionsWrite } from './support/prediction-log';
 
 const USERS = 50_000;
 const TARGET_USERS_PER_SECOND = 20_000;
@@ -71,18 +71,8 @@ benchmark('bench_score', async (suite) => {
     await promotionRunsDone(suite, organization.id, 15 * 60_000);
     // The log as a daily job leaves it: the promotion runs' rows again for each of the LOGGED_DAYS days
     // before, so a run's read of each user's previous labels meets a month of history, as in production.
-    const [logged] = await suite.sql<{ n: string }>(
-      `WITH earlier AS (
-         INSERT INTO predictions (organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run)
-         SELECT p.organization_id, p.user_id, p.model_id, p.model_name, p.version_id, p.version, p.label, p.positive, p.confidence, p.inference_ms,
-                p.predicted_at - make_interval(days => d), 'earlier-' || d
-           FROM predictions p CROSS JOIN generate_series(1, ${LOGGED_DAYS}) d
-          WHERE p.organization_id = $1
-         RETURNING 1)
-       SELECT count(*) AS n FROM earlier`,
-      [organization.id],
-    );
-    console.log(`logged ${logged.n} earlier predictions (${LOGGED_DAYS} days of daily runs)`);
+    const logged = await logEarlierRuns(suite, organization.id, LOGGED_DAYS);
+    console.log(`logged ${logged} earlier predictions (${LOGGED_DAYS} days of daily runs)`);
     await suite.sql('ANALYZE');
 
     const read = await rawWindowRead(suite, organization.id);

@@ -2,9 +2,12 @@ import { performance } from 'node:perf_hooks';
 import { finished } from 'node:stream/promises';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import type { TestSuite } from '../../support/suite';
 import { processCpuSeconds } from './cpu';
 
-const COLUMNS = 'organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run';
+/** A logged prediction's columns but its time and run, which logEarlierRuns writes anew. */
+const PREDICTION_COLUMNS = 'organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms';
+const COLUMNS = `${PREDICTION_COLUMNS}, predicted_at, scoring_run`;
 
 /**
  * The floor of writing the prediction log: rows already logged, picked by `selection` (the WHERE,
@@ -38,4 +41,22 @@ export async function rawPredictionsWrite(
   } finally {
     await pg.end();
   }
+}
+
+/**
+ * The log as a daily job leaves it: the organization's logged predictions again for each of the
+ * `days` days before them, a run's worth a day. Returns the rows added.
+ */
+export async function logEarlierRuns(suite: TestSuite, organizationId: string, days: number): Promise<number> {
+  const [{ n }] = await suite.sql<{ n: string }>(
+    `WITH earlier AS (
+       INSERT INTO predictions (${COLUMNS})
+       SELECT ${PREDICTION_COLUMNS}, predicted_at - make_interval(days => d), 'earlier-' || d
+         FROM predictions CROSS JOIN generate_series(1, $2::int) d
+        WHERE organization_id = $1
+       RETURNING 1)
+     SELECT count(*) AS n FROM earlier`,
+    [organizationId, days],
+  );
+  return Number(n);
 }

@@ -112,16 +112,16 @@ export class BulkScoringService {
           const previous = await previousRead;
           timings.writeMs += performance.now() - mark;
           const windows = users.flatMap(({ user, history, revisionToKeep, firstSeenAt }) => windowToKeep(organizationId, user, history, revisionToKeep, firstSeenAt, from.getTime(), now) ?? []);
-          return { lastUser: users[users.length - 1].user, users: users.length, scored, changes: labelChanges(scored, previous), windows };
+          return { lastUser: users[users.length - 1].user, userCount: users.length, scored, changes: labelChanges(scored, previous), windows };
         },
         // The database's part, chunk after chunk in cursor order: announcements, log rows and checkpoint, kept windows.
-        commit: async ({ lastUser, users, scored, changes, windows }) => {
+        commit: async ({ lastUser, userCount, scored, changes, windows }) => {
           let mark = performance.now();
           await this.announce(runId, organizationId, models, changes);
           timings.webhooksMs += performance.now() - mark;
           mark = performance.now();
           at.lastUser = lastUser;
-          at.scored += users;
+          at.scored += userCount;
           at.changed += changes.length;
           const rows = logRows(runId, organizationId, models, scored, now);
           await this.dataSource.transaction(async (manager) => {
