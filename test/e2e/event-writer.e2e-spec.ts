@@ -6,12 +6,13 @@ import type { StoredUserId } from '../../libs/events/src/users/stored-user-id';
 import { TestSuite } from '../support/suite';
 
 /**
- * The group-commit writer on real Postgres: how it claims messageIds. A group claims them with one
- * COPY unless one of its organizations met a duplicate in its last claim; then, and after a COPY that
- * met one, it claims row by row (CLAIM_MESSAGE_KEYS_SQL). One organization's retries must not move
- * another's groups off the bulk path.
+ * The group-commit writer on real Postgres: how it claims messageIds, and how it moves the revisions
+ * of the users whose history changed. A group claims messageIds with one COPY unless one of its
+ * organizations met a duplicate in its last claim; then, and after a COPY that met one, it claims row
+ * by row (CLAIM_MESSAGE_KEYS_SQL). One organization's retries must not move another's groups off the
+ * bulk path. Concurrent groups lock users' activity rows in one order, whatever order their events came in.
  */
-describe('event writer: messageId claims', () => {
+describe('event writer: messageId claims and user revisions', () => {
   let suite: TestSuite;
   let dataSource: DataSource;
   let writer: EventWriterService;
@@ -37,12 +38,12 @@ describe('event writer: messageId claims', () => {
     await suite?.destroy();
   });
 
-  const row = (organizationId: string, messageId: string): EventRow => ({
+  const row = (organizationId: string, messageId: string, ids: { userId?: string; anonymousId?: string } = { userId: 'user-1' }): EventRow => ({
     organizationId,
     messageId,
     event: 'click',
-    userId: 'user-1' as StoredUserId,
-    anonymousId: null,
+    userId: (ids.userId ?? null) as StoredUserId | null,
+    anonymousId: (ids.anonymousId ?? null) as StoredUserId | null,
     sessionId: null,
     occurredAt: new Date().toISOString(),
     receivedAt: new Date().toISOString(),
@@ -81,5 +82,56 @@ describe('event writer: messageId claims', () => {
     expect(await write('org_retryingsender01', ['a-5'])).toEqual({ accepted: 1, duplicates: 0, claim: 'copy' });
     const [{ n }] = await suite.sql<{ n: number }>(`SELECT count(*)::int AS n FROM events`);
     expect(n).toBe(7);
+  });
+
+  const revisions = async (organizationId: string) =>
+    Object.fromEntries(
+      (await suite.sql<{ user_id: string; revision: string }>(`SELECT user_id, revision FROM user_activity WHERE organization_id = $1`, [organizationId])).map(
+        (activity) => [activity.user_id, Number(activity.revision)],
+      ),
+    );
+  const sendRows = (rows: EventRow[], changedUsers = true) => writer.write(rows, { changedUsers });
+
+  it("moves each changed user's revision once per group, naming users by id or through a linked anonymous id", async () => {
+    const organization = 'org_revisionsender01';
+    // Named users only: one row per user, the earliest event's time, in key order.
+    const first = await sendRows([row(organization, 'r-1', { userId: 'u-b' }), row(organization, 'r-2', { userId: 'u-a' }), row(organization, 'r-3', { userId: 'u-b' })]);
+    expect(first.changedUsers).toEqual(['u-a', 'u-b']);
+    expect(await revisions(organization)).toEqual({ 'u-a': 1, 'u-b': 1 });
+    const second = await sendRows([row(organization, 'r-4', { userId: 'u-a' })]);
+    expect(second.changedUsers).toEqual(['u-a']);
+    expect(await revisions(organization)).toEqual({ 'u-a': 2, 'u-b': 1 });
+    // Linking anon-1 to u-b, then an anonymous-only event: both move u-b; a never linked anonymous id moves nobody.
+    await sendRows([row(organization, 'r-5', { userId: 'u-b', anonymousId: 'anon-1' })]);
+    expect(await revisions(organization)).toEqual({ 'u-a': 2, 'u-b': 2 });
+    const anonymous = await sendRows([row(organization, 'r-6', { anonymousId: 'anon-1' }), row(organization, 'r-7', { anonymousId: 'anon-never-linked' })]);
+    expect(anonymous.changedUsers).toEqual(['u-b']);
+    expect(await revisions(organization)).toEqual({ 'u-a': 2, 'u-b': 3 });
+    // Not asked to name them, the writer still moves them.
+    expect((await sendRows([row(organization, 'r-8', { userId: 'u-a' }), row(organization, 'r-9', { userId: 'u-c' })], false)).changedUsers).toEqual([]);
+    expect(await revisions(organization)).toEqual({ 'u-a': 3, 'u-b': 3, 'u-c': 1 });
+  });
+
+  it('lets concurrent groups naming the same users in opposite orders, or through anonymous ids, commit without a deadlock', async () => {
+    const organization = 'org_overlappinggroup';
+    const users = Array.from({ length: 300 }, (_, i) => `u-${String(i).padStart(3, '0')}`);
+    await sendRows(users.map((userId) => row(organization, `link-${userId}`, { userId, anonymousId: `anon-${userId}` })));
+    // Separate writers, so each request is a group of its own, all in flight at once.
+    const writers = Array.from({ length: 3 }, () => new EventWriterService(dataSource, { embedded: false } as AppConfig));
+    const orders = [users, [...users].reverse(), users.map((userId) => `anon-${userId}`)];
+    statements.length = 0;
+    for (let round = 0; round < 10; round++) {
+      await Promise.all(
+        writers.map((other, i) =>
+          other.write(
+            orders[i].map((id, n) => row(organization, `${round}-${i}-${n}`, id.startsWith('anon-') ? { anonymousId: id } : { userId: id })),
+            { changedUsers: false },
+          ),
+        ),
+      );
+    }
+    // A deadlock would roll a group back to retry it.
+    expect(statements.filter((sql) => sql === 'ROLLBACK')).toEqual([]);
+    expect(new Set(Object.values(await revisions(organization)))).toEqual(new Set([1 + 3 * 10]));
   });
 });
