@@ -1,6 +1,8 @@
 import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { StoredUserId } from '@foresight/events';
 import { APP_CONFIG, type AppConfig, isRowRefusal, LOGGER, type Logger } from '@foresight/platform';
+import { readLatestLabels } from './latest-labels';
 import { type LoggedPrediction, storePredictions } from './prediction-rows';
 
 const FLUSH_INTERVAL_MS = 200;
@@ -45,15 +47,10 @@ export class PredictionLogService implements BeforeApplicationShutdown {
     return this.flushing;
   }
 
-  /** The label of the user's latest logged prediction per model id (buffered rows included once flushed). */
-  async latestLabels(organizationId: string, userId: string): Promise<Map<string, string>> {
+  /** readLatestLabels, after this process's buffered rows are written. */
+  async latestLabels(organizationId: string, users: readonly StoredUserId[], modelIds: readonly string[]): Promise<Map<string, string>> {
     await this.flush();
-    const rows = await this.dataSource.query<Array<{ model_id: string; label: string }>>(
-      `SELECT DISTINCT ON (model_id) model_id, label FROM predictions
-        WHERE organization_id = $1 AND user_id = $2 ORDER BY model_id, predicted_at DESC, id DESC`,
-      [organizationId, userId],
-    );
-    return new Map(rows.map((r) => [r.model_id, r.label]));
+    return readLatestLabels(this.dataSource, organizationId, users, modelIds);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -6,10 +6,11 @@ import { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type ActiveU
 import { FEATURE_WINDOW_DAYS, featuresOfEachAt } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
+import { labelChanges, readLatestLabels } from '../log/latest-labels';
 import { type LoggedPrediction, storePredictions } from '../log/prediction-rows';
 import { type ServingModel, ServingModelsService } from '../serving/serving-models.service';
 import { type ScoringCheckpoint, ScoringRunsService } from './scoring-runs.service';
-import { labelChanges, previousLabelKey, UserChunks } from './user-chunks';
+import { UserChunks } from './user-chunks';
 
 type ScoreUsers = JobPayloads[typeof JOBS.scoring.scoreUsers];
 
@@ -105,7 +106,7 @@ export class BulkScoringService {
         // This process's part: features, models, label changes and the windows to keep.
         score: async (users: ActiveUser[]) => {
           // Postgres looks the previous labels up while this process computes the chunk's features and runs the models.
-          const previousRead = this.previousLabels(organizationId, users, models);
+          const previousRead = readLatestLabels(this.dataSource, organizationId, users.map((u) => u.user), models.map((m) => m.modelId));
           previousRead.catch(() => undefined);
           const scored = await this.infer(models, users, now, timings);
           const mark = performance.now();
@@ -206,24 +207,6 @@ export class BulkScoringService {
       }),
     );
     return byModel.flat();
-  }
-
-  /**
-   * The label of each chunk user's latest logged prediction of each of the run's models: one query for
-   * the chunk, one step back along predictions_user_model_idx per user, model and partition, however
-   * long the log of each user has grown.
-   */
-  private async previousLabels(organizationId: string, users: readonly ActiveUser[], models: readonly ServingModel[]): Promise<Map<string, string>> {
-    const rows = await this.dataSource.query<Array<{ user_id: string; model_id: string; label: string }>>(
-      `SELECT u.user_id, m.model_id, p.label
-         FROM unnest($2::text[]) AS u(user_id) CROSS JOIN unnest($3::text[]) AS m(model_id)
-        CROSS JOIN LATERAL (
-              SELECT label FROM predictions
-               WHERE organization_id = $1 AND user_id = u.user_id AND model_id = m.model_id
-               ORDER BY predicted_at DESC, id DESC LIMIT 1) p`,
-      [organizationId, users.map((u) => u.user), models.map((m) => m.modelId)],
-    );
-    return new Map(rows.map((row) => [previousLabelKey(row.user_id, row.model_id), row.label]));
   }
 
   /** prediction.updated for each change, as after new events; the event's id is stable per run, so a repeated chunk announces once. */

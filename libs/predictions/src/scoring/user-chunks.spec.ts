@@ -1,5 +1,5 @@
 import type { ActiveUser, StoredUserId } from '@foresight/events';
-import { labelChanges, previousLabelKey, UserChunks } from './user-chunks';
+import { UserChunks } from './user-chunks';
 
 const user = (id: string) => id as StoredUserId;
 const active = (id: string): ActiveUser => ({ user: user(id), history: [], firstSeenAt: 0, revisionToKeep: undefined });
@@ -75,29 +75,5 @@ describe('UserChunks', () => {
   it('refuses a chunk size that is not a whole number of at least 1', () => {
     const stages = { score: async () => undefined, commit: async () => undefined };
     for (const size of [0, -1, 1.5, Number.NaN]) expect(() => new UserChunks(size, stages)).toThrow(/chunk size/);
-  });
-});
-
-describe('labelChanges', () => {
-  const previous = new Map([
-    [previousLabelKey('u1', 'mdl_a'), 'unlikely'],
-    [previousLabelKey('u2', 'mdl_a'), 'likely'],
-    [previousLabelKey('u1', 'mdl_b'), 'likely'],
-  ]);
-
-  it("finds the labels that differ from the user's previous latest label of the same model", () => {
-    const scored = [
-      { user: user('u1'), modelId: 'mdl_a', label: 'likely' },
-      { user: user('u2'), modelId: 'mdl_a', label: 'likely' },
-      { user: user('u1'), modelId: 'mdl_b', label: 'unlikely' },
-    ];
-    expect(labelChanges(scored, previous)).toEqual([
-      { user: 'u1', modelId: 'mdl_a', label: 'likely', previousLabel: 'unlikely' },
-      { user: 'u1', modelId: 'mdl_b', label: 'unlikely', previousLabel: 'likely' },
-    ]);
-  });
-
-  it('reports no change for a user the model never predicted for, nor for another model of the same user', () => {
-    expect(labelChanges([{ user: user('u3'), modelId: 'mdl_a', label: 'likely' }, { user: user('u2'), modelId: 'mdl_b', label: 'unlikely' }], previous)).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { ActiveUser, StoredUserId } from '@foresight/events';
+import type { ActiveUser } from '@foresight/events';
 
 /** The two stages of a chunk: scoring it (this process's CPU), then committing what it scored (the database's part). */
 export interface ChunkStages<Scored> {
@@ -65,23 +65,4 @@ export class UserChunks<Scored> {
     this.committedBefore = previous;
     this.committed = committed;
   }
-}
-
-/**
- * The new labels that differ from the user's previous latest label of the same model; a user the
- * model never predicted for has no previous label and so no change (as after new events).
- */
-export function labelChanges<T extends { user: StoredUserId; modelId: string; label: string }>(
-  scored: readonly T[],
-  previous: ReadonlyMap<string, string>,
-): Array<T & { previousLabel: string }> {
-  return scored.flatMap((row) => {
-    const before = previous.get(previousLabelKey(row.user, row.modelId));
-    return before !== undefined && before !== row.label ? [{ ...row, previousLabel: before }] : [];
-  });
-}
-
-/** The key of `labelChanges`'s map of previous labels. */
-export function previousLabelKey(user: string, modelId: string): string {
-  return `${modelId}\u0000${user}`;
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type StoredUserId, UserEventsService, type UserEventWindow } from '@foresight/events';
 import { computeFeaturesOfEach, FEATURE_WINDOW_DAYS } from '@foresight/features';
 import { DAY_MS, notFound } from '@foresight/platform';
+import { labelChanges } from '../log/latest-labels';
 import { PredictionLogService } from '../log/prediction-log.service';
 import type { LoggedPrediction } from '../log/prediction-rows';
 import type { LabelChange, Prediction, PredictionSubject, UserPredictions } from './prediction';
@@ -69,12 +70,10 @@ export class PredictionService {
    * label differs from the user's previous logged prediction. A user never predicted before has no change.
    */
   async rescore(organizationId: string, userId: StoredUserId): Promise<LabelChange[]> {
-    const previous = await this.log.latestLabels(organizationId, userId);
+    const models = await this.servingModels.forOrganization(organizationId);
+    const previous = await this.log.latestLabels(organizationId, [userId], models.map((model) => model.modelId));
     const { predictions } = await this.predict(organizationId, { user: userId });
-    return predictions.flatMap((p) => {
-      const before = previous.get(p.modelId);
-      return before !== undefined && before !== p.label ? [{ ...p, previousLabel: before }] : [];
-    });
+    return labelChanges(predictions.map((prediction) => ({ ...prediction, user: userId })), previous);
   }
 
   private async userOfSession(organizationId: string, sessionId: string): Promise<StoredUserId> {
