@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
@@ -18,6 +18,7 @@ export const CHROMIUM_FLAGS = [
 
 /** A headless Chromium with a fresh profile; `close` also removes the profile. */
 export async function launchChromium(): Promise<{ browser: BrowserContext; close: () => Promise<void> }> {
+  if (!existsSync(CHROMIUM)) throw new Error(`The browser suites drive Debian's chromium at ${CHROMIUM}, which this machine lacks: apt-get install chromium (.ci/run installs it)`);
   const userDataDir = mkdtempSync(join(tmpdir(), 'foresight-sdk-chromium-'));
   const browser = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
   return {
