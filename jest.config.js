@@ -59,6 +59,12 @@ module.exports = {
       globalSetup: '<rootDir>/test/packaging/helm-setup.ts',
     },
     {
+      // Services against the real PostgreSQL and Redis, without HTTP or a process (the middle tier).
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.integration-spec.ts'],
+    },
+    {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],

@@ -9,7 +9,7 @@ import { launchChromium } from '../support/chromium';
 import { request } from '../support/http';
 import { cliJson } from '../support/processes';
 import { withApiSuite } from '../support/suite';
-import { eventually } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
 
 /**
  * The real browser SDKs, bundled from node_modules as a site would (esbuild, one file each, nothing

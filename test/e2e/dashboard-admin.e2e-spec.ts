@@ -6,7 +6,8 @@ import { type PageTrouble, screenshot, seriousAccessibilityViolations, signIn, w
 import { request } from '../support/http';
 import { type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { eventually, Receiver, verifySignature } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
+import { Receiver, verifySignature } from '../support/webhook-receiver';
 
 jest.setTimeout(120_000);
 

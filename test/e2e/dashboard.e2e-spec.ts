@@ -8,7 +8,7 @@ import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { settledModel } from '../support/training';
-import { eventually } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
 
 interface Version {
   version: number;

@@ -7,7 +7,7 @@ import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { REDIS_URL } from '../support/services';
 import { deleteRedisKeys, type OrganizationWithToken } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel } from '../support/training';
-import { eventually } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
 
 interface ScoringRunView {
   id: string;

@@ -4,7 +4,7 @@ import { type RunningProcess, startApi } from '../support/processes';
 import { REDIS_URL } from '../support/services';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { TcpProxy } from '../support/tcp-proxy';
-import { eventually } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
 
 /** Every route works or answers 503 `unavailable` with Retry-After; here within the issue's 2 s. */
 const ANSWER_WITHIN_MS = 2_000;

@@ -17,7 +17,8 @@ import { seededSince, seedPredictionLog } from '../support/prediction-log';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { TcpProxy } from '../support/tcp-proxy';
-import { eventually, Receiver } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
+import { Receiver } from '../support/webhook-receiver';
 
 /** The Node SDK (@foresight/node) against the real API process, Postgres and Redis. */
 describe('@foresight/node', () => {

@@ -7,7 +7,7 @@ import { type AsyncStorageLike, loadPersistentStore } from '../../libs/sdk-react
 import { cliJson } from '../support/processes';
 import { withApiSuite } from '../support/suite';
 import { TcpProxy } from '../support/tcp-proxy';
-import { eventually } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
 
 /** A device's AsyncStorage: survives app restarts (new clients over the same instance). */
 function deviceStorage(): AsyncStorageLike & { values: Map<string, string> } {

@@ -5,7 +5,7 @@ import { request } from '../support/http';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { eventually } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
 
 const ROOT = join(__dirname, '..', '..');
 const SPAN_KIND = { server: 2, producer: 4, consumer: 5 } as const;

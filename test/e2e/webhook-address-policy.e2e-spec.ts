@@ -2,7 +2,7 @@ import { request } from '../support/http';
 import { freePort } from '../support/ports';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { eventually } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
 
 interface Delivery {
   status: string;

@@ -2,7 +2,8 @@ import { request } from '../support/http';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, sendEvents } from '../support/training';
-import { type Answer, eventually, Receiver, verifySignature } from '../support/webhook-receiver';
+import { eventually } from '../support/eventually';
+import { type Answer, Receiver, verifySignature } from '../support/webhook-receiver';
 
 interface Delivery {
   id: string;

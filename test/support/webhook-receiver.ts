@@ -60,17 +60,6 @@ export class Receiver {
   }
 }
 
-/** Polls until `check` returns a value (not undefined); generous, functional timeouts only. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /** Checks a `Signature: t=<unix>,v1=<hex>` header the way a receiver would. */
 export function verifySignature(secret: string, received: ReceivedRequest): boolean {
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(received.headers.signature));

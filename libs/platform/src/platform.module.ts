@@ -4,6 +4,7 @@ import { ConfigModule } from './config/config.module';
 import { Encryptor } from './crypto/encryption';
 import { MonthlyPartitionsService } from './database/monthly-partitions.service';
 import { RawQueriesService } from './database/raw-queries.service';
+import { SqlExecutor } from './database/sql/sql-executor';
 import { HealthService } from './health/health.service';
 import { LOGGER } from './logging/logger.provider';
 import { MetricsModule } from './metrics/metrics.module';
@@ -32,8 +33,9 @@ export class PlatformModule {
         HealthService,
         MonthlyPartitionsService,
         RawQueriesService,
+        SqlExecutor,
       ],
-      exports: [LOGGER, Encryptor, HealthService, MonthlyPartitionsService, RawQueriesService, MetricsModule],
+      exports: [LOGGER, Encryptor, HealthService, MonthlyPartitionsService, RawQueriesService, SqlExecutor, MetricsModule],
     };
   }
 }

@@ -63,6 +63,18 @@ export const environmentSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * `session`: DATABASE_URL reaches PostgreSQL directly or through a session pooler, and hot reads keep
+   * named prepared statements. `transaction`: a transaction pooler (PgBouncer pool_mode=transaction,
+   * RDS Proxy, pgcat, Supavisor) shares server sessions, so no session state is kept.
+   */
+  DATABASE_POOL_MODE: z.enum(['session', 'transaction']).default('session'),
+  /** A pooled connection unused this long is closed (pg's idleTimeoutMillis). */
+  DATABASE_IDLE_TIMEOUT: duration.prefault('10s'),
+  /** A streaming replica for heavy reads (exports, monitoring, dashboard aggregates, training and scoring cursors). */
+  DATABASE_READ_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  /** Reads leave a replica that lags more than this behind the primary, and return once it has caught up. */
+  DATABASE_READ_MAX_LAG: duration.prefault('30s'),
   DATA_DIR: z.string().min(1).default('./.data'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]*$/, 'letters, digits, ":", "_" and "-" only').default('foresight:'),

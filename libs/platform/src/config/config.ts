@@ -56,6 +56,12 @@ export interface AppConfig {
   /** Absent: the embedded PGlite database under dataDir. */
   readonly databaseUrl?: Secret;
   readonly databasePoolSize: number;
+  /** `transaction`: behind a transaction pooler, no session state (no named prepared statements, no session locks). */
+  readonly databasePoolMode: 'session' | 'transaction';
+  readonly databaseIdleTimeoutMs: number;
+  /** A streaming replica for reads that tolerate its lag; absent: every read on the primary. */
+  readonly databaseReadUrl?: Secret;
+  readonly databaseReadMaxLagSeconds: number;
   readonly dataDir: string;
   readonly redisUrl: Secret;
   readonly redisPrefix: string;
@@ -98,6 +104,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(['UNAUTHENTICATED_BURST_PER_MINUTE: must be greater than UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE']);
   }
   const embedded = vars.DATABASE_URL === undefined;
+  if (embedded && vars.DATABASE_READ_URL !== undefined) {
+    throw new ConfigError(['DATABASE_READ_URL: needs DATABASE_URL (the embedded database has no replica)']);
+  }
   if (!embedded) {
     const missing = REQUIRED_WITH_EXTERNAL_DATABASE.filter((name) => vars[name] === undefined);
     if (missing.length > 0) {
@@ -110,6 +119,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: vars.HOST,
     databaseUrl: vars.DATABASE_URL === undefined ? undefined : new Secret(vars.DATABASE_URL),
     databasePoolSize: vars.DATABASE_POOL_SIZE,
+    databasePoolMode: vars.DATABASE_POOL_MODE,
+    databaseIdleTimeoutMs: vars.DATABASE_IDLE_TIMEOUT,
+    databaseReadUrl: vars.DATABASE_READ_URL === undefined ? undefined : new Secret(vars.DATABASE_READ_URL),
+    databaseReadMaxLagSeconds: vars.DATABASE_READ_MAX_LAG / 1000,
     dataDir,
     redisUrl: new Secret(vars.REDIS_URL),
     redisPrefix: vars.REDIS_PREFIX,

@@ -14,9 +14,9 @@ export function dataSourceOptions(config: AppConfig, logger: Logger, embedded?: 
         username: 'postgres',
         database: 'postgres',
         // PGlite runs one transaction at a time; one pooled connection keeps them apart.
-        extra: { max: 1 },
+        extra: { max: 1, idleTimeoutMillis: config.databaseIdleTimeoutMs },
       }
-    : { url: config.databaseUrl?.reveal(), extra: { max: config.databasePoolSize, connectionTimeoutMillis: 5000 } };
+    : { url: config.databaseUrl?.reveal(), extra: { max: config.databasePoolSize, idleTimeoutMillis: config.databaseIdleTimeoutMs, connectionTimeoutMillis: 5000 } };
   return {
     type: 'postgres',
     ...connection,

@@ -1,0 +1,73 @@
+import { Pool } from 'pg';
+import type { AppConfig } from '../../config/config';
+import type { Logger } from '../../logging/logger';
+
+/** How often the replica's state is looked at again, at most (on use, never on a timer). */
+const CHECK_INTERVAL_MS = 5_000;
+
+/**
+ * Seconds the replica's data is behind the primary: 0 while it has replayed all it received, else
+ * the age of the last transaction it replayed. Null when the server is not a standby.
+ */
+const LAG_SQL = `
+  SELECT CASE WHEN NOT pg_is_in_recovery() THEN NULL
+              WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+              ELSE coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8 AS lag`;
+
+type ReplicaState = { usable: true; lagSeconds: number } | { usable: false; reason: string };
+
+/**
+ * The streaming replica of DATABASE_READ_URL. Reads go to it while it answers and lags at most
+ * DATABASE_READ_MAX_LAG; otherwise to the primary, so a lagging or lost replica costs the primary
+ * load, never a stale answer beyond the bound or an error.
+ */
+export class ReadReplica {
+  private readonly pool: Pool;
+  private readonly maxLagSeconds: number;
+  private state: ReplicaState = { usable: false, reason: 'not checked yet' };
+  private checkedAt = 0;
+  private checking?: Promise<void>;
+
+  constructor(
+    url: string,
+    config: AppConfig,
+    private readonly logger: Logger,
+  ) {
+    this.maxLagSeconds = config.databaseReadMaxLagSeconds;
+    this.pool = new Pool({ connectionString: url, max: config.databasePoolSize, idleTimeoutMillis: config.databaseIdleTimeoutMs, connectionTimeoutMillis: 5_000 });
+    // An idle connection the replica closed (restart, failover) must not end the process.
+    this.pool.on('error', (error) => logger.warn({ err: error }, 'a connection to the read replica failed'));
+  }
+
+  /** The replica's pool while it is usable; undefined: read from the primary. */
+  async usablePool(): Promise<Pool | undefined> {
+    if (Date.now() - this.checkedAt >= CHECK_INTERVAL_MS) {
+      this.checking ??= this.check().finally(() => (this.checking = undefined));
+      await this.checking;
+    }
+    return this.state.usable ? this.pool : undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async check(): Promise<void> {
+    const next = await this.pool.query<{ lag: number | null }>(LAG_SQL).then(
+      ({ rows: [row] }): ReplicaState => {
+        // Not a standby: a promoted replica after a failover, or the primary itself; current either way.
+        if (row.lag === null) return { usable: true, lagSeconds: 0 };
+        if (row.lag > this.maxLagSeconds) return { usable: false, reason: `it lags ${row.lag.toFixed(1)} s behind (DATABASE_READ_MAX_LAG is ${this.maxLagSeconds} s)` };
+        return { usable: true, lagSeconds: row.lag };
+      },
+      (error: Error): ReplicaState => ({ usable: false, reason: `it does not answer (${error.message})` }),
+    );
+    const first = this.checkedAt === 0;
+    this.checkedAt = Date.now();
+    if (first || next.usable !== this.state.usable) {
+      if (next.usable) this.logger.info({ lagSeconds: next.lagSeconds }, 'heavy reads go to the read replica');
+      else this.logger.warn(`heavy reads go to the primary: the read replica is not usable, ${next.reason}`);
+    }
+    this.state = next;
+  }
+}
