@@ -1,8 +1,7 @@
-import { request } from '../support/http';
+import { eventually } from '../support/eventually';
+import { type JsonResponse, request } from '../support/http';
 import { type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('authentication, scopes and organization isolation', () => {
   let suite: TestSuite;
@@ -27,6 +26,12 @@ describe('authentication, scopes and organization isolation', () => {
     expect(response.body).toEqual({ error: 'invalid_token', message: expect.any(String) });
     expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
   };
+  /** A process may trust a token it verified for 500 ms more: the refusal is waited for, within a second and a half. */
+  const refusedSoon = (ask: () => Promise<JsonResponse>) =>
+    eventually('the token to be refused', async () => {
+      expectInvalidToken(await ask());
+      return true;
+    }, 1_500);
 
   it('accepts the organization token on /v1/health', async () => {
     const response = await request(`${api.baseUrl}/v1/health`, { token: orgA.token.secret });
@@ -62,9 +67,8 @@ describe('authentication, scopes and organization isolation', () => {
     });
     expect(revoked.status).toBe(200);
     expect(revoked.body.revokedAt).toEqual(expect.any(String));
-    await sleep(1000);
-    expectInvalidToken(await request(`${replica.baseUrl}/v1/health`, { token: created.body.token }));
-    expectInvalidToken(await request(`${api.baseUrl}/v1/health`, { token: created.body.token }));
+    await refusedSoon(() => request(`${replica.baseUrl}/v1/health`, { token: created.body.token }));
+    await refusedSoon(() => request(`${api.baseUrl}/v1/health`, { token: created.body.token }));
   });
 
   it('refuses an expired token', async () => {
@@ -76,8 +80,7 @@ describe('authentication, scopes and organization isolation', () => {
     expect(Date.parse(created.body.expiresAt)).toBeGreaterThan(Date.now());
     expect((await request(`${api.baseUrl}/v1/health`, { token: created.body.token })).status).toBe(200);
     await suite.sql(`UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`, [created.body.id]);
-    await sleep(1000);
-    expectInvalidToken(await request(`${api.baseUrl}/v1/health`, { token: created.body.token }));
+    await refusedSoon(() => request(`${api.baseUrl}/v1/health`, { token: created.body.token }));
   });
 
   it('answers 403 insufficient_scope to an ingest-only token on an admin route', async () => {
@@ -102,7 +105,8 @@ describe('authentication, scopes and organization isolation', () => {
     const revokeOther = await request(`${api.baseUrl}/v1/tokens/${orgB.token.id}`, { token: orgA.token.secret, method: 'DELETE' });
     expect(revokeOther.status).toBe(404);
     expect(revokeOther.body).toEqual({ error: 'not_found', message: expect.any(String) });
-    await sleep(600);
+    // Not revoked where it counts (the API's cache could hide a revocation for 500 ms), and still accepted.
+    expect(await suite.sql(`SELECT revoked_at FROM api_tokens WHERE id = $1`, [orgB.token.id])).toEqual([{ revoked_at: null }]);
     expect((await request(`${api.baseUrl}/v1/health`, { token: orgB.token.secret })).status).toBe(200);
   });
 

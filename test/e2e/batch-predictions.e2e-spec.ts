@@ -1,5 +1,7 @@
 import type { Prediction } from '@foresight/predictions';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
+import { predictionLogWritten } from '../support/prediction-log';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel } from '../support/training';
@@ -11,6 +13,7 @@ interface SingleAnswer {
 }
 
 const USERS = 300;
+const LOG_MARKERS = ['log-marker-1', 'log-marker-2', 'log-marker-3'];
 /** Enough requests for every comparison below without meeting the limiter (its own test uses the defaults). */
 const GENEROUS_LIMITS = ['--rate-limit', '100000', '--burst', '200000'];
 
@@ -50,10 +53,9 @@ describe('batch predictions', () => {
     }
     // Both API processes serve every model (each reloads serving versions every 2 s).
     for (const process of [api, secondApi]) {
-      const deadline = Date.now() + 10_000;
-      while ((await single(org.token.secret, 'user-0', process)).body.predictions.length < algorithms.length && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await eventually('every model to serve on each API process', async () =>
+        (await single(org.token.secret, 'user-0', process)).body.predictions.length === algorithms.length ? true : undefined,
+      10_000);
     }
   }
 
@@ -97,6 +99,8 @@ describe('batch predictions', () => {
     await sendEvents(api.baseUrl, plain.token.secret, population);
     await sendEvents(api.baseUrl, hashed.token.secret, population);
     await sendEvents(api.baseUrl, hostile.token.secret, [{ event: 'click', userId: 'intruder', timestamp: new Date().toISOString() }]);
+    // Users no test asks about, to answer waits for the prediction log; their events now, so the worker's re-scoring of them is long done then.
+    await sendEvents(api.baseUrl, plain.token.secret, LOG_MARKERS.map((userId) => ({ event: 'click', userId, timestamp: new Date(Date.now() - 86_400_000).toISOString() })));
     worker = await startWorker(suite.env);
   });
 
@@ -159,8 +163,9 @@ describe('batch predictions', () => {
   });
 
   it('logs each fresh batch answer once, like single predictions, and not again when GET /v1/predict repeats it', async () => {
+    const markers = [...LOG_MARKERS];
     const logged = async () => {
-      await new Promise((r) => setTimeout(r, 600)); // the log is written in batches every 200 ms
+      await predictionLogWritten(suite, api.baseUrl, plain, markers.shift() ?? 'no marker left');
       const [row] = await suite.sql<{ n: string }>(`SELECT count(*) AS n FROM predictions WHERE organization_id = $1 AND user_id = 'user-3' AND scoring_run IS NULL`, [plain.organization.id]);
       return Number(row.n);
     };

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson } from '../support/processes';
 import { withApiSuite } from '../support/suite';
-import { eventually } from '../support/eventually';
 
 /**
  * The real browser SDKs, bundled from node_modules as a site would (esbuild, one file each, nothing

@@ -1,8 +1,8 @@
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type CliResult, runCli, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
-import { eventually } from '../support/eventually';
 import { Receiver } from '../support/webhook-receiver';
 
 const DAY = 86_400_000;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { eventually } from '../support/eventually';
 import { Receiver, verifySignature, type WebhookBody } from '../support/webhook-receiver';
 
 interface LiveEvent {

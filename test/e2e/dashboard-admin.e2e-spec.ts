@@ -3,10 +3,10 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { Foresight } from '@foresight/node';
 import { launchChromium } from '../support/chromium';
 import { type PageTrouble, screenshot, seriousAccessibilityViolations, signIn, watchPage } from '../support/dashboard-browser';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { eventually } from '../support/eventually';
 import { Receiver, verifySignature } from '../support/webhook-receiver';
 
 jest.setTimeout(120_000);

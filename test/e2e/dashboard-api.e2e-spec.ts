@@ -1,8 +1,8 @@
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
-import { eventually } from '../support/eventually';
 
 interface Version {
   version: number;

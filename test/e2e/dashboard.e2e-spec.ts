@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { drawnPixels, type PageTrouble, screenshot, seriousAccessibilityViolations, signIn, watchPage } from '../support/dashboard-browser';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { settledModel } from '../support/training';
-import { eventually } from '../support/eventually';
 
 interface Version {
   version: number;

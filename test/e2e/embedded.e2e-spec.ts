@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { REDIS_URL } from '../support/services';
 import { deleteRedisKeys, type OrganizationWithToken } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel } from '../support/training';
-import { eventually } from '../support/eventually';
 
 interface ScoringRunView {
   id: string;

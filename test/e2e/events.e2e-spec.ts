@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Analytics } from '@segment/analytics-node';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { startApi } from '../support/processes';
 import { withApiSuite } from '../support/suite';
@@ -206,7 +207,8 @@ describe('event ingestion', () => {
         if (response.status === 200) acknowledged.push(...batch.map((e) => e.messageId));
       }
     });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Killed once well into the stream: many batches acknowledged, more on their way.
+    await eventually('a hundred acknowledged events', () => (acknowledged.length > 100 ? true : undefined));
     await victim.kill();
     stop = true;
     await Promise.all(clients);

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startWorker } from '../support/processes';
 import { withApiSuite } from '../support/suite';
@@ -41,13 +42,14 @@ describe('model schedules', () => {
         { name: 'models.scheduled-retrain', data: { organizationId: t.org.organization.id, modelId } },
       );
       worker = await startWorker(t.suite.env);
-      // Long enough for a per-second schedule to have started several runs (each fails fast: no events).
-      await new Promise((r) => setTimeout(r, 8_000));
+      // The worker registers the model's schedule again; until then the per-second one fires (each run fails fast: no events).
+      await eventually('the schedule registered again with five fields', async () => {
+        const scheduler = await training.getJobScheduler(`model-schedule:${modelId}`);
+        expect(scheduler?.pattern?.trim().split(/\s+/)).toHaveLength(5);
+        return true;
+      }, 30_000);
       const runs = worker.output().split('\n').filter((line) => line.includes('training run started') && line.includes(modelId));
       expect(runs.length).toBeLessThanOrEqual(1);
-
-      const scheduler = await training.getJobScheduler(`model-schedule:${modelId}`);
-      expect(scheduler?.pattern?.trim().split(/\s+/)).toHaveLength(5);
     } finally {
       await worker?.stop();
       await training.close();

@@ -1,8 +1,8 @@
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
-import { eventually } from '../support/eventually';
 import { Receiver } from '../support/webhook-receiver';
 
 interface Monitoring {

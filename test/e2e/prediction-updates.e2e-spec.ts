@@ -1,8 +1,9 @@
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
+import { queuedWorkDone } from '../support/queues';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, promotionRunsDone, sendEvents, settledModel, type TestEvent } from '../support/training';
-import { eventually } from '../support/eventually';
 import { Receiver } from '../support/webhook-receiver';
 
 const DAY = 86_400_000;
@@ -78,13 +79,18 @@ describe('prediction.updated webhooks', () => {
     const update = await eventually('a prediction.updated delivery', () => (receiver.requests.length > 0 ? receiver.bodies()[0] : undefined));
     expect(update).toMatchObject({ type: 'prediction.updated', data: { userId: flipper, model: 'pricing_view_7d', label: 'likely', previousLabel: 'unlikely' } });
     expect(await label(flipper)).toBe('likely');
-    // Both users were re-scored (the debounce is 3 s); only the flip was announced.
-    await new Promise((r) => setTimeout(r, 8_000));
-    expect(receiver.bodies().map((b) => b.data.userId)).toEqual([flipper]);
-    const logged = await suite.sql<{ user_id: string; n: string }>(`SELECT user_id, count(*) AS n FROM predictions WHERE user_id = ANY($1) AND scoring_run IS NULL GROUP BY user_id`, [[flipper, steady]]);
     // flipper: first answer, the worker's re-scoring, and this API process's own fresh answer after the new events;
-    // steady: first answer and the worker's re-scoring.
-    expect(Object.fromEntries(logged.map((r) => [r.user_id, Number(r.n)]))).toEqual({ [flipper]: 3, [steady]: 2 });
+    // steady: first answer and the worker's re-scoring (the debounce is 3 s).
+    const expectLogged = async () => {
+      const logged = await suite.sql<{ user_id: string; n: string }>(`SELECT user_id, count(*) AS n FROM predictions WHERE user_id = ANY($1) AND scoring_run IS NULL GROUP BY user_id`, [[flipper, steady]]);
+      expect(Object.fromEntries(logged.map((r) => [r.user_id, Number(r.n)]))).toEqual({ [flipper]: 3, [steady]: 2 });
+      return true;
+    };
+    await eventually('both users re-scored and logged', expectLogged, 30_000);
+    // Once the re-scorings' announcements and deliveries have run, only the flip was announced.
+    await queuedWorkDone(suite.env, ['user-activity', 'domain-events', 'webhooks'], (data) => data.organizationId === org.organization.id || 'webhookId' in data);
+    expect(receiver.bodies().map((b) => b.data.userId)).toEqual([flipper]);
+    await expectLogged();
   });
 
   it('re-scores a user whose linked anonymous visitor acts, and both users of a re-link', async () => {

@@ -1,5 +1,7 @@
 import type { Prediction } from '@foresight/predictions';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
+import { predictionLogWritten } from '../support/prediction-log';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, withApiSuite } from '../support/suite';
 import { learnablePopulation, promotionRunsDone, sendEvents, settledModel, type TestEvent } from '../support/training';
@@ -45,9 +47,11 @@ describe('predictions and their export', () => {
     request<T>(`${t.api.baseUrl}${path}`, { token, headers });
   const predict = (query: string, token?: string) => get<{ userId: string; sessionId?: string; predictions: Prediction[] }>(`/v1/predict?${query}`, token);
   const positiveProbability = (p: Prediction) => (p.label === labelsOf(p.model)[1] ? p.confidence : 1 - p.confidence);
+  /** Users of the population no test asks about: each answers one wait for the prediction log, fresh. */
+  let markers = 300;
+  const logWritten = () => predictionLogWritten(t.suite, t.api.baseUrl, t.org, `user-${markers++}`);
   async function loggedRows(userId: string): Promise<number> {
-    // The log is written in batches every 200 ms.
-    await new Promise((r) => setTimeout(r, 600));
+    await logWritten();
     const [row] = await t.suite.sql<{ n: string }>(`SELECT count(*) AS n FROM predictions WHERE user_id = $1 AND scoring_run IS NULL`, [userId]);
     return Number(row.n);
   }
@@ -85,12 +89,10 @@ describe('predictions and their export', () => {
     for (const id of modelIds) expect(await settledModel(t.api.baseUrl, t.org.token.secret, id, worker)).toMatchObject({ status: 'active' });
     await promotionRunsDone(t.suite, t.org.organization.id);
 
-    const deadline = Date.now() + 5_000;
-    let answer = await predict('userId=user-1');
-    while (answer.body.predictions.length < MODELS.length && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      answer = await predict('userId=user-1');
-    }
+    const answer = await eventually('every model to serve user-1', async () => {
+      const served = await predict('userId=user-1');
+      return served.body.predictions.length === MODELS.length ? served : undefined;
+    }, 5_000);
     expect(answer.status).toBe(200);
     expect(answer.body.predictions.map((p) => p.model).sort()).toEqual(MODELS.map((m) => m.name).sort());
     for (const prediction of answer.body.predictions) {
@@ -191,7 +193,7 @@ describe('predictions and their export', () => {
 
     beforeAll(async () => {
       for (let u = 10; u < 40; u++) await predict(`userId=user-${u}`);
-      await new Promise((r) => setTimeout(r, 600));
+      await logWritten();
       expected = await t.suite.sql(`SELECT p.id::text AS id, p.user_id FROM predictions p ORDER BY p.predicted_at, p.id`);
     });
 
@@ -285,9 +287,7 @@ describe('predictions and their export', () => {
     await request(`${t.api.baseUrl}/v1/models/retrain`, { token: t.org.token.secret, method: 'POST', body: { modelId } });
     const settled = await settledModel(t.api.baseUrl, t.org.token.secret, modelId, worker);
     expect(settled).toMatchObject({ status: 'active', version: 2 });
-    const promotedAt = Date.now();
     const version = async () => (await predict('userId=user-99')).body.predictions.find((p) => p.modelId === modelId)?.version;
-    while ((await version()) !== 2 && Date.now() - promotedAt < 5_000) await new Promise((r) => setTimeout(r, 100));
-    expect(await version()).toBe(2);
+    await eventually('version 2 to serve', async () => ((await version()) === 2 ? true : undefined), 5_000);
   });
 });

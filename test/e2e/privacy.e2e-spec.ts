@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, runCli, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { REDIS_URL } from '../support/services';
@@ -105,15 +106,16 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     }
   }
 
-  async function until<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+  /** eventually(), failing with the last value and the worker's latest output. */
+  const until = <T,>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> =>
+    eventually(what, async () => {
       const value = await probe();
-      if (done(value)) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}\n${worker?.output().slice(-2000) ?? ''}`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
-  }
+      if (!done(value)) throw new Error(`${what}: still ${JSON.stringify(value)}\n${worker?.output().slice(-2000) ?? ''}`);
+      return value;
+    }, timeoutMs);
+
+  const servedRows = async (users: string[]) =>
+    Number((await t.suite.sql<{ n: string }>(`SELECT count(*) AS n FROM predictions WHERE user_id = ANY($1) AND scoring_run IS NULL`, [users]))[0].n);
 
   /** A domain event naming the user, as a producer in the worker would queue it (prediction.updated). */
   async function queueDomainEventAbout(userId: string): Promise<void> {
@@ -141,7 +143,7 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
       await until(`a prediction for ${user}`, () => api<{ predictions: unknown[] }>(`/v1/predict?userId=${user}`), (r) => r.body.predictions?.length === 1, 10_000);
     }
     await queueDomainEventAbout(ERASED);
-    await new Promise((r) => setTimeout(r, 600)); // the prediction log flushes every 200 ms
+    await until('the served predictions logged', () => servedRows([ERASED, KEPT]), (n) => n === 2, 10_000);
   });
 
   afterAll(async () => {
@@ -218,8 +220,19 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     await worker?.stop();
     worker = undefined;
     expect((await deleteUser(user)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 6_000)); // past the first sweep's delay: nobody runs it
-    expect((await erasures())[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    const [pending] = await erasures();
+    const sweeps = new Queue('privacy', { connection: { url: REDIS_URL }, prefix: `${t.suite.env.REDIS_PREFIX}bull` });
+    try {
+      // Deliberately waited, it is what is tested: past the first sweep's due time (and a margin for a runner to take it), nobody runs it.
+      await until('the first sweep to be overdue', async () => {
+        const job = await sweeps.getJob(pending.id);
+        return job ? Date.now() - (job.timestamp + job.delay) : -Infinity;
+      }, (overdueMs) => overdueMs > 1_000, 30_000);
+      expect(await (await sweeps.getJob(pending.id))?.getState()).toMatch(/^(delayed|waiting)$/);
+    } finally {
+      await sweeps.close();
+    }
+    expect((await erasures())[0]).toMatchObject({ id: pending.id, status: 'pending', attempts: 0 });
     expect(await occurrences(user)).toEqual([]); // the sweep job carries the id sealed
 
     worker = await startWorker(t.suite.env);

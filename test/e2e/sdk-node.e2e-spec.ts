@@ -12,12 +12,12 @@ import {
   verifyWebhook,
   WebhookVerificationError,
 } from '@foresight/node';
+import { eventually } from '../support/eventually';
 import { FaultProxy } from '../support/fault-proxy';
 import { seededSince, seedPredictionLog } from '../support/prediction-log';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { TcpProxy } from '../support/tcp-proxy';
-import { eventually } from '../support/eventually';
 import { Receiver } from '../support/webhook-receiver';
 
 /** The Node SDK (@foresight/node) against the real API process, Postgres and Redis. */
@@ -83,7 +83,7 @@ describe('@foresight/node', () => {
         const foresight = client(`http://127.0.0.1:${proxy.port}`, { flushAt: 1_000 });
         for (let n = 0; n < 300; n++) foresight.track({ event: 'api_outage', anonymousId: `device-${n % 5}`, properties: { n } });
         const delivered = foresight.flush();
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        await eventually('the client to try again after a refused connection', () => (proxy.refused >= 2 ? true : undefined));
         expect(foresight.pending).toBe(300);
         proxy.restore();
         await delivered;

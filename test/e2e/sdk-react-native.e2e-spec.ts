@@ -4,10 +4,10 @@
 import { type AppStateLike, ReactNativeClient } from '../../libs/sdk-react-native/src/client';
 import { LIBRARY } from '../../libs/sdk-react-native/src/library';
 import { type AsyncStorageLike, loadPersistentStore } from '../../libs/sdk-react-native/src/persistent-store';
+import { eventually } from '../support/eventually';
 import { cliJson } from '../support/processes';
 import { withApiSuite } from '../support/suite';
 import { TcpProxy } from '../support/tcp-proxy';
-import { eventually } from '../support/eventually';
 
 /** A device's AsyncStorage: survives app restarts (new clients over the same instance). */
 function deviceStorage(): AsyncStorageLike & { values: Map<string, string> } {
@@ -73,6 +73,7 @@ describe('@foresight/react-native client against the real API', () => {
     const client = await launch(deviceStorage(), state);
     client.screen('RN Home');
     client.track('rn_add_to_cart', { sku: 'A-1' });
+    // Deliberately waited, it is what is tested: a little time on the screen (its dwell), with nothing sent meanwhile.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await stored('rn_add_to_cart')).toHaveLength(0);
     state.move('background');

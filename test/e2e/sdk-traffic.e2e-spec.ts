@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { deflateSync, gzipSync } from 'node:zlib';
 import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import { Analytics } from '@segment/analytics-node';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, startApi } from '../support/processes';
 import { sdkFixtures, type SdkRequest } from '../support/sdk-uploads';
@@ -233,7 +234,10 @@ describe('real SDK traffic (Segment and RudderStack)', () => {
       const revoked = created.body.token;
       expect((await request(`${t.api.baseUrl}/v1/tokens/${created.body.id}`, { token: t.org.token.secret, method: 'DELETE' })).status).toBe(200);
       // A revoked token fails within 1 second (a replica's cache may hold it that long).
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await eventually('the revoked key to be refused', async () => {
+        const settings = await send(t.api.baseUrl, { method: 'GET', path: `/v1/projects/${revoked}/settings`, headers: {}, chunks: [], chunked: false });
+        return settings.status === 401 ? true : undefined;
+      }, 1_500);
       const responses = [
         await send(t.api.baseUrl, { method: 'GET', path: `/v1/projects/${revoked}/settings`, headers: {}, chunks: [], chunked: false }),
         await send(t.api.baseUrl, { method: 'GET', path: '/sourceConfig', headers: { Authorization: `Basic ${Buffer.from(`${revoked}:`).toString('base64')}` }, chunks: [], chunked: false }),

@@ -2,6 +2,7 @@ import type { BrowserContext, Page, Request } from 'playwright-core';
 import { EventPayloadCipherService } from '@foresight/events';
 import { Encryptor } from '@foresight/platform';
 import { launchChromium } from '../support/chromium';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson } from '../support/processes';
 import { withApiSuite } from '../support/suite';
@@ -179,7 +180,7 @@ describe('web SDK', () => {
     const eventsNamed = (rows: StoredEvent[], name: string) => rows.filter((row) => row.event === name);
 
     /** Waits until nothing the page sent is still on its way. */
-    const quiet = () => eventually(async () => traffic.inFlight, (n) => n === 0, 'requests in flight to finish');
+    const quiet = () => eventually('requests in flight to finish', () => (traffic.inFlight === 0 ? true : undefined), 20_000);
 
     it('captures clicks, scroll depth, dwell, hesitation and SPA navigation in one session', async () => {
       await page.goto(exampleUrl());
@@ -187,21 +188,22 @@ describe('web SDK', () => {
       await page.mouse.move(300, 300);
       await page.mouse.wheel(0, 20_000);
       // Scroll depth is reported per page: let the wheel reach the bottom before leaving.
-      const deepest = await eventually(
-        async () => Math.max(0, ...eventsNamed(await storedEvents(), 'scroll').map((row) => row.scroll_depth ?? 0)),
-        (depth) => depth === 1,
-        'the scroll to the bottom of the page',
-      );
+      const deepest = await eventually('the scroll to the bottom of the page', async () => {
+        const depth = Math.max(0, ...eventsNamed(await storedEvents(), 'scroll').map((row) => row.scroll_depth ?? 0));
+        return depth === 1 ? depth : undefined;
+      }, 20_000);
       expect(deepest).toBe(1);
       await page.click('nav a[href="/sdk/example/pricing"]');
       await page.click('#sign-in');
 
-      const rows = await eventually(storedEvents, (r) =>
-        eventsNamed(r, 'page_view').length === 2 &&
-        eventsNamed(r, 'scroll').length > 0 &&
-        ['click', 'add_to_cart', 'page_leave', 'identify'].every((name) => eventsNamed(r, name).length > 0),
-        'the first page, its clicks, scroll and navigation',
-      );
+      const rows = await eventually('the first page, its clicks, scroll and navigation', async () => {
+        const r = await storedEvents();
+        const complete =
+          eventsNamed(r, 'page_view').length === 2 &&
+          eventsNamed(r, 'scroll').length > 0 &&
+          ['click', 'add_to_cart', 'page_leave', 'identify'].every((name) => eventsNamed(r, name).length > 0);
+        return complete ? r : undefined;
+      }, 20_000);
       const sessions = new Set(rows.map((row) => row.session_id));
       expect(sessions.size).toBe(1);
       expect([...sessions][0]).toMatch(/^[0-9a-f]{32}$/);
@@ -251,6 +253,7 @@ describe('web SDK', () => {
       expect(await page.evaluate('Object.keys(localStorage)')).toEqual(['foresight:consent']);
       await page.reload();
       await page.click('#checkout');
+      // Deliberately waited, it is what is tested: flushes come and go, and nothing is sent.
       await page.waitForTimeout(QUIET_PERIOD_MS);
 
       expect(traffic.headers.length).toBe(sentBefore);
@@ -263,7 +266,10 @@ describe('web SDK', () => {
       await page.click('#enable-tracking');
       await page.click('#checkout');
 
-      const rows = await eventually(storedEvents, (r) => eventsNamed(r, 'checkout_start').length === 1, 'events after consent');
+      const rows = await eventually('events after consent', async () => {
+        const r = await storedEvents();
+        return eventsNamed(r, 'checkout_start').length === 1 ? r : undefined;
+      }, 20_000);
       const added = rows.slice(before.length);
       expect(added.map((row) => row.event).sort()).toEqual(expect.arrayContaining(['checkout_start', 'click', 'page_view']));
       expect(eventsNamed(added, 'page_view')[0].screen).toBe(`${pageOrigin()}/sdk/example/about`);
@@ -275,14 +281,3 @@ describe('web SDK', () => {
     });
   });
 });
-
-/** Polls `read` until `done` holds; fails with the last value after 20 s. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

@@ -212,6 +212,7 @@ describe('tenant isolation under hostile input', () => {
         const response = await fetch(`${api.baseUrl}/livez`);
         livez.push({ sent, answered: Date.now(), during: inFlight });
         expect(response.status).toBe(200);
+        // Deliberate pacing, not a wait for anything: probe /livez every 20 ms for as long as the big bodies are in flight.
         await new Promise((r) => setTimeout(r, 20));
       }
     })();

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { eventually } from '../support/eventually';
 
 const ROOT = join(__dirname, '..', '..');
 const SPAN_KIND = { server: 2, producer: 4, consumer: 5 } as const;

@@ -1,3 +1,4 @@
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startWorker } from '../support/processes';
 import { withApiSuite } from '../support/suite';
@@ -29,7 +30,7 @@ describe('training runs survive schedules and crashes', () => {
     const first = await worker();
     const model = await create({ name: 'crash_checkout', targetEvent: 'checkout' });
     await request(`${t.api.baseUrl}/v1/models/retrain`, { ...admin(), method: 'POST', body: { modelId: model.body.id } });
-    while (!first.output().includes('training run started')) await new Promise((r) => setTimeout(r, 20));
+    await eventually('the first worker to start the run', () => (first.output().includes('training run started') ? true : undefined));
     await first.kill();
     // Killed mid-run: nothing was stored, the model is still retraining.
     expect((await details(model.body.id)).body).toMatchObject({ status: 'retraining', version: null });

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { messageKey } from '@foresight/events';
 import { MIGRATIONS } from '../../libs/platform/src/database/migrations';
 import { MonthlyPartitionsService } from '../../libs/platform/src/database/monthly-partitions.service';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { TestSuite } from '../support/suite';
@@ -160,11 +161,10 @@ describe('upgrading a database written by an earlier release', () => {
     worker = await startWorker(suite.env);
     expect((await call('/v1/models/retrain', 'POST', { modelId: MODEL })).status).toBeLessThan(300);
     expect(await settledModel(api.baseUrl, TOKEN, MODEL, worker)).toMatchObject({ status: 'active', version: 1 });
-    let predictions: unknown[] = [];
-    for (let attempt = 0; attempt < 50 && predictions.length === 0; attempt++) {
-      predictions = (await call<{ predictions: unknown[] }>('/v1/predict?userId=user-2')).body.predictions;
-      if (predictions.length === 0) await new Promise((r) => setTimeout(r, 200));
-    }
+    const predictions = await eventually('the trained model to serve', async () => {
+      const served = (await call<{ predictions: unknown[] }>('/v1/predict?userId=user-2')).body.predictions;
+      return served.length > 0 ? served : undefined;
+    }, 10_000);
     expect(predictions).toEqual([expect.objectContaining({ model: 'checkout_7d', modelId: MODEL, version: 1 })]);
   });
 

@@ -1,8 +1,8 @@
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { freePort } from '../support/ports';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { eventually } from '../support/eventually';
 
 interface Delivery {
   status: string;

@@ -1,8 +1,9 @@
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
+import { queuedWorkDone } from '../support/queues';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, sendEvents } from '../support/training';
-import { eventually } from '../support/eventually';
 import { type Answer, Receiver, verifySignature } from '../support/webhook-receiver';
 
 interface Delivery {
@@ -58,6 +59,9 @@ describe('webhooks', () => {
     });
   const deliveries = async (org: OrganizationWithToken, webhookId: string) =>
     (await request<Delivery[]>(`${api.baseUrl}/v1/webhooks/${webhookId}/deliveries`, as(org))).body;
+  /** Waits until the organization's training, its announcements and the webhook's deliveries have all run. */
+  const workDone = (org: OrganizationWithToken, webhookId: string) =>
+    queuedWorkDone(suite.env, ['training', 'scoring', 'domain-events', 'webhooks'], (data) => data.organizationId === org.organization.id || data.webhookId === webhookId);
   /** A model whose target never occurs: its retrain fails fast and announces model.failed. */
   const failingRetrain = async (org: OrganizationWithToken, name: string) => {
     const model = await request<{ id: string }>(`${api.baseUrl}/v1/models`, { ...as(org), method: 'POST', body: { name, targetEvent: 'never_happens' } });
@@ -82,8 +86,8 @@ describe('webhooks', () => {
       const log = await deliveries(org, webhook.body.id);
       return log.some((d) => d.status === 'succeeded') ? log : undefined;
     }, 120_000);
-    // Give a duplicate (a re-run fan-out or delivery) time to show up before counting.
-    await new Promise((r) => setTimeout(r, 2000));
+    // A duplicate (a re-run training, fan-out or delivery) would have shown once the organization's jobs are done.
+    await workDone(org, webhook.body.id);
     expect(hooks.requests).toHaveLength(1);
     const [received] = hooks.requests;
     expect(verifySignature(webhook.body.secret, received)).toBe(true);
@@ -164,7 +168,7 @@ describe('webhooks', () => {
       const models = (await request<Array<{ status: string }>>(`${api.baseUrl}/v1/models`, as(org))).body;
       return models.every((m) => m.status === 'failed') ? true : undefined;
     });
-    await new Promise((r) => setTimeout(r, 2000));
+    await workDone(org, webhook.body.id);
     expect(await deliveries(org, webhook.body.id)).toHaveLength(1);
     expect(down.requests).toHaveLength(1);
   });

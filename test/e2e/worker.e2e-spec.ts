@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { eventually } from '../support/eventually';
 import { freePort } from '../support/ports';
 import { startWorker } from '../support/processes';
 import { TestSuite } from '../support/suite';
@@ -42,7 +43,7 @@ describe('worker process', () => {
     expect(await partitionOfEarly()).toBe('events_default');
     const worker = await startWorker(suite.env);
     try {
-      for (let i = 0; i < 100 && !(await partitions()).includes(month); i++) await new Promise((r) => setTimeout(r, 100));
+      await eventually(`the worker to create ${month} again`, async () => ((await partitions()).includes(month) ? true : undefined), 10_000);
       expect(await partitionOfEarly()).toBe(month);
     } finally {
       await worker.stop();

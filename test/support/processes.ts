@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import nodeFlags from '../../scripts/node-flags.json';
+import { eventually } from './eventually';
 import { freePort } from './ports';
 
 const ROOT = join(__dirname, '..', '..');
@@ -37,18 +38,10 @@ export async function startServer(nodeArgs: string[], env: Record<string, string
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running = wrap(child, `http://127.0.0.1:${port}`, `http://127.0.0.1:${metricsPort}`);
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      if (attempts > 1 && running.output().includes('EADDRINUSE')) return startServer(nodeArgs, env, attempts - 1);
-      throw new Error(`${nodeArgs.join(' ')} exited with ${child.exitCode} during start:\n${running.output()}`);
-    }
-    const live = await fetch(`${running.baseUrl}/livez`).then((r) => r.ok, () => false);
-    if (live) return running;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await running.kill();
-  throw new Error(`${nodeArgs.join(' ')} did not start within ${START_TIMEOUT_MS} ms:\n${running.output()}`);
+  const outcome = await started(running, `${nodeArgs.join(' ')}`, async () => ((await fetch(`${running.baseUrl}/livez`).then((r) => r.ok, () => false)) ? true : undefined));
+  if (outcome === 'live') return running;
+  if (attempts > 1 && running.output().includes('EADDRINUSE')) return startServer(nodeArgs, env, attempts - 1);
+  throw new Error(`${nodeArgs.join(' ')} exited with ${child.exitCode} during start:\n${running.output()}`);
 }
 
 /** Starts the built worker, with the flags it runs with in production, and waits until it reports that its processors run. */
@@ -60,16 +53,19 @@ export async function startWorker(env: Record<string, string>): Promise<RunningP
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running = wrap(child, '', `http://127.0.0.1:${metricsPort}`);
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!running.output().includes('Foresight worker running')) {
-    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode} during start:\n${running.output()}`);
-    if (Date.now() > deadline) {
-      await running.kill();
-      throw new Error(`worker did not start within ${START_TIMEOUT_MS} ms:\n${running.output()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const outcome = await started(running, 'worker', () => (running.output().includes('Foresight worker running') ? true : undefined));
+  if (outcome === 'exited') throw new Error(`worker exited with ${child.exitCode} during start:\n${running.output()}`);
   return running;
+}
+
+/** Waits until `ready` holds or the process exits; one that does neither within START_TIMEOUT_MS is killed, its output in the error. */
+async function started(running: RunningProcess, what: string, ready: () => Promise<true | undefined> | true | undefined): Promise<'live' | 'exited'> {
+  try {
+    return await eventually(`${what} to start`, async () => (running.child.exitCode !== null ? 'exited' : (await ready()) && 'live'), START_TIMEOUT_MS);
+  } catch {
+    await running.kill();
+    throw new Error(`${what} did not start within ${START_TIMEOUT_MS} ms:\n${running.output()}`);
+  }
 }
 
 function wrap(child: ChildProcess, baseUrl: string, metricsUrl: string): RunningProcess {

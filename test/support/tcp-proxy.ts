@@ -6,13 +6,18 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private server?: Server;
   private open = true;
+  /** Connections refused while cut: how often a client tried to get through. */
+  refused = 0;
 
   private constructor(readonly port: number) {}
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
     const proxy = new TcpProxy(await freePort());
     proxy.server = createServer((client) => {
-      if (!proxy.open) return client.destroy();
+      if (!proxy.open) {
+        proxy.refused += 1;
+        return client.destroy();
+      }
       const upstream = connect(target.port, target.host);
       for (const s of [client, upstream]) {
         proxy.sockets.add(s);

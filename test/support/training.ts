@@ -1,3 +1,4 @@
+import { eventually } from './eventually';
 import { request } from './http';
 import type { RunningProcess } from './processes';
 import type { TestSuite } from './suite';
@@ -65,13 +66,11 @@ export interface ModelDetails {
 
 /** Polls GET /v1/models/{id} until the model leaves `retraining`; the worker's output explains a timeout. */
 export async function settledModel(baseUrl: string, token: string, modelId: string, worker: RunningProcess, timeoutMs = 90_000): Promise<ModelDetails> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  return eventually(`model ${modelId} to settle`, async () => {
     const details = await request<ModelDetails>(`${baseUrl}/v1/models/${modelId}`, { token });
-    if (details.body.status !== 'retraining' && details.body.status !== 'untrained') return details.body;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`model ${modelId} still not settled:\n${worker.output().slice(-3000)}`);
+    if (details.body.status === 'retraining' || details.body.status === 'untrained') throw new Error(`model ${modelId} still ${details.body.status}:\n${worker.output().slice(-3000)}`);
+    return details.body;
+  }, timeoutMs);
 }
 
 /**
@@ -80,16 +79,14 @@ export async function settledModel(baseUrl: string, token: string, modelId: stri
  * what a test counts or exports next does not race it.
  */
 export async function promotionRunsDone(suite: TestSuite, organizationId: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await eventually(`the promotion scoring runs of ${organizationId}`, async () => {
     const [{ open }] = await suite.sql<{ open: string }>(
       `SELECT count(*) AS open FROM models m
         WHERE m.organization_id = $1 AND m.serving_version_id IS NOT NULL
           AND NOT EXISTS (SELECT 1 FROM scoring_runs r WHERE r.id = 'scr_promotion_' || m.serving_version_id AND r.state = 'completed')`,
       [organizationId],
     );
-    if (Number(open) === 0) return;
-    if (Date.now() > deadline) throw new Error(`${open} promotion scoring runs of ${organizationId} still not finished`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    if (Number(open) > 0) throw new Error(`${open} promotion scoring runs of ${organizationId} still not finished`);
+    return true;
+  }, timeoutMs);
 }

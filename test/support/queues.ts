@@ -1,0 +1,34 @@
+import { Queue } from 'bullmq';
+import { eventually } from './eventually';
+
+/**
+ * Waits until none of `queues` holds a job whose data `concerns` that is still to run (waiting,
+ * delayed or active), leaving out the next runs of job schedulers: what an action set off has run
+ * to its end, so a duplicate or a refused delivery it would cause has shown by then. This is what
+ * a test waits on before counting what did NOT happen. `queues` go in the order work flows through
+ * them (training, domain-events, webhooks): a job queues the next before it completes.
+ */
+export async function queuedWorkDone(
+  env: Record<string, string>,
+  queues: string[],
+  concerns: (data: Record<string, unknown>) => boolean,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const opened = queues.map((name) => new Queue(name, { connection: { url: env.REDIS_URL }, prefix: `${env.REDIS_PREFIX}bull` }));
+  try {
+    await eventually(
+      `the jobs of ${queues.join(', ')} to finish`,
+      async () => {
+        for (const queue of opened) {
+          const open = await queue.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'waiting-children']);
+          const left = open.filter((job) => !job.repeatJobKey && concerns(job.data as Record<string, unknown>));
+          if (left.length > 0) throw new Error(`${queue.name} still holds ${left.map((job) => `${job.name} (${job.id})`).join(', ')}`);
+        }
+        return true;
+      },
+      timeoutMs,
+    );
+  } finally {
+    await Promise.all(opened.map((queue) => queue.close()));
+  }
+}
