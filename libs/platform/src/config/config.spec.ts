@@ -57,6 +57,39 @@ describe('loadConfig', () => {
     expect(printed).not.toContain('u:p@db');
   });
 
+  it('reads the database topology: pool mode, idle timeout, a read replica and its allowed lag, with defaults', () => {
+    expect(loadConfig({ ...external })).toMatchObject({
+      databasePoolMode: 'session',
+      databaseIdleTimeoutMs: 10_000,
+      databaseReadUrl: undefined,
+      databaseReadMaxLagSeconds: 30,
+    });
+    const config = loadConfig({
+      ...external,
+      DATABASE_POOL_MODE: 'transaction',
+      DATABASE_IDLE_TIMEOUT: '500ms',
+      DATABASE_READ_URL: 'postgresql://reader:secret@replica:5432/foresight',
+      DATABASE_READ_MAX_LAG: '2m',
+    });
+    expect(config).toMatchObject({ databasePoolMode: 'transaction', databaseIdleTimeoutMs: 500, databaseReadMaxLagSeconds: 120 });
+    expect(config.databaseReadUrl?.reveal()).toBe('postgresql://reader:secret@replica:5432/foresight');
+    expect(JSON.stringify(config)).not.toContain('reader:secret');
+  });
+
+  it('refuses a bad pool mode, durations and read URL, all at once, and a read replica without DATABASE_URL', () => {
+    const attempt = () =>
+      loadConfig({ ...external, DATABASE_POOL_MODE: 'statement', DATABASE_IDLE_TIMEOUT: '10', DATABASE_READ_URL: 'mysql://replica/foresight', DATABASE_READ_MAX_LAG: 'soon' });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (error) {
+      const problems = (error as ConfigError).problems.join('\n');
+      for (const name of ['DATABASE_POOL_MODE', 'DATABASE_IDLE_TIMEOUT', 'DATABASE_READ_URL', 'DATABASE_READ_MAX_LAG']) expect(problems).toContain(name);
+    }
+    const dataDir = mkdtempSync(join(tmpdir(), 'foresight-config-'));
+    expect(() => loadConfig({ DATA_DIR: dataDir, DATABASE_READ_URL: 'postgres://replica:5432/foresight' })).toThrow(/DATABASE_READ_URL: needs DATABASE_URL/);
+  });
+
   it('reads the HTTP edge settings: trusted proxies, public URL and the unauthenticated limit', () => {
     expect(loadConfig({ ...external }).http).toEqual({
       trustedProxies: [],
