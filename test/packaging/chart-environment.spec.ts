@@ -36,6 +36,8 @@ const REQUIRED_ON_KUBERNETES: Variable[] = [
   'WORKER_MODE',
 ];
 const SECRETS: Variable[] = ['DATABASE_URL', 'REDIS_URL', 'TOKEN_PEPPER', 'ENCRYPTION_KEY'];
+/** Secrets a release may leave out: no read replica. */
+const OPTIONAL_SECRETS: Variable[] = ['DATABASE_READ_URL'];
 
 type Source = 'ConfigMap' | 'Secret' | 'value';
 
@@ -44,8 +46,12 @@ interface Environment {
   readonly sources: Record<string, Source>;
 }
 
-/** Resolves envFrom, then env (which wins), failing on any reference Kubernetes could not resolve. */
-function environment(release: Release, manifest: Manifest): Environment {
+/**
+ * Resolves envFrom, then env (which wins), failing on any reference Kubernetes could not resolve; an
+ * optional key a Secret lacks leaves its variable unset, as the kubelet does. `existing` is what the
+ * existingSecret holds.
+ */
+function environment(release: Release, manifest: Manifest, existing: Record<string, string> = EXISTING_SECRET.data): Environment {
   const { envFrom, env } = container(manifest);
   const variables: Record<string, string> = {};
   const sources: Record<string, Source> = {};
@@ -65,10 +71,12 @@ function environment(release: Release, manifest: Manifest): Environment {
       set(variable.name, variable.value, 'value');
       continue;
     }
-    const existing = ref.name === (release.values.existingSecret as string) ? EXISTING_SECRET.data : undefined;
-    const data = existing ?? secretData(release, ref.name);
+    const data = ref.name === (release.values.existingSecret as string) ? existing : secretData(release, ref.name);
     if (!data) throw new Error(`${manifest.metadata.name}: ${variable.name} reads Secret ${ref.name}, which is neither rendered nor the existingSecret`);
-    if (!(ref.key in data)) throw new Error(`${manifest.metadata.name}: Secret ${ref.name} has no key ${ref.key}`);
+    if (!(ref.key in data)) {
+      if (ref.optional === true) continue;
+      throw new Error(`${manifest.metadata.name}: Secret ${ref.name} has no key ${ref.key}`);
+    }
     set(variable.name, data[ref.key], 'Secret');
   }
   return { variables, sources };
@@ -114,7 +122,7 @@ describe.each(SCENARIOS)('container environment with $name', (scenario) => {
 
   it('takes the secrets from a Secret only, never from a plain value or the ConfigMap', () => {
     const { sources } = environment(release, api);
-    for (const name of SECRETS) expect(`${name} from ${sources[name]}`).toBe(`${name} from Secret`);
+    for (const name of [...SECRETS, ...OPTIONAL_SECRETS.filter((n) => n in sources)]) expect(`${name} from ${sources[name]}`).toBe(`${name} from Secret`);
   });
 });
 
@@ -138,6 +146,11 @@ const MAPPINGS: { path: string; variable: Variable; samples: unknown[] }[] = [
   { path: 'tracing.serviceName', variable: 'OTEL_SERVICE_NAME', samples: ['foresight', 'acme.prod-1', '', 'two words'] },
   { path: 'tracing.sampleRatio', variable: 'OTEL_TRACES_SAMPLER_ARG', samples: [0, 0.1, 1, 1.5, -0.1] },
   { path: 'redis.prefix', variable: 'REDIS_PREFIX', samples: ['', 'foresight:', 'a_b-c:1', 'bad prefix', 'ü'] },
+  { path: 'postgres.poolMode', variable: 'DATABASE_POOL_MODE', samples: ['session', 'transaction', 'statement', 'Transaction', ''] },
+  { path: 'postgres.idleTimeout', variable: 'DATABASE_IDLE_TIMEOUT', samples: ['10s', '500ms', '5m', '10', 'never', ''] },
+  { path: 'postgres.readMaxLag', variable: 'DATABASE_READ_MAX_LAG', samples: ['30s', '2m', '1h', '30', '30 s'] },
+  // Empty (no replica) is left out: the chart then sets no DATABASE_READ_URL at all (tested below).
+  { path: 'postgres.readUrl', variable: 'DATABASE_READ_URL', samples: ['postgres://r:p@replica:5432/f', 'postgresql://replica/f', 'mysql://replica/f', 'postgres://', 'replica:5432'] },
   { path: 'postgres.url', variable: 'DATABASE_URL', samples: ['postgres://u:p@db:5432/f', 'postgresql://db/f', 'mysql://db/f', 'postgres://', 'db:5432'] },
   { path: 'redis.url', variable: 'REDIS_URL', samples: ['redis://r:6379', 'rediss://:p@r:6380', 'http://r', 'redis://'] },
   { path: 'secrets.tokenPepper', variable: 'TOKEN_PEPPER', samples: ['x'.repeat(31), 'x'.repeat(32)] },
@@ -169,5 +182,38 @@ describe('chart values that become app variables', () => {
     expect(appRejects).toEqual([]);
     // Every value of an app enum is offered by the chart too (a region added to the app, say).
     expect(enumValues.filter((value) => !chartAccepts(value))).toEqual([]);
+  });
+});
+
+describe('a read replica', () => {
+  const READ_URL = 'postgres://reader:pw@postgres-replica.internal:5432/foresight';
+  /** DATABASE_READ_URL of the API, the worker and the migration Job. */
+  const readUrls = (values: Values[], existing?: Record<string, string>) => {
+    const release = renderRelease(values);
+    return (['api', 'worker', 'migrations'] as const).map((component) => environment(release, workload(release, component), existing).variables.DATABASE_READ_URL);
+  };
+  const renderedSecrets = (values: Values[]) => {
+    const release = renderRelease(values);
+    return release.manifests.filter((m) => m.kind === 'Secret').map((m) => secretData(release, m.metadata.name) ?? {});
+  };
+
+  it('is postgres.readUrl, kept in the chart’s Secrets like postgres.url; without it, no DATABASE_READ_URL at all', () => {
+    expect(readUrls([REQUIRED_INLINE, { postgres: { readUrl: READ_URL } }])).toEqual([READ_URL, READ_URL, READ_URL]);
+    for (const data of renderedSecrets([REQUIRED_INLINE, { postgres: { readUrl: READ_URL } }])) expect(data.DATABASE_READ_URL).toBe(READ_URL);
+    expect(readUrls([REQUIRED_INLINE])).toEqual([undefined, undefined, undefined]);
+    for (const data of renderedSecrets([REQUIRED_INLINE])) expect(Object.keys(data)).not.toContain('DATABASE_READ_URL');
+  });
+
+  it('comes from the existingSecret when it holds DATABASE_READ_URL, and is simply unset when it does not', () => {
+    const values = [{ image: { repository: 'r/foresight' }, existingSecret: EXISTING_SECRET.name }];
+    expect(readUrls(values, { ...EXISTING_SECRET.data, DATABASE_READ_URL: READ_URL })).toEqual([READ_URL, READ_URL, READ_URL]);
+    expect(readUrls(values)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('with the pool mode and lag, passes the app’s configuration check', () => {
+    const release = renderRelease([REQUIRED_INLINE, { postgres: { readUrl: READ_URL, poolMode: 'transaction', readMaxLag: '5m', idleTimeout: '1m' } }]);
+    const config = loadConfig(environment(release, workload(release, 'api')).variables);
+    expect(config).toMatchObject({ databasePoolMode: 'transaction', databaseReadMaxLagSeconds: 300, databaseIdleTimeoutMs: 60_000 });
+    expect(config.databaseReadUrl?.reveal()).toBe(READ_URL);
   });
 });

@@ -29,6 +29,13 @@ export const EVERY_OPTION: Values = {
   fullnameOverride: 'analytics',
   region: 'us',
   logLevel: 'debug',
+  postgres: {
+    url: 'postgres://foresight:pw@pgbouncer.internal:6432/foresight',
+    poolMode: 'transaction',
+    idleTimeout: '30s',
+    readUrl: 'postgres://reader:pw@postgres-replica.internal:5432/foresight',
+    readMaxLag: '2m',
+  },
   monitoring: { schedule: '*/30 * * * *' },
   webhooks: { retrySchedule: ['1s', '10m'], timeoutMs: 5000, allowedNetworks: ['10.0.0.0/8', 'fd00::/8'], disableAfter: '2d' },
   http: { publicUrl: 'https://foresight.example.com', trustedProxies: ['10.0.0.0/8', 'fd00::1'], unauthenticatedRateLimitPerMinute: 30, unauthenticatedBurstPerMinute: 90 },

@@ -53,6 +53,10 @@ describe('chart values', () => {
       '/secrets/encryptionKey',
       '/secrets/tokenPepper',
     ]);
+    // A read replica's URL goes into the existingSecret too (DATABASE_READ_URL), not inline beside it.
+    const secretOnly = { image: REQUIRED_INLINE.image, existingSecret: 'foresight-env' };
+    expect(errorPaths(secretOnly)).toEqual([]);
+    expect(errorPaths(secretOnly, { postgres: { readUrl: 'postgres://replica/f' } })).toEqual(['/postgres/readUrl']);
   });
 
   it('reject misspelt keys, an Ingress without a host and ports the unprivileged processes cannot bind', () => {

@@ -169,7 +169,7 @@ export interface Container {
   name: string;
   args?: string[];
   envFrom?: { configMapRef?: { name: string } }[];
-  env?: { name: string; value?: unknown; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  env?: { name: string; value?: unknown; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } }[];
   ports?: { name: string; containerPort: number }[];
   startupProbe?: Probe;
   livenessProbe?: Probe;

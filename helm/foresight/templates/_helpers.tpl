@@ -64,6 +64,9 @@ METRICS_PORT: {{ .Values.ports.metrics | quote }}
 REGION: {{ .Values.region | quote }}
 LOG_LEVEL: {{ .Values.logLevel | quote }}
 DATABASE_POOL_SIZE: {{ .Values.postgres.poolSize | quote }}
+DATABASE_POOL_MODE: {{ .Values.postgres.poolMode | quote }}
+DATABASE_IDLE_TIMEOUT: {{ .Values.postgres.idleTimeout | quote }}
+DATABASE_READ_MAX_LAG: {{ .Values.postgres.readMaxLag | quote }}
 REDIS_PREFIX: {{ .Values.redis.prefix | quote }}
 MONITORING_SCHEDULE: {{ .Values.monitoring.schedule | quote }}
 WEBHOOK_RETRY_SCHEDULE: {{ join "," .Values.webhooks.retrySchedule | quote }}
@@ -84,6 +87,9 @@ WORKER_MODE: "off"
 {{/* Secret settings, base64-encoded for a Secret's data (only without existingSecret). */}}
 {{- define "foresight.secretData" -}}
 DATABASE_URL: {{ .Values.postgres.url | b64enc | quote }}
+{{- with .Values.postgres.readUrl }}
+DATABASE_READ_URL: {{ . | b64enc | quote }}
+{{- end }}
 REDIS_URL: {{ .Values.redis.url | b64enc | quote }}
 TOKEN_PEPPER: {{ .Values.secrets.tokenPepper | b64enc | quote }}
 ENCRYPTION_KEY: {{ .Values.secrets.encryptionKey | b64enc | quote }}
@@ -93,7 +99,8 @@ ENCRYPTION_KEY: {{ .Values.secrets.encryptionKey | b64enc | quote }}
 What every Foresight container shares: image, environment, security context, writable /tmp.
 Takes (dict "root" $ "configMap" NAME "secret" NAME). Secrets are read by explicit key so that a key
 missing from an existingSecret stops the pod with a clear error; with envFrom, a missing DATABASE_URL
-would silently start the embedded database instead.
+would silently start the embedded database instead. DATABASE_READ_URL alone is optional: without the
+key, every read goes to the primary.
 */}}
 {{- define "foresight.container" -}}
 image: {{ include "foresight.image" .root }}
@@ -107,6 +114,12 @@ env:
       secretKeyRef:
         name: {{ .secret }}
         key: DATABASE_URL
+  - name: DATABASE_READ_URL
+    valueFrom:
+      secretKeyRef:
+        name: {{ .secret }}
+        key: DATABASE_READ_URL
+        optional: true
   - name: REDIS_URL
     valueFrom:
       secretKeyRef:
