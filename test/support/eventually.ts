@@ -13,7 +13,7 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     } catch (error) {
       failure = error;
     }
-    if (Date.now() > deadline) throw failure instanceof Error ? failure : new Error(`timed out waiting for ${what}${failure === undefined ? '' : `: ${String(failure)}`}`);
+    if (Date.now() > deadline) throw failure instanceof Error ? failure : new Error(`timed out waiting for ${what}`, { cause: failure });
     await new Promise((r) => setTimeout(r, 100));
   }
 }
