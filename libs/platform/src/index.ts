@@ -17,7 +17,7 @@ export { isBigintText, isExactUtcInstant, isRowRefusal, isStorableInstant, postg
 export { RawQueriesService } from './database/raw-queries.service';
 export { SqlExecutor, type SqlTarget, type SqlTransaction, type SqlTransactionOptions } from './database/sql/sql-executor';
 export type { SqlRunner } from './database/sql/sql-runner';
-export { sqlStatement, type SqlStatement } from './database/sql/sql-statement';
+export { type SqlStatement, sqlStatement } from './database/sql/sql-statement';
 export { DELIVERED_EVENT_TYPES, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventType, type SubscribableEventType } from './domain-events/domain-event';
 export { DomainEventsModule } from './domain-events/domain-events.module';
 export { DomainEventsService } from './domain-events/domain-events.service';

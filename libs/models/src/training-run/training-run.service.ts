@@ -2,13 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Counter, Registry } from 'prom-client';
 import { DataSource, Repository } from 'typeorm';
-import { DomainEventsService, LOGGER, type Logger, newId } from '@foresight/platform';
+import { DomainEventsService, LOGGER, type Logger, newId, SqlExecutor } from '@foresight/platform';
 import { DatasetBuilderService } from '../dataset/dataset-builder.service';
 import { Model } from '../registry/model.entity';
 import { ModelVersion, type VersionState } from '../registry/model-version.entity';
 import { ModelsService } from '../registry/models.service';
 import { rowCount } from '../training';
 import { fitInThread } from './fit-in-thread';
+import { NEXT_VERSION } from './training-run.sql';
 
 /** A challenger serves only if its validation AUC is at least the serving version's minus this. */
 export const PROMOTION_AUC_TOLERANCE = 0.005;
@@ -30,6 +31,7 @@ export class TrainingRunService {
   constructor(
     private readonly datasets: DatasetBuilderService,
     private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     @InjectRepository(Model) private readonly models: Repository<Model>,
     private readonly domainEvents: DomainEventsService,
     private readonly modelRegistry: ModelsService,
@@ -130,7 +132,7 @@ export class TrainingRunService {
     return this.dataSource.transaction(async (manager) => {
       const serving = model.servingVersionId ? await manager.findOneBy(ModelVersion, { id: model.servingVersionId }) : null;
       const promote = !serving || version.metrics.auc >= serving.metrics.auc - PROMOTION_AUC_TOLERANCE;
-      const [{ next }] = await manager.query<{ next: number }[]>(`SELECT coalesce(max(version), 0) + 1 AS next FROM model_versions WHERE model_id = $1`, [model.id]);
+      const [{ next }] = await this.sql.within(manager).rows(NEXT_VERSION, [model.id]);
       const state: VersionState = promote ? 'serving' : 'rejected';
       const id = newId('ver');
       const rejectionReason = promote

@@ -1,4 +1,4 @@
-import { sqlStatement, type SqlStatement } from './sql/sql-statement';
+import { type SqlStatement, sqlStatement } from './sql/sql-statement';
 
 /** Rows per statement of a batched delete: short transactions, so retention never holds long locks or bloats one transaction. */
 export const DELETE_BATCH_ROWS = 5_000;

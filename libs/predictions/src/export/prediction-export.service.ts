@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SqlExecutor } from '@foresight/platform';
 import type { ExportPosition } from './export-cursor';
-import { type ExportRange, type ExportRow, exportBatch, exportRowAt } from './prediction-export.sql';
+import { exportBatch, type ExportRange, type ExportRow, exportRowAt } from './prediction-export.sql';
 
 /** Rows per query: large enough to amortise a round trip, small enough to keep memory flat. */
 const BATCH_ROWS = 5_000;

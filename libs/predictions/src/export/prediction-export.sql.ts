@@ -1,4 +1,4 @@
-import { sqlStatement, type SqlStatement } from '@foresight/platform';
+import { type SqlStatement, sqlStatement } from '@foresight/platform';
 import type { ExportPosition } from './export-cursor';
 
 /** [record JSON, id, position] */

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { ModelsService } from '@foresight/models';
-import { type JobPayloads, JOBS, newId, notFound, QUEUES, scoringRunJob, SqlExecutor, type SqlRunner, type ScoringTrigger } from '@foresight/platform';
+import { type JobPayloads, JOBS, newId, notFound, QUEUES, scoringRunJob, type ScoringTrigger, SqlExecutor, type SqlRunner } from '@foresight/platform';
 import {
   BEGIN_SCORING_RUN,
   CHECKPOINT_SCORING_RUN,
