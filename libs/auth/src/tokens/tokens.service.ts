@@ -6,7 +6,7 @@ import { ApiToken } from './api-token.entity';
 import type { Principal } from './principal';
 import { type Scope, type TokenEnvironment } from './scopes';
 import { generateTokenSecret, hashTokenSecret, looksLikeToken } from './token-secret';
-import { NOTE_TOKEN_USE, TOKEN_BY_SECRET_HASH } from './tokens.sql';
+import { NOTE_TOKEN_USE, REVOKE_TOKEN, TOKEN_BY_SECRET_HASH } from './tokens.sql';
 
 export interface IssueToken {
   organizationId: string;
@@ -116,12 +116,7 @@ export class TokensService {
 
   /** Revokes a token of the organization; revoking twice keeps the first time. */
   async revoke(organizationId: string, id: string): Promise<ApiToken> {
-    await this.tokens
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: () => 'now()' })
-      .where('id = :id AND organization_id = :organizationId AND revoked_at IS NULL', { id, organizationId })
-      .execute();
+    await this.sql.affected(REVOKE_TOKEN, [id, organizationId]);
     return this.get(organizationId, id);
   }
 

@@ -28,3 +28,9 @@ export const NOTE_TOKEN_USE = sqlStatement<never, [tokenId: string, resolutionSe
   `UPDATE api_tokens SET last_used_at = now()
     WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= now() - make_interval(secs => $2))`,
 );
+
+/** Revoking twice keeps the first time. */
+export const REVOKE_TOKEN = sqlStatement<never, [tokenId: string, organizationId: string]>(
+  'auth.revoke-token',
+  `UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL`,
+);

@@ -9,7 +9,7 @@ import { ModelVersion, type VersionState } from '../registry/model-version.entit
 import { ModelsService } from '../registry/models.service';
 import { rowCount } from '../training';
 import { fitInThread } from './fit-in-thread';
-import { NEXT_VERSION } from './training-run.sql';
+import { FAIL_TRAINING, NEXT_VERSION } from './training-run.sql';
 
 /** A challenger serves only if its validation AUC is at least the serving version's minus this. */
 export const PROMOTION_AUC_TOLERANCE = 0.005;
@@ -111,15 +111,7 @@ export class TrainingRunService {
   /** Also called after the last attempt failed outside run() (a crashed or stalled worker). */
   async fail(job: TrainingJob, reason: string): Promise<void> {
     this.logger.warn({ modelId: job.modelId, reason }, 'training run failed');
-    // retraining --error--> failed, or active when an earlier version keeps serving.
-    const result = await this.models
-      .createQueryBuilder()
-      .update()
-      .set({ status: () => `CASE WHEN serving_version_id IS NULL THEN 'failed' ELSE 'active' END`, lastError: reason })
-      .where(`id = :modelId AND organization_id = :organizationId AND status = 'retraining'`, job)
-      .returning(['name', 'algorithm'])
-      .execute();
-    const [failed] = result.raw as Array<{ name: string; algorithm: string }>;
+    const failed = await this.sql.first(FAIL_TRAINING, [job.modelId, job.organizationId, reason]);
     if (!failed) return;
     this.runs.inc({ algorithm: failed.algorithm, result: 'failed' });
     await this.domainEvents.publish(job.organizationId, 'model.failed', { modelId: job.modelId, model: failed.name, error: reason }, `${job.modelId}:${job.startedAt}`);

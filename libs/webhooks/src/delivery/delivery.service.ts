@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type QueryDeepPartialEntity, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig, Encryptor, LOGGER, type Logger, SERVICE_VERSION, SqlExecutor } from '@foresight/platform';
 import { Webhook } from '../webhook.entity';
 import { type DeliveryStatus, WebhookDelivery } from '../webhook-delivery.entity';
 import { secretContext, signatureHeader } from '../webhook-signature';
-import { NOTE_WEBHOOK_FAILURE } from './delivery.sql';
+import { NOTE_WEBHOOK_FAILURE, RECORD_ATTEMPT } from './delivery.sql';
 import { type AttemptResult, WebhookSenderService } from './webhook-sender.service';
 
 /** `retry`: the attempt failed and the queue should run the next one of the schedule. */
@@ -45,16 +45,17 @@ export class DeliveryService {
     }
 
     const result = await this.send(webhook, delivery);
-    const attempt = { attempts: () => 'attempts + 1', lastResponseCode: result.statusCode, lastError: result.error, lastLatencyMs: result.latencyMs };
+    const record = (status: DeliveryStatus, nextAttemptAt: Date | null) =>
+      this.sql.affected(RECORD_ATTEMPT, [deliveryId, result.statusCode, result.error, result.latencyMs, status, nextAttemptAt?.toISOString() ?? null]);
     if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
-      await this.record(deliveryId, { ...attempt, status: 'succeeded', deliveredAt: new Date(), nextAttemptAt: null });
+      await record('succeeded', null);
       await this.webhooks.update({ id: webhook.id }, { failingSince: null });
       return 'done';
     }
     const stillEnabled = await this.noteFailure(webhook.id);
     const status: DeliveryStatus = !stillEnabled ? 'abandoned' : retryInMs === null ? 'failed' : 'pending';
     const nextAttemptAt = status === 'pending' && retryInMs !== null ? new Date(Date.now() + retryInMs) : null;
-    await this.record(deliveryId, { ...attempt, status, nextAttemptAt });
+    await record(status, nextAttemptAt);
     this.logger.warn(
       { webhookId: webhook.id, deliveryId, statusCode: result.statusCode, error: result.error, detail: result.detail, status },
       'webhook delivery attempt failed',
@@ -72,15 +73,6 @@ export class DeliveryService {
       // The same on every attempt of this event to this endpoint: receivers dedupe on it.
       'foresight-delivery-id': delivery.id,
     });
-  }
-
-  private async record(deliveryId: string, changes: QueryDeepPartialEntity<WebhookDelivery>): Promise<void> {
-    await this.deliveries
-      .createQueryBuilder()
-      .update()
-      .set(changes)
-      .where('id = :deliveryId', { deliveryId })
-      .execute();
   }
 
   /** NOTE_WEBHOOK_FAILURE after WEBHOOK_DISABLE_AFTER. Returns whether the webhook is still enabled (false: it is gone). */
