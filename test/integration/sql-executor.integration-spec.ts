@@ -3,7 +3,9 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { Organization } from '@foresight/auth';
 import { type Logger, SqlExecutor, sqlStatement } from '@foresight/platform';
 import { freePort } from '../support/ports';
+import { TcpProxy } from '../support/tcp-proxy';
 import { openServiceDatabase, type ServiceDatabase } from '../support/service-database';
+import { ADMIN_DATABASE_URL } from '../support/services';
 
 const PREPARED_NOW = sqlStatement<{ answer: number }, []>('it.prepared-answer', 'SELECT 42 AS answer', { prepared: true });
 const PREPARED_NAMES = sqlStatement<{ name: string }, []>('it.prepared-names', 'SELECT name FROM pg_prepared_statements ORDER BY name');
@@ -212,5 +214,41 @@ describe('SqlExecutor with a read replica that does not answer', () => {
     const warnings = db.logged.filter((line) => line.level === 'warn');
     expect(warnings).toHaveLength(1);
     expect(String(warnings[0].entry)).toMatch(/read replica is not usable, it does not answer/);
+  });
+});
+
+describe('SqlExecutor with a read replica that goes away between its checks', () => {
+  let db: ServiceDatabase;
+  let proxy: TcpProxy;
+
+  beforeAll(async () => {
+    // The "replica" is the server's postgres database behind a proxy the test cuts: a read that
+    // answers "postgres" ran there, one that answers the test database's name ran on the primary.
+    const admin = new URL(ADMIN_DATABASE_URL);
+    proxy = await TcpProxy.start({ host: admin.hostname, port: Number(admin.port || 5432) });
+    const replica = new URL(ADMIN_DATABASE_URL);
+    replica.port = String(proxy.port);
+    replica.pathname = '/postgres';
+    db = await openServiceDatabase('sql_replica_lost', { env: { DATABASE_READ_URL: replica.toString() } });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await proxy?.close();
+  });
+
+  it('reads on the replica while it answers, then on the primary, warning once', async () => {
+    expect(await db.sql.replica.first(DATABASE, [])).toEqual({ name: 'postgres' });
+    expect(await db.sql.transaction((tx) => tx.first(DATABASE, []), { on: 'replica', readOnly: true })).toEqual({ name: 'postgres' });
+    expect(db.logged).toEqual([]);
+    proxy.cut();
+    const primary = (await db.sql.first(DATABASE, []))?.name;
+    expect(primary).toMatch(/^foresight_it_sql_replica_lost_/);
+    expect(await db.sql.replica.first(DATABASE, [])).toEqual({ name: primary });
+    expect(await db.sql.replica.arrays(DATABASE, [])).toEqual([[primary]]);
+    expect(await db.sql.transaction((tx) => tx.first(DATABASE, []), { on: 'replica', readOnly: true })).toEqual({ name: primary });
+    // Besides the pool's own warning about the idle connection the cut broke.
+    const switches = db.logged.filter((line) => line.level === 'warn' && String(line.entry).startsWith('heavy reads go to the primary'));
+    expect(switches).toHaveLength(1);
+    expect(String(switches[0].entry)).toMatch(/read replica is not usable, a read on it failed/);
   });
 });

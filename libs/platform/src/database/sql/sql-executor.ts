@@ -9,6 +9,7 @@ import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { Logger } from '../../logging/logger';
 import { LOGGER } from '../../logging/logger.provider';
+import { postgresErrorCode } from '../postgres-values';
 import { ReadReplica } from './read-replica';
 import { PgSqlRunner, PreparedStatementPolicy, type SqlRunner } from './sql-runner';
 import type { SqlStatement } from './sql-statement';
@@ -73,13 +74,27 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
   arrays: SqlRunner['arrays'] = (statement, params) => this.primary.arrays(statement, params);
   affected: SqlRunner['affected'] = (statement, params) => this.primary.affected(statement, params);
 
-  /** Reads that tolerate the replica's lag (see SqlTarget); each statement on its own. */
+  /**
+   * Reads that tolerate the replica's lag (see SqlTarget); each statement on its own. One the replica
+   * fails to answer (gone since its last check, or cancelled by its recovery) is read on the primary.
+   */
   get replica(): SqlRunner {
+    const read = async <T>(run: (runner: SqlRunner) => Promise<T>): Promise<T> => {
+      const runner = await this.readRunner();
+      if (runner === this.primary || !this.readReplica) return run(runner);
+      try {
+        return await run(runner);
+      } catch (error) {
+        if (!(error instanceof Error) || !isReplicaUnavailable(error)) throw error;
+        this.readReplica.lost(error);
+        return run(this.primary);
+      }
+    };
     return {
-      rows: async (statement, params) => (await this.readRunner()).rows(statement, params),
-      first: async (statement, params) => (await this.readRunner()).first(statement, params),
-      arrays: async (statement, params) => (await this.readRunner()).arrays(statement, params),
-      affected: async (statement, params) => (await this.readRunner()).affected(statement, params),
+      rows: (statement, params) => read((runner) => runner.rows(statement, params)),
+      first: (statement, params) => read((runner) => runner.first(statement, params)),
+      arrays: (statement, params) => read((runner) => runner.arrays(statement, params)),
+      affected: (statement, params) => read((runner) => runner.affected(statement, params)),
     };
   }
 
@@ -114,13 +129,13 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
 
   /** Runs `work` in one transaction, committed when it returns and rolled back when it throws. */
   async transaction<T>(work: (tx: SqlRunner) => Promise<T>, options: SqlTransactionOptions = {}): Promise<T> {
-    const { client, end } = await this.open(await this.poolFor(options.on), options);
+    const { client, end } = await this.openOn(options);
     return settled(end, () => work(this.runnerOn(client, true)));
   }
 
   /** A transaction held across awaits; prefer `transaction(work)` where the work fits in one callback. */
   async begin(options: SqlTransactionOptions = {}): Promise<SqlTransaction> {
-    const { client, end } = await this.open(await this.poolFor(options.on), options);
+    const { client, end } = await this.openOn(options);
     const runner = this.runnerOn(client, true);
     return {
       rows: (statement, params) => runner.rows(statement, params),
@@ -134,6 +149,18 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.readReplica?.close();
+  }
+
+  /** `open` on the options' target; a replica that cannot start a transaction is replaced by the primary. */
+  private async openOn(options: SqlTransactionOptions): ReturnType<SqlExecutor['open']> {
+    const pool = await this.poolFor(options.on);
+    try {
+      return await this.open(pool, options);
+    } catch (error) {
+      if (pool === this.primaryPool || !this.readReplica || !(error instanceof Error) || !isReplicaUnavailable(error)) throw error;
+      this.readReplica.lost(error);
+      return this.open(this.primaryPool, options);
+    }
   }
 
   /** A connection of `pool` inside a new transaction, and how that transaction ends (once; the connection is released then). */
@@ -201,6 +228,16 @@ async function settled<T>(end: (statement: 'COMMIT' | 'ROLLBACK') => Promise<voi
   }
   await end('COMMIT');
   return result;
+}
+
+/**
+ * The replica did not run the statement for reasons of its own: no connection (a socket error, no
+ * SQLSTATE), a lost connection (class 08), a server shutting down or restarting (57P01-57P03), or
+ * a read cancelled by a conflict with the WAL it replays (40001 on a standby).
+ */
+function isReplicaUnavailable(error: Error): boolean {
+  const code = postgresErrorCode(error);
+  return code === undefined || code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === '40001';
 }
 
 const NEVER_PREPARED = new PreparedStatementPolicy(false, () => undefined);
