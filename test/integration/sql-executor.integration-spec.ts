@@ -3,9 +3,9 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { Organization } from '@foresight/auth';
 import { type Logger, SqlExecutor, sqlStatement } from '@foresight/platform';
 import { freePort } from '../support/ports';
-import { TcpProxy } from '../support/tcp-proxy';
 import { openServiceDatabase, type ServiceDatabase } from '../support/service-database';
 import { ADMIN_DATABASE_URL } from '../support/services';
+import { TcpProxy } from '../support/tcp-proxy';
 
 const PREPARED_NOW = sqlStatement<{ answer: number }, []>('it.prepared-answer', 'SELECT 42 AS answer', { prepared: true });
 const PREPARED_NAMES = sqlStatement<{ name: string }, []>('it.prepared-names', 'SELECT name FROM pg_prepared_statements ORDER BY name');
