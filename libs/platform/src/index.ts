@@ -7,6 +7,7 @@ export { Secret } from './config/secret';
 export { startupLine, type StartupSummary, startupSummary } from './config/startup-summary';
 export { Encryptor } from './crypto/encryption';
 export { deleteInBatches } from './database/batched-delete';
+export { batchedDelete } from './database/batched-delete.sql';
 export { retriedOnConflict } from './database/conflict-retry';
 export { copyInto } from './database/copy-into';
 export { applyMigrations } from './database/migrate';
@@ -16,7 +17,7 @@ export { isBigintText, isExactUtcInstant, isRowRefusal, isStorableInstant, postg
 export { RawQueriesService } from './database/raw-queries.service';
 export { SqlExecutor, type SqlTarget, type SqlTransaction, type SqlTransactionOptions } from './database/sql/sql-executor';
 export type { SqlRunner } from './database/sql/sql-runner';
-export { sqlStatement, type SqlStatement } from './database/sql/sql-statement';
+export { type SqlStatement, sqlStatement } from './database/sql/sql-statement';
 export { DELIVERED_EVENT_TYPES, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventType, type SubscribableEventType } from './domain-events/domain-event';
 export { DomainEventsModule } from './domain-events/domain-events.module';
 export { DomainEventsService } from './domain-events/domain-events.service';

@@ -1,4 +1,5 @@
-export { type ErasedCounts, type ErasureRecord, ErasureRecordsService, type ErasureStatus } from './erasure/erasure-records.service';
+export { type ErasureRecord, ErasureRecordsService } from './erasure/erasure-records.service';
+export type { ErasedCounts, ErasureStatus } from './erasure/erasure-records.sql';
 export { PrivacyModule } from './privacy.module';
 export { type ErasureRequest, PrivacyService, type UserExport } from './privacy.service';
 export { PrivacyProcessorsModule } from './privacy-processors.module';

@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { type StoredUserId, SuppressionListService, UserIdsService } from '@foresight/events';
 import { contractJob, Encryptor, type JobPayloads, JOBS, notFound, type PersonalDataStore, QUEUES, RedisAvailabilityService } from '@foresight/platform';
-import { type ErasedCounts, ErasureRecordsService } from './erasure/erasure-records.service';
+import { ErasureRecordsService } from './erasure/erasure-records.service';
+import type { ErasedCounts } from './erasure/erasure-records.sql';
 import { PersonalDataStoresService } from './stores/personal-data-stores.service';
 
 type SweepErasure = JobPayloads[typeof JOBS.privacy.sweepErasure];

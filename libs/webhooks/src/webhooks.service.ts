@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Repository } from 'typeorm';
-import { AppError, Encryptor, invalidRequest, newId, notFound, RedisAvailabilityService, UserActivityFeedService } from '@foresight/platform';
+import { AppError, Encryptor, invalidRequest, newId, notFound, RedisAvailabilityService, SqlExecutor, UserActivityFeedService } from '@foresight/platform';
 import { AddressPolicy, ipLiteral } from './address-policy';
 import { DeliveryJobsService } from './delivery/delivery-jobs.service';
 import { Webhook } from './webhook.entity';
 import type { CreateWebhook, ListDeliveries } from './webhook.schema';
 import { WebhookDelivery, type WebhookPayload } from './webhook-delivery.entity';
 import { generateWebhookSecret, secretContext } from './webhook-signature';
+import { PREDICTION_UPDATES_WANTED, RETRY_DELIVERY } from './webhooks.sql';
 
 export interface CreatedWebhook {
   webhook: Webhook;
@@ -26,6 +27,7 @@ export class WebhooksService {
     private readonly jobs: DeliveryJobsService,
     private readonly activity: UserActivityFeedService,
     private readonly redis: RedisAvailabilityService,
+    private readonly sql: SqlExecutor,
   ) {}
 
   async create(organizationId: string, input: CreateWebhook): Promise<CreatedWebhook> {
@@ -77,13 +79,7 @@ export class WebhooksService {
     const delivery = await this.deliveries.findOneBy({ id: deliveryId, webhookId, organizationId });
     if (!delivery) throw notFound(`delivery ${deliveryId}`);
     if (!webhook.enabled) throw invalidRequest(`webhook ${webhookId} is disabled: ${webhook.disabledReason ?? 'no reason recorded'}`);
-    const update = await this.deliveries
-      .createQueryBuilder()
-      .update()
-      .set({ status: 'pending', nextAttemptAt: () => 'now()' })
-      .where(`id = :deliveryId AND status IN ('failed', 'abandoned')`, { deliveryId })
-      .execute();
-    if (update.affected === 0) {
+    if ((await this.sql.affected(RETRY_DELIVERY, [deliveryId])) === 0) {
       throw invalidRequest(`delivery ${deliveryId} is ${delivery.status}; only failed or abandoned deliveries can be retried`);
     }
     await this.queueOrUndo(
@@ -140,11 +136,8 @@ export class WebhooksService {
 
   /** prediction.updated needs users re-scored after their new events; ingestion queues that only while someone listens. */
   private async followUserActivity(manager: EntityManager, organizationId: string): Promise<void> {
-    const listening = await manager
-      .createQueryBuilder(Webhook, 'w')
-      .where(`w.organization_id = :organizationId AND w.enabled AND 'prediction.updated' = ANY(w.events)`, { organizationId })
-      .getExists();
-    await this.activity.setWanted(organizationId, listening);
+    const [{ wanted }] = await this.sql.within(manager).rows(PREDICTION_UPDATES_WANTED, [organizationId]);
+    await this.activity.setWanted(organizationId, wanted);
   }
 
   private async get(organizationId: string, webhookId: string): Promise<Webhook> {

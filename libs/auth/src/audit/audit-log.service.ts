@@ -1,24 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { newId } from '@foresight/platform';
-
-export const AUDITED_ACTIONS = [
-  'token.create',
-  'token.revoke',
-  'model.create',
-  'model.retrain',
-  'model.update',
-  'model.promote',
-  'model.delete',
-  'model.score',
-  'user.export',
-  'user.delete',
-  'user.unsuppress',
-  'webhook.create',
-  'webhook.delete',
-  'organization.update',
-] as const;
-export type AuditedAction = (typeof AUDITED_ACTIONS)[number];
+import { newId, SqlExecutor } from '@foresight/platform';
+import { AUDIT_ENTRIES, INSERT_AUDIT_ENTRY } from './audit-log.sql';
+import type { AuditedAction } from './audited-actions';
 
 export interface AuditEntry {
   id: string;
@@ -37,39 +20,18 @@ export interface AuditFilter {
   until?: Date;
 }
 
-interface AuditRow {
-  id: string;
-  organization_id: string;
-  actor_token_id: string | null;
-  action: AuditedAction;
-  target: string | null;
-  created_at: Date;
-}
-
-/** Append-only record of admin actions. */
+/** Append-only record of admin actions; on the primary (an admin reads the log right after acting). */
 @Injectable()
 export class AuditLogService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlExecutor) {}
 
   async record(entry: Omit<AuditEntry, 'id' | 'createdAt'>): Promise<void> {
-    await this.dataSource.query(`INSERT INTO audit_log (id, organization_id, actor_token_id, action, target) VALUES ($1, $2, $3, $4, $5)`, [
-      newId('aud'),
-      entry.organizationId,
-      entry.actorTokenId,
-      entry.action,
-      entry.target,
-    ]);
+    await this.sql.affected(INSERT_AUDIT_ENTRY, [newId('aud'), entry.organizationId, entry.actorTokenId, entry.action, entry.target]);
   }
 
   /** Newest first; `action`, `since` (inclusive) and `until` (exclusive) narrow it. */
   async list(organizationId: string, limit: number, filter: AuditFilter = {}): Promise<AuditEntry[]> {
-    const rows: AuditRow[] = await this.dataSource.query(
-      `SELECT * FROM audit_log
-        WHERE organization_id = $1 AND ($3::text IS NULL OR action = $3)
-          AND created_at >= coalesce($4::timestamptz, '-infinity') AND created_at < coalesce($5::timestamptz, 'infinity')
-        ORDER BY created_at DESC, id DESC LIMIT $2`,
-      [organizationId, limit, filter.action ?? null, filter.since?.toISOString() ?? null, filter.until?.toISOString() ?? null],
-    );
+    const rows = await this.sql.rows(AUDIT_ENTRIES, [organizationId, limit, filter.action ?? null, filter.since?.toISOString() ?? null, filter.until?.toISOString() ?? null]);
     return rows.map((row) => ({
       id: row.id,
       organizationId: row.organization_id,

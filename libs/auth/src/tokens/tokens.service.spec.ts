@@ -1,5 +1,5 @@
-import type { DataSource, Repository } from 'typeorm';
-import { loadConfig } from '@foresight/platform';
+import type { Repository } from 'typeorm';
+import { loadConfig, type SqlExecutor } from '@foresight/platform';
 import type { ApiToken } from './api-token.entity';
 import { generateTokenSecret, hashTokenSecret } from './token-secret';
 import { TokensService } from './tokens.service';
@@ -7,20 +7,20 @@ import { TokensService } from './tokens.service';
 const PEPPER = 'p'.repeat(32);
 const config = loadConfig({ DATABASE_URL: 'postgres://u@db/f', TOKEN_PEPPER: PEPPER, ENCRYPTION_KEY: 'a'.repeat(64) });
 
-/** The token table as the lookup query sees it, counting lookups per secret hash. */
+/** The token table as the lookup statement sees it, counting lookups per secret hash. */
 function tokensWith(...secrets: string[]) {
   const known = new Set(secrets.map((secret) => hashTokenSecret(secret, PEPPER).toString('hex')));
   const lookups = new Map<string, number>();
-  const dataSource = {
-    query: async (_sql: string, [hash]: [Buffer]) => {
+  const sql = {
+    first: async (_statement: unknown, [hash]: [Buffer]) => {
       const key = hash.toString('hex');
       lookups.set(key, (lookups.get(key) ?? 0) + 1);
       return known.has(key)
-        ? [{ id: 'tok_1', organization_id: 'org_1', environment: 'prod', scopes: ['read'], expires_at: null, revoked_at: null, last_used_at: new Date(Date.now()), rate_limit_per_minute: 300, burst_per_minute: 600 }]
-        : [];
+        ? { id: 'tok_1', organization_id: 'org_1', environment: 'prod', scopes: ['read'], expires_at: null, revoked_at: null, last_used_at: new Date(Date.now()), rate_limit_per_minute: 300, burst_per_minute: 600 }
+        : undefined;
     },
   };
-  const service = new TokensService({} as Repository<ApiToken>, dataSource as unknown as DataSource, config);
+  const service = new TokensService({} as Repository<ApiToken>, sql as unknown as SqlExecutor, config);
   return { service, lookupsOf: (secret: string) => lookups.get(hashTokenSecret(secret, PEPPER).toString('hex')) ?? 0 };
 }
 

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
-import { APP_CONFIG, type AppConfig, AppError, DAY_MS, newId, notFound } from '@foresight/platform';
+import { Repository } from 'typeorm';
+import { APP_CONFIG, type AppConfig, AppError, DAY_MS, newId, notFound, SqlExecutor } from '@foresight/platform';
 import { ApiToken } from './api-token.entity';
 import type { Principal } from './principal';
 import { type Scope, type TokenEnvironment } from './scopes';
 import { generateTokenSecret, hashTokenSecret, looksLikeToken } from './token-secret';
+import { NOTE_TOKEN_USE, REVOKE_TOKEN, TOKEN_BY_SECRET_HASH } from './tokens.sql';
 
 export interface IssueToken {
   organizationId: string;
@@ -39,18 +40,6 @@ interface CachedVerification {
   verifiedAt: number;
 }
 
-interface TokenRow {
-  id: string;
-  organization_id: string;
-  environment: TokenEnvironment;
-  scopes: Scope[];
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-  rate_limit_per_minute: number;
-  burst_per_minute: number;
-}
-
 @Injectable()
 export class TokensService {
   private readonly verified = new Map<string, CachedVerification>();
@@ -59,7 +48,7 @@ export class TokensService {
 
   constructor(
     @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
-    private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -127,12 +116,7 @@ export class TokensService {
 
   /** Revokes a token of the organization; revoking twice keeps the first time. */
   async revoke(organizationId: string, id: string): Promise<ApiToken> {
-    await this.tokens
-      .createQueryBuilder()
-      .update()
-      .set({ revokedAt: () => 'now()' })
-      .where('id = :id AND organization_id = :organizationId AND revoked_at IS NULL', { id, organizationId })
-      .execute();
+    await this.sql.affected(REVOKE_TOKEN, [id, organizationId]);
     return this.get(organizationId, id);
   }
 
@@ -145,11 +129,7 @@ export class TokensService {
 
   /** The condition keeps replicas that looked the token up at the same moment from writing twice. */
   private async noteUse(tokenId: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE api_tokens SET last_used_at = now()
-        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= now() - make_interval(secs => $2))`,
-      [tokenId, LAST_USED_RESOLUTION_MS / 1000],
-    );
+    await this.sql.affected(NOTE_TOKEN_USE, [tokenId, LAST_USED_RESOLUTION_MS / 1000]);
   }
 
   private hash(secret: string): Buffer {
@@ -157,15 +137,8 @@ export class TokensService {
   }
 
   private async lookup(secretHash: Buffer): Promise<Principal | null> {
-    const rows: TokenRow[] = await this.dataSource.query(
-      `SELECT t.id, t.organization_id, t.environment, t.scopes, t.expires_at, t.revoked_at, t.last_used_at,
-              o.rate_limit_per_minute, o.burst_per_minute
-         FROM api_tokens t
-         JOIN organizations o ON o.id = t.organization_id
-        WHERE t.secret_hash = $1`,
-      [secretHash],
-    );
-    const row = rows[0];
+    // On the primary: a token revoked a moment ago must not pass on a lagging replica.
+    const row = await this.sql.first(TOKEN_BY_SECRET_HASH, [secretHash]);
     if (!row || row.revoked_at) return null;
     if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) await this.noteUse(row.id);
     return {

@@ -17,10 +17,12 @@ import {
   RedisAvailabilityService,
   SCHEDULE_TIME_ZONE,
   scoringRunJob,
+  SqlExecutor,
 } from '@foresight/platform';
 import { Model } from './model.entity';
 import type { CreateModel, UpdateModel } from './model.schema';
 import { ModelVersion } from './model-version.entity';
+import { SERVE_VERSION, START_RETRAINING } from './models.sql';
 
 export interface ModelWithVersion {
   model: Model;
@@ -70,6 +72,7 @@ export class ModelsService {
     @InjectQueue(QUEUES.training) private readonly trainingQueue: TrainingQueue,
     @InjectQueue(QUEUES.scoring) private readonly scoringQueue: Queue<JobPayloads[typeof JOBS.scoring.scoreUsers]>,
     private readonly redis: RedisAvailabilityService,
+    private readonly sql: SqlExecutor,
   ) {}
 
   async create(organizationId: string, input: CreateModel): Promise<ModelWithVersion> {
@@ -149,15 +152,9 @@ export class ModelsService {
     const model = await this.getModel(organizationId, modelId);
     // Refused before anything changes while Redis is known to be down.
     this.redis.assertUp('queue the training run');
-    // One conditional UPDATE decides the race between concurrent retrain requests.
-    const update = await this.models
-      .createQueryBuilder()
-      .update()
-      .set({ status: 'retraining', retrainStartedAt: () => 'now()' })
-      .where(`id = :modelId AND organization_id = :organizationId AND status <> 'retraining'`, { modelId, organizationId })
-      .execute();
+    const started = await this.sql.affected(START_RETRAINING, [modelId, organizationId]);
     const startedAt = (await this.getModel(organizationId, modelId)).retrainStartedAt as Date;
-    if (update.affected === 0) return { modelId, status: 'retraining', startedAt };
+    if (started === 0) return { modelId, status: 'retraining', startedAt };
     const train = contractJob(JOBS.training.train, { organizationId, modelId, startedAt: startedAt.toISOString() }, modelId);
     try {
       await this.redis.within('queue the training run', () =>
@@ -189,13 +186,7 @@ export class ModelsService {
     await this.models.manager.transaction(async (manager) => {
       await manager.update(ModelVersion, { organizationId, modelId, state: 'serving', id: Not(target.id) }, { state: 'retired' });
       await manager.update(ModelVersion, { id: target.id, organizationId }, { state: 'serving' });
-      // A run in flight stays `retraining`; otherwise a model with a serving version is active.
-      await manager
-        .createQueryBuilder()
-        .update(Model)
-        .set({ servingVersionId: target.id, status: () => `CASE WHEN status = 'retraining' THEN status ELSE 'active' END` })
-        .where('id = :modelId AND organization_id = :organizationId', { modelId, organizationId })
-        .execute();
+      await this.sql.within(manager).affected(SERVE_VERSION, [modelId, organizationId, target.id]);
     });
     await this.scoreAfterPromotion(organizationId, modelId, newId('scr'));
     return this.get(organizationId, modelId);

@@ -2,13 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Counter, Registry } from 'prom-client';
 import { DataSource, Repository } from 'typeorm';
-import { DomainEventsService, LOGGER, type Logger, newId } from '@foresight/platform';
+import { DomainEventsService, LOGGER, type Logger, newId, SqlExecutor } from '@foresight/platform';
 import { DatasetBuilderService } from '../dataset/dataset-builder.service';
 import { Model } from '../registry/model.entity';
 import { ModelVersion, type VersionState } from '../registry/model-version.entity';
 import { ModelsService } from '../registry/models.service';
 import { rowCount } from '../training';
 import { fitInThread } from './fit-in-thread';
+import { FAIL_TRAINING, NEXT_VERSION } from './training-run.sql';
 
 /** A challenger serves only if its validation AUC is at least the serving version's minus this. */
 export const PROMOTION_AUC_TOLERANCE = 0.005;
@@ -30,6 +31,7 @@ export class TrainingRunService {
   constructor(
     private readonly datasets: DatasetBuilderService,
     private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     @InjectRepository(Model) private readonly models: Repository<Model>,
     private readonly domainEvents: DomainEventsService,
     private readonly modelRegistry: ModelsService,
@@ -109,15 +111,7 @@ export class TrainingRunService {
   /** Also called after the last attempt failed outside run() (a crashed or stalled worker). */
   async fail(job: TrainingJob, reason: string): Promise<void> {
     this.logger.warn({ modelId: job.modelId, reason }, 'training run failed');
-    // retraining --error--> failed, or active when an earlier version keeps serving.
-    const result = await this.models
-      .createQueryBuilder()
-      .update()
-      .set({ status: () => `CASE WHEN serving_version_id IS NULL THEN 'failed' ELSE 'active' END`, lastError: reason })
-      .where(`id = :modelId AND organization_id = :organizationId AND status = 'retraining'`, job)
-      .returning(['name', 'algorithm'])
-      .execute();
-    const [failed] = result.raw as Array<{ name: string; algorithm: string }>;
+    const failed = await this.sql.first(FAIL_TRAINING, [job.modelId, job.organizationId, reason]);
     if (!failed) return;
     this.runs.inc({ algorithm: failed.algorithm, result: 'failed' });
     await this.domainEvents.publish(job.organizationId, 'model.failed', { modelId: job.modelId, model: failed.name, error: reason }, `${job.modelId}:${job.startedAt}`);
@@ -130,7 +124,7 @@ export class TrainingRunService {
     return this.dataSource.transaction(async (manager) => {
       const serving = model.servingVersionId ? await manager.findOneBy(ModelVersion, { id: model.servingVersionId }) : null;
       const promote = !serving || version.metrics.auc >= serving.metrics.auc - PROMOTION_AUC_TOLERANCE;
-      const [{ next }] = await manager.query<{ next: number }[]>(`SELECT coalesce(max(version), 0) + 1 AS next FROM model_versions WHERE model_id = $1`, [model.id]);
+      const [{ next }] = await this.sql.within(manager).rows(NEXT_VERSION, [model.id]);
       const state: VersionState = promote ? 'serving' : 'rejected';
       const id = newId('ver');
       const rejectionReason = promote

@@ -1,5 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import {
+  analyze,
+  attachPartition,
+  createPartition,
+  dropPartition,
+  LOCK_PARTITIONS,
+  moveFromDefaultPartition,
+  PARTITIONS_OF,
+  RELATION_EXISTS,
+  vacuumAnalyze,
+} from './monthly-partitions.sql';
+import { SqlExecutor } from './sql/sql-executor';
 
 /** Tables partitioned by month on a timestamp (their partition key), each with a DEFAULT partition for rows outside the created months. */
 const PARTITION_KEYS = { events: 'occurred_at', predictions: 'predicted_at' } as const;
@@ -35,25 +46,22 @@ export function monthsAround(table: MonthlyPartitionedTable, now: Date, monthsBa
  */
 @Injectable()
 export class MonthlyPartitionsService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlExecutor) {}
 
   /**
    * Retention: drops the monthly partitions whose month ended at or before `cutoff`, a cheap
    * metadata operation instead of deleting row by row. The default partition always stays.
    */
   async dropBefore(table: MonthlyPartitionedTable, cutoff: Date): Promise<string[]> {
-    const partitions: Array<{ name: string }> = await this.dataSource.query(
-      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY 1`,
-      [table],
-    );
+    const partitions = await this.sql.rows(PARTITIONS_OF, [table]);
     const dropped: string[] = [];
     for (const { name } of partitions) {
       const month = new RegExp(`^${table}_(\\d{4})_(\\d{2})$`).exec(name);
       // Month numbers are 1-based, so Date.UTC(year, month) is the first instant after that month.
       if (!month || Date.UTC(Number(month[1]), Number(month[2])) > cutoff.getTime()) continue;
-      await this.dataSource.transaction(async (manager) => {
-        await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partitions:${table}`]);
-        await manager.query(`DROP TABLE IF EXISTS ${name}`);
+      await this.sql.transaction(async (tx) => {
+        await tx.rows(LOCK_PARTITIONS, [`partitions:${table}`]);
+        await tx.affected(dropPartition(name), []);
       });
       dropped.push(name);
     }
@@ -73,18 +81,13 @@ export class MonthlyPartitionsService {
     const column = PARTITION_KEYS[table];
     const created: string[] = [];
     for (const month of monthsAround(table, now, 1, monthsAhead)) {
-      const made = await this.dataSource.transaction(async (manager) => {
-        // Concurrent workers creating the same table's partitions queue behind each other.
-        await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`partitions:${table}`]);
-        const [{ exists }] = await manager.query<{ exists: boolean }[]>(`SELECT to_regclass($1) IS NOT NULL AS exists`, [month.name]);
+      const made = await this.sql.transaction(async (tx) => {
+        await tx.rows(LOCK_PARTITIONS, [`partitions:${table}`]);
+        const [{ exists }] = await tx.rows(RELATION_EXISTS, [month.name]);
         if (exists) return false;
-        await manager.query(`CREATE TABLE ${month.name} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
-        await manager.query(
-          `WITH moved AS (DELETE FROM ${table}_default WHERE ${column} >= $1 AND ${column} < $2 RETURNING *)
-           INSERT INTO ${month.name} SELECT * FROM moved`,
-          [month.from, month.to],
-        );
-        await manager.query(`ALTER TABLE ${table} ATTACH PARTITION ${month.name} FOR VALUES FROM ('${month.from}') TO ('${month.to}')`);
+        await tx.affected(createPartition(table, month.name), []);
+        await tx.affected(moveFromDefaultPartition(table, column, month.name), [month.from, month.to]);
+        await tx.affected(attachPartition(table, month), []);
         return true;
       });
       if (made) created.push(month.name);
@@ -92,8 +95,8 @@ export class MonthlyPartitionsService {
     if (created.length > 0) {
       // Planner statistics for the new partitions and the emptied default one now, not whenever
       // autovacuum gets to them (if it runs at all): per-user serving queries choose indexes by them.
-      await this.dataSource.query(`ANALYZE ${created.join(', ')}`);
-      await this.dataSource.query(`VACUUM (ANALYZE) ${table}_default`);
+      await this.sql.affected(analyze(created), []);
+      await this.sql.affected(vacuumAnalyze(`${table}_default`), []);
     }
     return created;
   }

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { DataSource } from 'typeorm';
+import { SqlExecutor } from '../database/sql/sql-executor';
 import { REDIS } from '../redis/redis.module';
+import { POSTGRES_ANSWERS } from './health.sql';
 
 export type DependencyState = 'up' | 'down';
 
@@ -15,13 +16,13 @@ const CHECK_TIMEOUT_MS = 1500;
 @Injectable()
 export class HealthService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
   async readiness(): Promise<Readiness> {
     const [postgres, redis] = await Promise.all([
-      probe(() => this.dataSource.query('SELECT 1')),
+      probe(() => this.sql.first(POSTGRES_ANSWERS, [])),
       probe(() => this.redis.ping()),
     ]);
     return { ready: postgres === 'up' && redis === 'up', checks: { postgres, redis } };

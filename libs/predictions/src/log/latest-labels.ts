@@ -1,26 +1,19 @@
-import type { DataSource } from 'typeorm';
 import type { StoredUserId } from '@foresight/events';
+import type { SqlRunner } from '@foresight/platform';
+import { LATEST_LABELS } from './prediction-log.sql';
 
 /**
- * The label of each user's latest logged prediction of each model, keyed by previousLabelKey: one
- * step back along predictions_user_model_idx per user, model and partition, however long the log of
- * each user has grown. A user a model never predicted for has no entry.
+ * The label of each user's latest logged prediction of each model (LATEST_LABELS), keyed by
+ * previousLabelKey. A user a model never predicted for has no entry. On the primary: the log rows
+ * just written (this process's flushed buffer, a run's earlier chunks) must count.
  */
 export async function readLatestLabels(
-  database: Pick<DataSource, 'query'>,
+  sql: SqlRunner,
   organizationId: string,
   users: readonly StoredUserId[],
   modelIds: readonly string[],
 ): Promise<Map<string, string>> {
-  const rows = await database.query<Array<{ user_id: string; model_id: string; label: string }>>(
-    `SELECT u.user_id, m.model_id, p.label
-       FROM unnest($2::text[]) AS u(user_id) CROSS JOIN unnest($3::text[]) AS m(model_id)
-      CROSS JOIN LATERAL (
-            SELECT label FROM predictions
-             WHERE organization_id = $1 AND user_id = u.user_id AND model_id = m.model_id
-             ORDER BY predicted_at DESC, id DESC LIMIT 1) p`,
-    [organizationId, users, modelIds],
-  );
+  const rows = await sql.rows(LATEST_LABELS, [organizationId, users, modelIds]);
   return new Map(rows.map((row) => [previousLabelKey(row.user_id, row.model_id), row.label]));
 }
 

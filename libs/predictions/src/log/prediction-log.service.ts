@@ -1,7 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { StoredUserId } from '@foresight/events';
-import { APP_CONFIG, type AppConfig, isRowRefusal, LOGGER, type Logger } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, isRowRefusal, LOGGER, type Logger, SqlExecutor } from '@foresight/platform';
 import { readLatestLabels } from './latest-labels';
 import { type LoggedPrediction, storePredictions } from './prediction-rows';
 
@@ -24,6 +24,7 @@ export class PredictionLogService implements BeforeApplicationShutdown {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -50,7 +51,7 @@ export class PredictionLogService implements BeforeApplicationShutdown {
   /** readLatestLabels, after this process's buffered rows are written. */
   async latestLabels(organizationId: string, users: readonly StoredUserId[], modelIds: readonly string[]): Promise<Map<string, string>> {
     await this.flush();
-    return readLatestLabels(this.dataSource, organizationId, users, modelIds);
+    return readLatestLabels(this.sql, organizationId, users, modelIds);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -95,13 +96,8 @@ export class PredictionLogService implements BeforeApplicationShutdown {
     }
   }
 
-  /** One statement on a pooled connection of its own (COPY needs one; no transaction around it). */
+  /** One statement in a transaction of its own (COPY needs a connection to itself: the transaction's). */
   private async store(batch: LoggedPrediction[]): Promise<void> {
-    const connection = this.dataSource.createQueryRunner();
-    try {
-      await storePredictions(connection.manager, batch, this.embedded);
-    } finally {
-      await connection.release();
-    }
+    await this.dataSource.transaction((manager) => storePredictions(this.sql, manager, batch, this.embedded));
   }
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { copyInto } from '@foresight/platform';
+import type { SqlExecutor } from '@foresight/platform';
+import { COPY_PREDICTIONS, INSERT_PREDICTIONS } from './prediction-log.sql';
 
 /** One row of the prediction log: a served prediction, or one of a bulk scoring run's. */
 export interface LoggedPrediction {
@@ -18,28 +19,18 @@ export interface LoggedPrediction {
   scoringRun?: string;
 }
 
-const COLUMNS = 'organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run';
-
-const INSERT_SQL = `
-  INSERT INTO predictions (${COLUMNS})
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::bool[], $9::float8[], $10::real[],
-                       $11::timestamptz[], $12::text[])`;
-
-/** Text quoted, so any user id or label travels as is. */
-const COPY_SQL = `COPY predictions (${COLUMNS}) FROM STDIN WITH (FORMAT csv)`;
-
 /**
- * The rows in one statement on the manager's connection: one COPY, PostgreSQL's bulk path (the
+ * The rows in one statement on the connection of the manager's transaction: one COPY, PostgreSQL's bulk path (the
  * client sends text, not a parameter array per column, and the server writes a heap page at a time),
  * or on embedded PGlite, whose socket does not speak COPY FROM STDIN, one multi-row INSERT.
  */
-export async function storePredictions(manager: EntityManager, rows: readonly LoggedPrediction[], embedded: boolean): Promise<void> {
-  await (embedded ? insertPredictions(manager, rows) : copyPredictions(manager, rows));
+export async function storePredictions(sql: SqlExecutor, manager: EntityManager, rows: readonly LoggedPrediction[], embedded: boolean): Promise<void> {
+  await (embedded ? insertPredictions(sql, manager, rows) : copyPredictions(sql, manager, rows));
 }
 
-async function insertPredictions(manager: EntityManager, rows: readonly LoggedPrediction[]): Promise<void> {
+async function insertPredictions(sql: SqlExecutor, manager: EntityManager, rows: readonly LoggedPrediction[]): Promise<void> {
   const column = <K extends keyof LoggedPrediction>(key: K) => rows.map((row) => row[key]);
-  await manager.query(INSERT_SQL, [
+  await sql.within(manager).affected(INSERT_PREDICTIONS, [
     column('organizationId'),
     column('userId'),
     column('modelId'),
@@ -55,7 +46,7 @@ async function insertPredictions(manager: EntityManager, rows: readonly LoggedPr
   ]);
 }
 
-async function copyPredictions(manager: EntityManager, rows: readonly LoggedPrediction[]): Promise<void> {
+async function copyPredictions(sql: SqlExecutor, manager: EntityManager, rows: readonly LoggedPrediction[]): Promise<void> {
   let text = '';
   // A run's rows share one Date: formatted once, not once per row.
   let instant: Date | undefined;
@@ -69,7 +60,7 @@ async function copyPredictions(manager: EntityManager, rows: readonly LoggedPred
       `${csv(row.organizationId)},${csv(row.userId)},${csv(row.modelId)},${csv(row.modelName)},${csv(row.versionId)},${row.version},` +
       `${csv(row.label)},${row.positive},${row.confidence},${row.inferenceMs},${predictedAt},${row.scoringRun === undefined ? '' : csv(row.scoringRun)}\n`;
   }
-  await copyInto(manager, COPY_SQL, text);
+  await sql.copyIn(manager, COPY_PREDICTIONS, text);
 }
 
 function csv(value: string): string {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { type PersonalDataStore, PersonalDataStoreProvider } from '@foresight/platform';
+import { type PersonalDataStore, PersonalDataStoreProvider, SqlExecutor } from '@foresight/platform';
+import { RUNS_STANDING_AT_USER } from './scoring-checkpoints-personal-data.sql';
 
 /**
  * A bulk scoring run's checkpoint names the last user of its last committed chunk while the run is
@@ -14,14 +14,11 @@ export class ScoringCheckpointsPersonalDataService implements PersonalDataStore 
   readonly name = 'scoringCheckpoints';
   readonly userIdColumns = [{ table: 'scoring_runs', column: 'checkpoint_user_id' }];
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlExecutor) {}
 
   /** The unfinished runs standing at the user. */
   export(organizationId: string, userId: string): Promise<unknown[]> {
-    return this.dataSource.query(
-      `SELECT id AS "scoringRun", state, created_at AS "createdAt" FROM scoring_runs WHERE organization_id = $1 AND checkpoint_user_id = $2 ORDER BY created_at`,
-      [organizationId, userId],
-    );
+    return this.sql.rows(RUNS_STANDING_AT_USER, [organizationId, userId]);
   }
 
   /** Nothing is removed here (see the class); the sweep confirms once no run stands at the user. */

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type ActiveUsersStart, type StoredUserId, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
 import { FEATURE_WINDOW_DAYS, featuresOfEachAt } from '@foresight/features';
 import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
-import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS, SqlExecutor } from '@foresight/platform';
 import { labelChanges, readLatestLabels } from '../log/latest-labels';
 import { type LoggedPrediction, storePredictions } from '../log/prediction-rows';
 import { type ServingModel, ServingModelsService } from '../serving/serving-models.service';
@@ -70,6 +70,7 @@ interface ScoredUser {
 export class BulkScoringService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     private readonly activeUsers: ActiveUsersService,
     private readonly userWindows: UserWindowsService,
     private readonly userIds: UserIdsService,
@@ -106,7 +107,7 @@ export class BulkScoringService {
         // This process's part: features, models, label changes and the windows to keep.
         score: async (users: ActiveUser[]) => {
           // Postgres looks the previous labels up while this process computes the chunk's features and runs the models.
-          const previousRead = readLatestLabels(this.dataSource, organizationId, users.map((u) => u.user), models.map((m) => m.modelId));
+          const previousRead = readLatestLabels(this.sql, organizationId, users.map((u) => u.user), models.map((m) => m.modelId));
           previousRead.catch(() => undefined);
           const scored = await this.infer(models, users, now, timings);
           const mark = performance.now();
@@ -126,8 +127,8 @@ export class BulkScoringService {
           at.changed += changes.length;
           const rows = logRows(runId, organizationId, models, scored, now);
           await this.dataSource.transaction(async (manager) => {
-            await storePredictions(manager, rows, this.config.embedded);
-            await this.runs.checkpoint(manager, runId, at);
+            await storePredictions(this.sql, manager, rows, this.config.embedded);
+            await this.runs.checkpoint(this.sql.within(manager), runId, at);
           });
           timings.writeMs += performance.now() - mark;
           mark = performance.now();

@@ -1,13 +1,23 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { DataSource, type EntityManager } from 'typeorm';
 import { ModelsService } from '@foresight/models';
-import { type JobPayloads, JOBS, newId, notFound, QUEUES, scoringRunJob, type ScoringTrigger } from '@foresight/platform';
+import { type JobPayloads, JOBS, newId, notFound, QUEUES, scoringRunJob, type ScoringTrigger, SqlExecutor, type SqlRunner } from '@foresight/platform';
+import {
+  BEGIN_SCORING_RUN,
+  CHECKPOINT_SCORING_RUN,
+  COMPLETE_SCORING_RUN,
+  FAIL_SCORING_RUN,
+  RECORD_SCORING_RUN,
+  type RunRow,
+  SCORING_RUN,
+  type ScoringRunState,
+  SET_SCORING_RUN_TOTAL_ONCE,
+} from './scoring-runs.sql';
+
+export type { ScoringRunState } from './scoring-runs.sql';
 
 type ScoreUsers = JobPayloads[typeof JOBS.scoring.scoreUsers];
-
-export type ScoringRunState = 'queued' | 'running' | 'completed' | 'failed';
 
 /** A bulk scoring run as the CLI and the API show it. */
 export interface ScoringRun {
@@ -35,27 +45,15 @@ export interface ScoringCheckpoint {
   changed: number;
 }
 
-interface RunRow {
-  id: string;
-  organization_id: string;
-  model_ids: string[];
-  trigger: ScoringTrigger;
-  state: ScoringRunState;
-  checkpoint_user_id: string | null;
-  scored: number;
-  total: number | null;
-  changed: number;
-  error: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-}
-
-/** The scoring_runs table (each run's state, counts and checkpoint) and the scoring queue's producers. */
+/**
+ * The scoring_runs table (each run's state, counts and checkpoint) and the scoring queue's producers.
+ * All on the primary: a run's state is read right after it is written (the answer to a start, a
+ * worker continuing from its checkpoint).
+ */
 @Injectable()
 export class ScoringRunsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     private readonly models: ModelsService,
     @InjectQueue(QUEUES.scoring) private readonly queue: Queue<ScoreUsers>,
   ) {}
@@ -83,7 +81,7 @@ export class ScoringRunsService {
 
   /** The organization's run; 404 for another organization's or an unknown one. */
   async get(organizationId: string, runId: string): Promise<ScoringRun> {
-    const [row] = await this.dataSource.query<RunRow[]>(`SELECT * FROM scoring_runs WHERE organization_id = $1 AND id = $2`, [organizationId, runId]);
+    const row = await this.sql.first(SCORING_RUN, [organizationId, runId]);
     if (!row) throw notFound(`scoring run ${runId}`);
     return runOf(row);
   }
@@ -94,37 +92,28 @@ export class ScoringRunsService {
    */
   async begin(runId: string, job: ScoreUsers): Promise<ScoringCheckpoint | undefined> {
     await this.record(runId, job);
-    // An UPDATE's answer through TypeORM: [rows, affected].
-    const [[row]] = await this.dataSource.query<[RunRow[], number]>(
-      `UPDATE scoring_runs SET state = 'running', started_at = coalesce(started_at, now()), error = NULL
-        WHERE id = $1 AND organization_id = $2 AND state IN ('queued', 'running', 'failed') RETURNING *`,
-      [runId, job.organizationId],
-    );
+    const row = await this.sql.first(BEGIN_SCORING_RUN, [runId, job.organizationId]);
     return row ? { lastUser: row.checkpoint_user_id, scored: row.scored, changed: row.changed } : undefined;
   }
 
   /** The run's total, set when it first starts: a resumed run keeps the first one it was given. */
   async setTotalOnce(runId: string, total: number): Promise<number> {
-    const [rows] = await this.dataSource.query<[Array<{ total: number }>, number]>(
-      `UPDATE scoring_runs SET total = coalesce(total, $2) WHERE id = $1 RETURNING total`,
-      [runId, total],
-    );
-    return rows[0]?.total ?? total;
+    return (await this.sql.first(SET_SCORING_RUN_TOTAL_ONCE, [runId, total]))?.total ?? total;
   }
 
-  /** Inside the chunk's transaction: the rows written with it and this move commit together. */
-  async checkpoint(manager: EntityManager, runId: string, at: ScoringCheckpoint): Promise<void> {
-    await manager.query(`UPDATE scoring_runs SET checkpoint_user_id = $2, scored = $3, changed = $4 WHERE id = $1`, [runId, at.lastUser, at.scored, at.changed]);
+  /** Inside the chunk's transaction (`tx`): the rows written with it and this move commit together. */
+  async checkpoint(tx: SqlRunner, runId: string, at: ScoringCheckpoint): Promise<void> {
+    await tx.affected(CHECKPOINT_SCORING_RUN, [runId, at.lastUser, at.scored, at.changed]);
   }
 
   /** Done: the checkpoint (a user id) is not kept past the run. */
   async complete(runId: string): Promise<void> {
-    await this.dataSource.query(`UPDATE scoring_runs SET state = 'completed', checkpoint_user_id = NULL, finished_at = now() WHERE id = $1`, [runId]);
+    await this.sql.affected(COMPLETE_SCORING_RUN, [runId]);
   }
 
   /** A failed attempt (retried by the queue while attempts remain; the checkpoint stays for it). */
   async fail(runId: string, error: string, final: boolean): Promise<void> {
-    await this.dataSource.query(`UPDATE scoring_runs SET state = 'failed', error = $2, finished_at = CASE WHEN $3 THEN now() END, checkpoint_user_id = CASE WHEN $3 THEN NULL ELSE checkpoint_user_id END WHERE id = $1`, [runId, error, final]);
+    await this.sql.affected(FAIL_SCORING_RUN, [runId, error, final]);
   }
 
   private async start(runId: string, job: ScoreUsers): Promise<ScoringRun> {
@@ -137,10 +126,7 @@ export class ScoringRunsService {
   }
 
   private async record(runId: string, job: ScoreUsers): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO scoring_runs (id, organization_id, model_ids, trigger) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
-      [runId, job.organizationId, job.modelIds, job.trigger],
-    );
+    await this.sql.affected(RECORD_SCORING_RUN, [runId, job.organizationId, job.modelIds, job.trigger]);
   }
 }
 

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type QueryDeepPartialEntity, Repository } from 'typeorm';
-import { APP_CONFIG, type AppConfig, Encryptor, LOGGER, type Logger, SERVICE_VERSION } from '@foresight/platform';
+import { Repository } from 'typeorm';
+import { APP_CONFIG, type AppConfig, Encryptor, LOGGER, type Logger, SERVICE_VERSION, SqlExecutor } from '@foresight/platform';
 import { Webhook } from '../webhook.entity';
 import { type DeliveryStatus, WebhookDelivery } from '../webhook-delivery.entity';
 import { secretContext, signatureHeader } from '../webhook-signature';
+import { NOTE_WEBHOOK_FAILURE, RECORD_ATTEMPT } from './delivery.sql';
 import { type AttemptResult, WebhookSenderService } from './webhook-sender.service';
 
 /** `retry`: the attempt failed and the queue should run the next one of the schedule. */
@@ -20,6 +21,7 @@ export class DeliveryService {
     @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
     private readonly encryptor: Encryptor,
     private readonly sender: WebhookSenderService,
+    private readonly sql: SqlExecutor,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -43,16 +45,17 @@ export class DeliveryService {
     }
 
     const result = await this.send(webhook, delivery);
-    const attempt = { attempts: () => 'attempts + 1', lastResponseCode: result.statusCode, lastError: result.error, lastLatencyMs: result.latencyMs };
+    const record = (status: DeliveryStatus, nextAttemptAt: Date | null) =>
+      this.sql.affected(RECORD_ATTEMPT, [deliveryId, result.statusCode, result.error, result.latencyMs, status, nextAttemptAt?.toISOString() ?? null]);
     if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
-      await this.record(deliveryId, { ...attempt, status: 'succeeded', deliveredAt: new Date(), nextAttemptAt: null });
+      await record('succeeded', null);
       await this.webhooks.update({ id: webhook.id }, { failingSince: null });
       return 'done';
     }
     const stillEnabled = await this.noteFailure(webhook.id);
     const status: DeliveryStatus = !stillEnabled ? 'abandoned' : retryInMs === null ? 'failed' : 'pending';
     const nextAttemptAt = status === 'pending' && retryInMs !== null ? new Date(Date.now() + retryInMs) : null;
-    await this.record(deliveryId, { ...attempt, status, nextAttemptAt });
+    await record(status, nextAttemptAt);
     this.logger.warn(
       { webhookId: webhook.id, deliveryId, statusCode: result.statusCode, error: result.error, detail: result.detail, status },
       'webhook delivery attempt failed',
@@ -72,31 +75,9 @@ export class DeliveryService {
     });
   }
 
-  private async record(deliveryId: string, changes: QueryDeepPartialEntity<WebhookDelivery>): Promise<void> {
-    await this.deliveries
-      .createQueryBuilder()
-      .update()
-      .set(changes)
-      .where('id = :deliveryId', { deliveryId })
-      .execute();
-  }
-
-  /**
-   * Starts the failing period on the first failure after a success; once it is older than
-   * WEBHOOK_DISABLE_AFTER the webhook is disabled. One UPDATE, so concurrent attempts agree.
-   * Returns whether the webhook is still enabled.
-   */
+  /** NOTE_WEBHOOK_FAILURE after WEBHOOK_DISABLE_AFTER. Returns whether the webhook is still enabled (false: it is gone). */
   private async noteFailure(webhookId: string): Promise<boolean> {
-    const [row] = await this.webhooks.query<[{ enabled: boolean }[], number]>(
-      `UPDATE webhooks SET
-         failing_since = coalesce(failing_since, now()),
-         enabled = enabled AND coalesce(failing_since >= now() - $2::double precision * interval '1 millisecond', true),
-         disabled_reason = CASE WHEN failing_since < now() - $2::double precision * interval '1 millisecond' THEN coalesce(disabled_reason, $3) ELSE disabled_reason END
-       WHERE id = $1
-       RETURNING enabled`,
-      [webhookId, this.config.webhooks.disableAfterMs, this.disabledReason],
-    );
-    const enabled = row[0]?.enabled ?? false;
+    const enabled = (await this.sql.first(NOTE_WEBHOOK_FAILURE, [webhookId, this.config.webhooks.disableAfterMs, this.disabledReason]))?.enabled ?? false;
     if (!enabled) this.logger.warn({ webhookId }, 'webhook disabled: its deliveries kept failing');
     return enabled;
   }

@@ -1,27 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
-import { type DomainEvent, newId } from '@foresight/platform';
-import { Webhook } from '../webhook.entity';
+import { type DomainEvent, newId, SqlExecutor } from '@foresight/platform';
 import { WebhookDelivery, type WebhookPayload } from '../webhook-delivery.entity';
 import { DeliveryJobsService } from './delivery-jobs.service';
+import { SUBSCRIBED_WEBHOOKS } from './fan-out.sql';
 
 /** A domain event becomes one delivery (a row and a job) per enabled subscription of its organization. */
 @Injectable()
 export class FanOutService {
   constructor(
-    @InjectRepository(Webhook) private readonly webhooks: Repository<Webhook>,
+    private readonly sql: SqlExecutor,
     @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
     private readonly jobs: DeliveryJobsService,
   ) {}
 
   /** Safe to run again for the same event (a retried announce job): rows and jobs are keyed, nothing is sent twice. */
   async announce(event: DomainEvent): Promise<number> {
-    const subscribers = await this.webhooks
-      .createQueryBuilder('webhook')
-      .select('webhook.id')
-      .where('webhook.organization_id = :organizationId AND webhook.enabled AND :type = ANY(webhook.events)', event)
-      .getMany();
+    const subscribers = await this.sql.rows(SUBSCRIBED_WEBHOOKS, [event.organizationId, event.type]);
     if (subscribers.length === 0) return 0;
     const webhookIds = subscribers.map((webhook) => webhook.id);
     const payload: WebhookPayload = { id: event.id, type: event.type, createdAt: event.createdAt, data: event.data };

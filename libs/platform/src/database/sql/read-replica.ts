@@ -48,6 +48,16 @@ export class ReadReplica {
     return this.state.usable ? this.pool : undefined;
   }
 
+  /**
+   * A read on the replica failed as a server that went away fails (between two checks): reads go to
+   * the primary until the next check finds the replica usable again.
+   */
+  lost(error: Error): void {
+    this.checkedAt = Date.now();
+    if (this.state.usable) this.logger.warn(`heavy reads go to the primary: the read replica is not usable, a read on it failed (${error.message})`);
+    this.state = { usable: false, reason: error.message };
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }

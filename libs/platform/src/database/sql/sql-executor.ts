@@ -1,6 +1,6 @@
 import { finished } from 'node:stream/promises';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
@@ -9,6 +9,7 @@ import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { Logger } from '../../logging/logger';
 import { LOGGER } from '../../logging/logger.provider';
+import { postgresErrorCode } from '../postgres-values';
 import { ReadReplica } from './read-replica';
 import { PgSqlRunner, PreparedStatementPolicy, type SqlRunner } from './sql-runner';
 import type { SqlStatement } from './sql-statement';
@@ -73,13 +74,27 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
   arrays: SqlRunner['arrays'] = (statement, params) => this.primary.arrays(statement, params);
   affected: SqlRunner['affected'] = (statement, params) => this.primary.affected(statement, params);
 
-  /** Reads that tolerate the replica's lag (see SqlTarget); each statement on its own. */
+  /**
+   * Reads that tolerate the replica's lag (see SqlTarget); each statement on its own. One the replica
+   * fails to answer (gone since its last check, or cancelled by its recovery) is read on the primary.
+   */
   get replica(): SqlRunner {
+    const read = async <T>(run: (runner: SqlRunner) => Promise<T>): Promise<T> => {
+      const runner = await this.readRunner();
+      if (runner === this.primary || !this.readReplica) return run(runner);
+      try {
+        return await run(runner);
+      } catch (error) {
+        if (!(error instanceof Error) || !isReplicaUnavailable(error)) throw error;
+        this.readReplica.lost(error);
+        return run(this.primary);
+      }
+    };
     return {
-      rows: async (statement, params) => (await this.readRunner()).rows(statement, params),
-      first: async (statement, params) => (await this.readRunner()).first(statement, params),
-      arrays: async (statement, params) => (await this.readRunner()).arrays(statement, params),
-      affected: async (statement, params) => (await this.readRunner()).affected(statement, params),
+      rows: (statement, params) => read((runner) => runner.rows(statement, params)),
+      first: (statement, params) => read((runner) => runner.first(statement, params)),
+      arrays: (statement, params) => read((runner) => runner.arrays(statement, params)),
+      affected: (statement, params) => read((runner) => runner.affected(statement, params)),
     };
   }
 
@@ -114,21 +129,42 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
 
   /** Runs `work` in one transaction, committed when it returns and rolled back when it throws. */
   async transaction<T>(work: (tx: SqlRunner) => Promise<T>, options: SqlTransactionOptions = {}): Promise<T> {
-    const tx = await this.begin(options);
-    let result: T;
-    try {
-      result = await work(tx);
-    } catch (error) {
-      await tx.rollback();
-      throw error;
-    }
-    await tx.commit();
-    return result;
+    const { client, end } = await this.openOn(options);
+    return settled(end, () => work(this.runnerOn(client, true)));
   }
 
   /** A transaction held across awaits; prefer `transaction(work)` where the work fits in one callback. */
   async begin(options: SqlTransactionOptions = {}): Promise<SqlTransaction> {
-    const pool = options.on === 'replica' ? await this.readPool() : this.primaryPool;
+    const { client, end } = await this.openOn(options);
+    const runner = this.runnerOn(client, true);
+    return {
+      rows: (statement, params) => runner.rows(statement, params),
+      first: (statement, params) => runner.first(statement, params),
+      arrays: (statement, params) => runner.arrays(statement, params),
+      affected: (statement, params) => runner.affected(statement, params),
+      commit: () => end('COMMIT'),
+      rollback: () => end('ROLLBACK'),
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.readReplica?.close();
+  }
+
+  /** `open` on the options' target; a replica that cannot start a transaction is replaced by the primary. */
+  private async openOn(options: SqlTransactionOptions): ReturnType<SqlExecutor['open']> {
+    const pool = await this.poolFor(options.on);
+    try {
+      return await this.open(pool, options);
+    } catch (error) {
+      if (pool === this.primaryPool || !this.readReplica || !(error instanceof Error) || !isReplicaUnavailable(error)) throw error;
+      this.readReplica.lost(error);
+      return this.open(this.primaryPool, options);
+    }
+  }
+
+  /** A connection of `pool` inside a new transaction, and how that transaction ends (once; the connection is released then). */
+  private async open(pool: Pool, options: SqlTransactionOptions): Promise<{ client: PoolClient; end: (statement: 'COMMIT' | 'ROLLBACK') => Promise<void> }> {
     const client = await pool.connect();
     const settings = [options.isolation ? `ISOLATION LEVEL ${options.isolation}` : '', options.readOnly ? 'READ ONLY' : ''].filter(Boolean).join(' ');
     let ended = false;
@@ -152,23 +188,21 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
       client.release(error instanceof Error ? error : true);
       throw error;
     }
-    const runner = this.runnerOn(client, true);
-    return {
-      rows: (statement, params) => runner.rows(statement, params),
-      first: (statement, params) => runner.first(statement, params),
-      arrays: (statement, params) => runner.arrays(statement, params),
-      affected: (statement, params) => runner.affected(statement, params),
-      commit: () => end('COMMIT'),
-      rollback: () => end('ROLLBACK'),
-    };
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.readReplica?.close();
+    return { client, end };
   }
 
   private runnerOn(target: Pool | PoolClient, inTransaction: boolean): PgSqlRunner {
-    return new PgSqlRunner(target, this.prepared, inTransaction, (run) => this.transaction(run, { readOnly: true, jit: false }));
+    return new PgSqlRunner(target, this.prepared, inTransaction, (send) => this.withoutJit(this.primaryPool, send));
+  }
+
+  /** One statement in a READ ONLY transaction of its own with JIT off (a statement with `jit: false` outside a transaction). */
+  private async withoutJit(pool: Pool, send: (connection: PoolClient) => Promise<QueryResult>): Promise<QueryResult> {
+    const { client, end } = await this.open(pool, { readOnly: true, jit: false });
+    return settled(end, () => send(client));
+  }
+
+  private async poolFor(target: SqlTarget = 'primary'): Promise<Pool> {
+    return target === 'replica' ? this.readPool() : this.primaryPool;
   }
 
   private async readPool(): Promise<Pool> {
@@ -179,8 +213,31 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
     const pool = await this.readPool();
     if (pool === this.primaryPool) return this.primary;
     // Each statement on its own: a replica's statements are never prepared (a replica is often reached through a pooler too).
-    return new PgSqlRunner(pool, NEVER_PREPARED, false, (run) => this.transaction(run, { on: 'replica', readOnly: true, jit: false }));
+    return new PgSqlRunner(pool, NEVER_PREPARED, false, (send) => this.withoutJit(pool, send));
   }
+}
+
+/** `work`'s result once the transaction committed; rolled back when `work` throws. */
+async function settled<T>(end: (statement: 'COMMIT' | 'ROLLBACK') => Promise<void>, work: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await end('ROLLBACK');
+    throw error;
+  }
+  await end('COMMIT');
+  return result;
+}
+
+/**
+ * The replica did not run the statement for reasons of its own: no connection (a socket error, no
+ * SQLSTATE), a lost connection (class 08), a server shutting down or restarting (57P01-57P03), or
+ * a read cancelled by a conflict with the WAL it replays (40001 on a standby).
+ */
+function isReplicaUnavailable(error: Error): boolean {
+  const code = postgresErrorCode(error);
+  return code === undefined || code.startsWith('08') || /^57P0[1-3]$/.test(code) || code === '40001';
 }
 
 const NEVER_PREPARED = new PreparedStatementPolicy(false, () => undefined);

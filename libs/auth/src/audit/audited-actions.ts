@@ -1,0 +1,18 @@
+/** The admin actions the audit log records. */
+export const AUDITED_ACTIONS = [
+  'token.create',
+  'token.revoke',
+  'model.create',
+  'model.retrain',
+  'model.update',
+  'model.promote',
+  'model.delete',
+  'model.score',
+  'user.export',
+  'user.delete',
+  'user.unsuppress',
+  'webhook.create',
+  'webhook.delete',
+  'organization.update',
+] as const;
+export type AuditedAction = (typeof AUDITED_ACTIONS)[number];
