@@ -1,5 +1,5 @@
-import type { StoredUserId } from './stored-user-id';
-import type { UserEvent, UserEventWindow } from './user-event';
+import type { StoredUserId } from '../stored-user-id';
+import type { UserEvent, UserEventWindow } from '../user-event';
 
 /** An event as FEATURE_EVENT_ARRAY sends it (and user_windows stores it). */
 type FeatureEventArray = [number, string, string | null, string | null, number | null, number | null, number | null, Record<string, number> | null];
