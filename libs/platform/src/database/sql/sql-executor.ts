@@ -1,6 +1,6 @@
 import { finished } from 'node:stream/promises';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
@@ -114,21 +114,30 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
 
   /** Runs `work` in one transaction, committed when it returns and rolled back when it throws. */
   async transaction<T>(work: (tx: SqlRunner) => Promise<T>, options: SqlTransactionOptions = {}): Promise<T> {
-    const tx = await this.begin(options);
-    let result: T;
-    try {
-      result = await work(tx);
-    } catch (error) {
-      await tx.rollback();
-      throw error;
-    }
-    await tx.commit();
-    return result;
+    const { client, end } = await this.open(await this.poolFor(options.on), options);
+    return settled(end, () => work(this.runnerOn(client, true)));
   }
 
   /** A transaction held across awaits; prefer `transaction(work)` where the work fits in one callback. */
   async begin(options: SqlTransactionOptions = {}): Promise<SqlTransaction> {
-    const pool = options.on === 'replica' ? await this.readPool() : this.primaryPool;
+    const { client, end } = await this.open(await this.poolFor(options.on), options);
+    const runner = this.runnerOn(client, true);
+    return {
+      rows: (statement, params) => runner.rows(statement, params),
+      first: (statement, params) => runner.first(statement, params),
+      arrays: (statement, params) => runner.arrays(statement, params),
+      affected: (statement, params) => runner.affected(statement, params),
+      commit: () => end('COMMIT'),
+      rollback: () => end('ROLLBACK'),
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.readReplica?.close();
+  }
+
+  /** A connection of `pool` inside a new transaction, and how that transaction ends (once; the connection is released then). */
+  private async open(pool: Pool, options: SqlTransactionOptions): Promise<{ client: PoolClient; end: (statement: 'COMMIT' | 'ROLLBACK') => Promise<void> }> {
     const client = await pool.connect();
     const settings = [options.isolation ? `ISOLATION LEVEL ${options.isolation}` : '', options.readOnly ? 'READ ONLY' : ''].filter(Boolean).join(' ');
     let ended = false;
@@ -152,23 +161,21 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
       client.release(error instanceof Error ? error : true);
       throw error;
     }
-    const runner = this.runnerOn(client, true);
-    return {
-      rows: (statement, params) => runner.rows(statement, params),
-      first: (statement, params) => runner.first(statement, params),
-      arrays: (statement, params) => runner.arrays(statement, params),
-      affected: (statement, params) => runner.affected(statement, params),
-      commit: () => end('COMMIT'),
-      rollback: () => end('ROLLBACK'),
-    };
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.readReplica?.close();
+    return { client, end };
   }
 
   private runnerOn(target: Pool | PoolClient, inTransaction: boolean): PgSqlRunner {
-    return new PgSqlRunner(target, this.prepared, inTransaction, (run) => this.transaction(run, { readOnly: true, jit: false }));
+    return new PgSqlRunner(target, this.prepared, inTransaction, (send) => this.withoutJit(this.primaryPool, send));
+  }
+
+  /** One statement in a READ ONLY transaction of its own with JIT off (a statement with `jit: false` outside a transaction). */
+  private async withoutJit(pool: Pool, send: (connection: PoolClient) => Promise<QueryResult>): Promise<QueryResult> {
+    const { client, end } = await this.open(pool, { readOnly: true, jit: false });
+    return settled(end, () => send(client));
+  }
+
+  private async poolFor(target: SqlTarget = 'primary'): Promise<Pool> {
+    return target === 'replica' ? this.readPool() : this.primaryPool;
   }
 
   private async readPool(): Promise<Pool> {
@@ -179,8 +186,21 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
     const pool = await this.readPool();
     if (pool === this.primaryPool) return this.primary;
     // Each statement on its own: a replica's statements are never prepared (a replica is often reached through a pooler too).
-    return new PgSqlRunner(pool, NEVER_PREPARED, false, (run) => this.transaction(run, { on: 'replica', readOnly: true, jit: false }));
+    return new PgSqlRunner(pool, NEVER_PREPARED, false, (send) => this.withoutJit(pool, send));
   }
+}
+
+/** `work`'s result once the transaction committed; rolled back when `work` throws. */
+async function settled<T>(end: (statement: 'COMMIT' | 'ROLLBACK') => Promise<void>, work: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await end('ROLLBACK');
+    throw error;
+  }
+  await end('COMMIT');
+  return result;
 }
 
 const NEVER_PREPARED = new PreparedStatementPolicy(false, () => undefined);

@@ -51,6 +51,9 @@ const UNKNOWN_PREPARED_STATEMENT = '26000';
 
 type Queryable = Pick<Pool, 'query'> | Pick<PoolClient, 'query'>;
 
+/** Sends one query inside a READ ONLY transaction of its own with JIT off, on a connection of the runner's pool. */
+export type WithoutJit = (send: (connection: Queryable) => Promise<QueryResult>) => Promise<QueryResult>;
+
 /** A SqlRunner over a pg pool (each statement on its own) or a client inside a transaction. */
 export class PgSqlRunner implements SqlRunner {
   constructor(
@@ -58,7 +61,7 @@ export class PgSqlRunner implements SqlRunner {
     private readonly prepared: PreparedStatementPolicy,
     /** Inside a transaction a failed statement cannot be sent again, and jit is the transaction's. */
     private readonly inTransaction: boolean,
-    private readonly withoutJit: <T>(run: (runner: SqlRunner) => Promise<T>) => Promise<T>,
+    private readonly withoutJit: WithoutJit,
   ) {}
 
   async rows<S extends SqlStatement<unknown, readonly unknown[]>>(statement: S, params: ParamsOf<S>): Promise<Array<RowOf<S>>> {
@@ -78,16 +81,19 @@ export class PgSqlRunner implements SqlRunner {
   }
 
   private async run(statement: SqlStatement<unknown, readonly unknown[]>, params: readonly unknown[], rowMode: 'object' | 'array'): Promise<QueryResult> {
-    if (!statement.jit && !this.inTransaction) {
-      return this.withoutJit((runner) => (runner as PgSqlRunner).run(statement, params, rowMode));
-    }
     const named = statement.prepared && this.prepared.enabled;
     try {
-      return await this.target.query(queryConfig(statement, params, rowMode, named));
+      return await this.send(queryConfig(statement, params, rowMode, named), statement.jit);
     } catch (error) {
+      // Outside a transaction (a jit-off statement's own transaction was rolled back) it goes again, unnamed.
       if (!named || !this.prepared.refused(error, statement.name) || this.inTransaction) throw error;
-      return this.target.query(queryConfig(statement, params, rowMode, false));
+      return this.send(queryConfig(statement, params, rowMode, false), statement.jit);
     }
+  }
+
+  private send(config: QueryConfig, jit: boolean): Promise<QueryResult> {
+    if (jit || this.inTransaction) return this.target.query(config);
+    return this.withoutJit((connection) => connection.query(config));
   }
 }
 
