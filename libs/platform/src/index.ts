@@ -7,6 +7,7 @@ export { Secret } from './config/secret';
 export { startupLine, type StartupSummary, startupSummary } from './config/startup-summary';
 export { Encryptor } from './crypto/encryption';
 export { deleteInBatches } from './database/batched-delete';
+export { batchedDelete } from './database/batched-delete.sql';
 export { retriedOnConflict } from './database/conflict-retry';
 export { copyInto } from './database/copy-into';
 export { applyMigrations } from './database/migrate';

@@ -1,20 +1,28 @@
 import type { DataSource } from 'typeorm';
+import { batchedDelete, DELETE_BATCH_ROWS } from './batched-delete.sql';
+import type { SqlRunner } from './sql/sql-runner';
+import type { SqlStatement } from './sql/sql-statement';
 
-const BATCH_ROWS = 5_000;
-
+/** Runs a batchedDelete statement until a batch comes back short; each batch is a statement (a transaction) of its own. Returns the rows deleted. */
+export async function deleteInBatches<Params extends readonly unknown[]>(sql: SqlRunner, statement: SqlStatement<never, Params>, params: Params): Promise<number>;
 /**
- * Deletes the rows of `table` matching `condition` in short transactions of a few thousand rows, so
- * retention never holds long locks or bloats one transaction. (tableoid, ctid) names a row of a
- * partitioned table too. `table` and `condition` are code, never input; values go in `params`.
+ * The rows of `table` matching `condition`, through TypeORM: only for libs/events until its own
+ * statements move to the executor (issue #39), when this form goes.
  */
-export async function deleteInBatches(dataSource: DataSource, table: string, condition: string, params: unknown[]): Promise<number> {
+export async function deleteInBatches(dataSource: DataSource, table: string, condition: string, params: unknown[]): Promise<number>;
+export async function deleteInBatches(
+  target: SqlRunner | DataSource,
+  statement: SqlStatement<never, readonly unknown[]> | string,
+  ...rest: [readonly unknown[]] | [string, unknown[]]
+): Promise<number> {
+  const batch: () => Promise<number> =
+    typeof statement === 'string'
+      ? async () => (await (target as DataSource).query<[unknown[], number]>(batchedDelete(`delete-${statement}`, statement, rest[0] as string).text, rest[1]))[1]
+      : () => (target as SqlRunner).affected(statement, rest[0] as readonly unknown[]);
   let deleted = 0;
   for (;;) {
-    const [, rows] = await dataSource.query<[unknown[], number]>(
-      `DELETE FROM ${table} WHERE (tableoid, ctid) IN (SELECT tableoid, ctid FROM ${table} WHERE ${condition} LIMIT ${BATCH_ROWS})`,
-      params,
-    );
-    deleted += Number(rows);
-    if (Number(rows) < BATCH_ROWS) return deleted;
+    const rows = Number(await batch());
+    deleted += rows;
+    if (rows < DELETE_BATCH_ROWS) return deleted;
   }
 }
