@@ -61,7 +61,7 @@ benchmark('bench_train', async (suite) => {
   // The matrix is read, never written: the events writer and kept windows UserEventsService also holds are not needed here.
   const config = loadConfig({ ...suite.env, ...TRAINING_ENV });
   const sql = new SqlExecutor(dataSource, config, console as unknown as Logger);
-  const userEvents = new UserEventsService(dataSource, sql, undefined as never, undefined as never);
+  const userEvents = new UserEventsService(sql, undefined as never, undefined as never);
   const builder = new DatasetBuilderService(userEvents, config);
   const report: string[] = [];
   try {

@@ -40,9 +40,9 @@ describe('user windows: kept windows answer as the events do', () => {
     dataSource = await new DataSource({ type: 'postgres', url: suite.env.DATABASE_URL }).initialize();
     const logger = { warn: (entry: unknown) => void warnings.push(entry), error: (entry: unknown) => void warnings.push(entry) } as unknown as Logger;
     const sql = new SqlExecutor(dataSource, loadConfig(suite.env), logger);
-    userWindows = new UserWindowsService(dataSource, sql, logger);
+    userWindows = new UserWindowsService(sql, logger);
     // Reads only: the events writer UserEventsService also holds is not needed.
-    userEvents = new UserEventsService(dataSource, sql, undefined as never, userWindows);
+    userEvents = new UserEventsService(sql, undefined as never, userWindows);
     activeUsers = new ActiveUsersService(sql);
   });
 

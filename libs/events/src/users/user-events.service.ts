@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { deleteInBatches, SameTurnBatches, SqlExecutor } from '@foresight/platform';
 import type { EventRow } from '../ingest/event-row';
 import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
@@ -9,14 +8,14 @@ import { UserWindowsService } from './kept-windows/user-windows.service';
 import { type StoredUserId, storedUserIdFromStorage } from './stored-user-id';
 import type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './user-event';
 import {
-  ACTIVITY_STILL_WITHOUT_EVENTS,
   DECLARE_USER_HISTORIES,
+  DELETE_ACTIVITY_WITHOUT_EVENTS,
   ERASABLE_EVENTS_OF,
   ERASABLE_REMAINING,
   ERASE_USER,
   EVENTS_WINDOW,
   EVENTS_WINDOWS,
-  EXPIRED_EVENTS,
+  EXPIRE_EVENTS,
   FETCH_USER_HISTORIES,
   FIRST_SEEN,
   FREQUENT_EVENTS,
@@ -59,7 +58,6 @@ export class UserEventsService {
   );
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly sql: SqlExecutor,
     private readonly writer: EventWriterService,
     private readonly keptWindows: UserWindowsService,
@@ -250,12 +248,12 @@ export class UserEventsService {
   async expire(organizationId: string, before: Date): Promise<number> {
     // The kept windows first: none holding an expired event is served once its events are gone.
     await this.keptWindows.expire(organizationId, before);
-    const events = await deleteInBatches(this.dataSource, 'events', EXPIRED_EVENTS, [organizationId, before.toISOString()]);
+    const events = await deleteInBatches(this.sql, EXPIRE_EVENTS, [organizationId, before.toISOString()]);
     const users = (await this.sql.rows(USERS_WITHOUT_EVENTS, [organizationId])).map((row) => row.user_id);
     let activity = 0;
     for (let start = 0; start < users.length; start += ACTIVITY_DELETE_USERS) {
       const chunk = users.slice(start, start + ACTIVITY_DELETE_USERS);
-      activity += await deleteInBatches(this.dataSource, 'user_activity', ACTIVITY_STILL_WITHOUT_EVENTS, [organizationId, chunk]);
+      activity += await deleteInBatches(this.sql, DELETE_ACTIVITY_WITHOUT_EVENTS, [organizationId, chunk]);
     }
     return events + activity;
   }

@@ -1,4 +1,4 @@
-import { sqlStatement } from '@foresight/platform';
+import { batchedDelete, sqlStatement } from '@foresight/platform';
 import { historyColumns, type HistoryRow } from './history-cursor';
 import { TOUCH_USERS_ANY_TIME } from './kept-windows/kept-windows.sql';
 import type { UserWindowRow } from './kept-windows/user-window';
@@ -222,8 +222,8 @@ export const ERASABLE_REMAINING = sqlStatement<{ n: string }, [organizationId: s
         + (SELECT count(*) FROM user_activity WHERE ${ERASABLE_ACTIVITY}) + (SELECT count(*) FROM user_windows WHERE ${ERASABLE_ACTIVITY}) AS n`,
 );
 
-/** Retention's events: those of the organization $1 older than $2 (deleteInBatches). */
-export const EXPIRED_EVENTS = 'organization_id = $1 AND occurred_at < $2';
+/** Retention's events: those of the organization $1 older than $2. */
+export const EXPIRE_EVENTS = batchedDelete<[organizationId: string, before: string]>('events.expire-events', 'events', 'organization_id = $1 AND occurred_at < $2');
 
 /**
  * Users with an activity row and no event left, own or linked (after retention): one pass over the
@@ -244,5 +244,9 @@ export const USERS_WITHOUT_EVENTS = sqlStatement<{ user_id: string }, [organizat
  * event stored since the pass above keeps its user's row. Set-based too: one read of these users'
  * events, not one probe per row.
  */
-export const ACTIVITY_STILL_WITHOUT_EVENTS = `organization_id = $1 AND user_id = ANY($2::text[]) AND user_id NOT IN (
-  SELECT ${EVENT_USER} FROM events e ${EVENT_USER_JOIN} WHERE ${USER_EVENTS('ANY($2::text[])')} AND ${EVENT_USER} IS NOT NULL)`;
+export const DELETE_ACTIVITY_WITHOUT_EVENTS = batchedDelete<[organizationId: string, users: string[]]>(
+  'events.delete-activity-without-events',
+  'user_activity',
+  `organization_id = $1 AND user_id = ANY($2::text[]) AND user_id NOT IN (
+     SELECT ${EVENT_USER} FROM events e ${EVENT_USER_JOIN} WHERE ${USER_EVENTS('ANY($2::text[])')} AND ${EVENT_USER} IS NOT NULL)`,
+);

@@ -1,4 +1,4 @@
-import { sqlStatement } from '@foresight/platform';
+import { batchedDelete, sqlStatement } from '@foresight/platform';
 import type { StoredUserId } from '../stored-user-id';
 import { EPOCH_MS, eventsSince } from '../user-history.sql';
 import type { UserWindowRow } from './user-window';
@@ -53,11 +53,15 @@ export const TOUCH_USERS = (changed: string) => `
 export const TOUCH_USERS_ANY_TIME = (where: string) => `UPDATE user_activity SET revision = revision + 1 WHERE ${where}`;
 
 /**
- * Retention's part ($1 the organization, `before` its cutoff): the kept windows that hold or count
- * an event older than the cutoff (first seen before it). Retention moves no revision: it deletes
- * only events older than its cutoff, which no other kept window holds.
+ * Retention's part: the kept windows of organization $1 that hold or count an event older than its
+ * cutoff $2 (first seen before it). Retention moves no revision: it deletes only events older than
+ * its cutoff, which no other kept window holds.
  */
-export const EXPIRED_KEPT_WINDOWS = (before: string) => `organization_id = $1 AND first_seen < ${EPOCH_MS(before)}`;
+export const EXPIRE_KEPT_WINDOWS = batchedDelete<[organizationId: string, before: string]>(
+  'events.expire-kept-windows',
+  'user_windows',
+  `organization_id = $1 AND first_seen < ${EPOCH_MS('$2::timestamptz')}`,
+);
 
 /**
  * The kept windows of users in `users` that serve a window from $3 as of $4. Two primary-key reads

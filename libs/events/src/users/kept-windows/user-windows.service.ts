@@ -4,7 +4,7 @@
  * user_windows under the user's revision so that serving and the next runs read one row instead of
  * the user's events. This folder reads kept windows (KEPT_WINDOW, KEPT_WINDOWS, KEPT_WINDOW_SERVES
  * for bulk scoring's read), keeps them (keep), and provides what retires them: the revision touches
- * ingestion and erasure run (TOUCH_USERS, TOUCH_USERS_ANY_TIME) and retention's deletion (expire).
+ * ingestion and erasure run (TOUCH_USERS, TOUCH_USERS_ANY_TIME) and retention's deletion (expire, EXPIRE_KEPT_WINDOWS).
  *
  * INVARIANT: a kept window is served only while it answers exactly as the user's events do. A row
  * `w` of user_windows serves [from, until) of its user, whose user_activity row is `a`, only when
@@ -44,10 +44,9 @@
  * activity row's (`first_seen` is never later than... see KEEP_WINDOWS).
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { deleteInBatches, LOGGER, type Logger, postgresErrorCode, SqlExecutor } from '@foresight/platform';
 import type { StoredUserId } from '../stored-user-id';
-import { EXPIRED_KEPT_WINDOWS, KEEP_WINDOWS, KEPT_WINDOW, KEPT_WINDOWS } from './kept-windows.sql';
+import { EXPIRE_KEPT_WINDOWS, KEEP_WINDOWS, KEPT_WINDOW, KEPT_WINDOWS } from './kept-windows.sql';
 import type { UserWindowRow, UserWindowSnapshot } from './user-window';
 
 /** Windows per statement (a few KB of events each). */
@@ -61,7 +60,6 @@ const WRITE_ROWS = 500;
 @Injectable()
 export class UserWindowsService {
   constructor(
-    private readonly dataSource: DataSource,
     private readonly sql: SqlExecutor,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -101,6 +99,6 @@ export class UserWindowsService {
 
   /** Retention's part: deletes the kept windows holding or counting an event older than `before`. */
   expire(organizationId: string, before: Date): Promise<number> {
-    return deleteInBatches(this.dataSource, 'user_windows', EXPIRED_KEPT_WINDOWS('$2::timestamptz'), [organizationId, before.toISOString()]);
+    return deleteInBatches(this.sql, EXPIRE_KEPT_WINDOWS, [organizationId, before.toISOString()]);
   }
 }
