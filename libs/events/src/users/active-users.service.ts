@@ -22,8 +22,9 @@ export interface ActiveUser {
   /** The user's first event ever (epoch ms). */
   firstSeenAt: number;
   /**
-   * The user's revision when the history was read whole (off the events, or off a kept window and the
-   * events stored since): a window worth keeping. Undefined when read off a window kept at that revision.
+   * The user's revision (with the activity row's version: REVISION_TO_KEEP) when the history was read
+   * whole (off the events, or off a kept window and the events stored since): a window worth keeping,
+   * under it. Undefined when read off a window kept at that revision. Opaque: only keeping reads it.
    */
   revisionToKeep: string | undefined;
 }
@@ -61,7 +62,9 @@ export class ActiveUsersService {
   /**
    * `onStart` hears the total and the inactive users' windows (ActiveUsersStart) before the first
    * `onUser`; with `afterUser`, only users sorting after it are read (a resumed run). All in one
-   * repeatable-read snapshot: a user changing meanwhile is read as they were when it began.
+   * repeatable-read snapshot (READ_SNAPSHOT, on the read replica when one is configured): a user
+   * changing meanwhile is read as they were when it began, and their window is then not kept
+   * (UserWindowsService.keep keeps only what the primary still holds).
    */
   async eachActiveUser(
     { organizationId, from, until, afterUser }: ActiveUsersRead,
@@ -71,7 +74,7 @@ export class ActiveUsersService {
     await this.sql.transaction(async (tx) => {
       const span: [string, string, string] = [organizationId, from.toISOString(), until.toISOString()];
       const toRead = await tx.rows(USERS_TO_READ, span);
-      const revisions = new Map(toRead.map((row) => [row.user_id, row.revision]));
+      const revisions = new Map(toRead.map((row) => [row.user_id, row.revision_to_keep]));
       const [[{ users: activeKept }], spans] = await Promise.all([tx.rows(ACTIVE_KEPT_USERS, span), tx.rows(USERS_READ_SPAN, [...span, [...revisions.keys()]])]);
       const firstSeen = new Map(spans.map((row) => [row.user_id, row.first_seen]));
       // No event from the window's start on: nothing to read, and a window of no events to keep.
@@ -113,7 +116,7 @@ async function* keptUsers(runner: SqlRunner, from: number): AsyncGenerator<Activ
     for (const row of rows) {
       const window = windowAsOf(row, from, Infinity);
       // Extended by the events stored since: whole as of the run's snapshot, and worth keeping at its revision.
-      const revisionToKeep = row.recent == null ? undefined : (row.revision ?? undefined);
+      const revisionToKeep = row.recent == null ? undefined : row.revision_to_keep;
       yield { user: row.user_id, history: window?.events ?? [], firstSeenAt: window?.firstSeenAt ?? Infinity, revisionToKeep };
     }
   }

@@ -1,6 +1,6 @@
 import { sqlStatement } from '@foresight/platform';
 import { historyColumns, type HistoryRow } from './history-cursor';
-import { KEPT_WINDOW_COLUMNS, KEPT_WINDOW_SERVES } from './kept-windows/kept-windows.sql';
+import { KEPT_WINDOW_COLUMNS, KEPT_WINDOW_SERVES, REVISION_TO_KEEP } from './kept-windows/kept-windows.sql';
 import type { UserWindowRow } from './kept-windows/user-window';
 import type { StoredUserId } from './stored-user-id';
 import { EPOCH_MS, LINKED_ANONYMOUS_EVENTS_JOIN, OWN_EVENTS } from './user-history.sql';
@@ -16,11 +16,11 @@ type Run = [organizationId: string, from: string, until: string];
 
 const SERVING_KEPT_WINDOW = KEPT_WINDOW_SERVES('$2', '$3');
 
-/** Users whose window is read off the events, with their revision (to keep the window under). */
-export const USERS_TO_READ = sqlStatement<{ user_id: StoredUserId; revision: string }, Run>(
+/** Users whose window is read off the events, with what keeping their window checks (REVISION_TO_KEEP). */
+export const USERS_TO_READ = sqlStatement<{ user_id: StoredUserId; revision_to_keep: string }, Run>(
   'events.active-users-to-read',
   `
-  SELECT a.user_id, a.revision::text AS revision
+  SELECT a.user_id, ${REVISION_TO_KEEP} AS revision_to_keep
     FROM user_activity a LEFT JOIN user_windows w ON w.organization_id = a.organization_id AND w.user_id = a.user_id AND ${SERVING_KEPT_WINDOW}
    WHERE a.organization_id = $1 AND w.user_id IS NULL`,
 );
@@ -82,7 +82,7 @@ export const DECLARE_KEPT_WINDOWS = sqlStatement<never, [...Run, afterUser: Stor
   'events.declare-kept-windows',
   `
   DECLARE kept_windows NO SCROLL CURSOR FOR
-  SELECT w.user_id COLLATE "C" AS user_id, ${KEPT_WINDOW_COLUMNS}
+  SELECT w.user_id COLLATE "C" AS user_id, ${KEPT_WINDOW_COLUMNS}, ${REVISION_TO_KEEP} AS revision_to_keep
     FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
    WHERE w.organization_id = $1 AND ${SERVING_KEPT_WINDOW} AND ($4::text IS NULL OR w.user_id COLLATE "C" > $4)
      AND (w.last_seen >= ${EPOCH_MS('$2::timestamptz')} OR w.events <> '[]' OR w.revision <> a.revision)
@@ -90,7 +90,7 @@ export const DECLARE_KEPT_WINDOWS = sqlStatement<never, [...Run, afterUser: Stor
 );
 
 /** Kept rows per round trip (a few KB each). */
-export const FETCH_KEPT_WINDOWS = sqlStatement<UserWindowRow & { user_id: StoredUserId }, []>('events.fetch-kept-windows', 'FETCH 2000 FROM kept_windows');
+export const FETCH_KEPT_WINDOWS = sqlStatement<UserWindowRow & { user_id: StoredUserId; revision_to_keep: string }, []>('events.fetch-kept-windows', 'FETCH 2000 FROM kept_windows');
 
 /** The events from $2 on (no end) of the users $3, by user (byte order) then time: both branches of the rule. */
 export const DECLARE_READ_HISTORIES = sqlStatement<never, [organizationId: string, from: string, users: readonly StoredUserId[]]>(

@@ -26,6 +26,17 @@ export const DELTA_MARGIN_MS = 3_600_000;
  */
 export const KEPT_WINDOW_HOLDS = `(w.revision = a.revision OR (w.revision = a.delta_base AND a.revision = a.delta_base + a.delta_count))`;
 
+/**
+ * What a read that may be kept records of the user's activity row `a` (ActiveUser.revisionToKeep,
+ * UserWindowSnapshot.revision): its revision and its row version (xmin), which KEEP_WINDOWS both
+ * compare with the row it locks. The revision alone is not enough for a read from an older snapshot
+ * (bulk scoring's, or the replica's): erasure deletes the activity row, and the user's next event
+ * creates one whose revision starts over at 1, so a window holding the erased events could meet the
+ * new row at the same revision. The new row is another row version, and no transaction id is reused
+ * within the minutes a read waits to be kept.
+ */
+export const REVISION_TO_KEEP = `a.revision::text || '/' || a.xmin::text`;
+
 /** `w` serves a window from `from` as of `asOf` (windowAsOf: any later start, any later end). */
 export const KEPT_WINDOW_SERVES = (from: string, asOf: string) => `${KEPT_WINDOW_HOLDS} AND w.window_from <= ${from} AND w.taken_at <= ${asOf}`;
 
@@ -86,8 +97,8 @@ export const KEPT_WINDOWS = sqlStatement<UserWindowRow & { user_id: StoredUserId
 );
 
 /**
- * Keeps windows at the revision they were read at, when that is still the user's revision
- * (otherwise the window is outdated already, or the user erased) and none of its events is older
+ * Keeps windows at the revision they were read at, when that is still the user's revision and
+ * activity row (REVISION_TO_KEEP; otherwise the window is outdated already, or the user erased) and none of its events is older
  * than the organization's retention (a window read before a retention run deleted the user's first
  * events must not outlive the run). A window kept at the same revision stays: it answers the same
  * for any later window.
@@ -102,6 +113,7 @@ export const KEEP_WINDOWS = sqlStatement<
   [
     organizationIds: string[],
     users: StoredUserId[],
+    /** REVISION_TO_KEEP as read. */
     revisions: string[],
     windowFrom: number[],
     takenAt: number[],
@@ -113,10 +125,11 @@ export const KEEP_WINDOWS = sqlStatement<
   'events.keep-windows',
   `
   WITH current AS (
-    SELECT u.* FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::text[])
-             AS u(organization_id, user_id, revision, window_from, taken_at, first_seen, last_seen, events)
+    SELECT u.organization_id, u.user_id, a.revision, u.window_from, u.taken_at, u.first_seen, u.last_seen, u.events
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::text[])
+             AS u(organization_id, user_id, read_as, window_from, taken_at, first_seen, last_seen, events)
       JOIN organizations o ON o.id = u.organization_id AND u.first_seen >= date_part('epoch', now() - o.retention_days * interval '1 day') * 1000
-      JOIN user_activity a ON a.organization_id = u.organization_id AND a.user_id = u.user_id AND a.revision = u.revision
+      JOIN user_activity a ON a.organization_id = u.organization_id AND a.user_id = u.user_id AND ${REVISION_TO_KEEP} = u.read_as
      ORDER BY u.organization_id, u.user_id FOR UPDATE OF a
   ), based AS (
     -- Each step joins one row set by a primary key, never two of these CTEs together (no statistics: nested loops).

@@ -21,7 +21,7 @@ export interface UserWindowRow {
   recent?: string | null;
 }
 
-/** A window bulk scoring read, to keep in user_windows under the revision it was read at. */
+/** A window bulk scoring read, to keep in user_windows under the revision it was read at (`revision`: REVISION_TO_KEEP as read). */
 export interface UserWindowSnapshot {
   organizationId: string;
   user: StoredUserId;

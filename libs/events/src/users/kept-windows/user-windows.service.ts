@@ -4,7 +4,7 @@
  * user_windows under the user's revision so that serving and the next runs read one row instead of
  * the user's events. This folder reads kept windows (KEPT_WINDOW, KEPT_WINDOWS, KEPT_WINDOW_SERVES
  * for bulk scoring's read), keeps them (keep), and provides what retires them: the revision touches
- * ingestion and erasure run (TOUCH_USERS, TOUCH_USERS_ANY_TIME) and retention's deletion (expire, EXPIRE_KEPT_WINDOWS).
+ * ingestion and erasure run (TOUCH_USERS, TOUCH_USERS_ANY_TIME) and retention's deletion (expire).
  *
  * INVARIANT: a kept window is served only while it answers exactly as the user's events do. A row
  * `w` of user_windows serves [from, until) of its user, whose user_activity row is `a`, only when
@@ -25,23 +25,20 @@
  *   - Retention moves no revision: it deletes only events older than its cutoff, first deleting
  *     every kept window first seen before it (expire), and the activity rows (so the windows) of
  *     users left with no event. A kept window first seen at or after the cutoff holds no deleted event.
- *   - Keeping (keep, KEEP_WINDOWS) stores a window only at the user's current revision, checked with
- *     the activity row locked (in ingestion's lock order), and only when it is first seen within the
- *     organization's retention; it sets delta_base to that revision, delta_count to 0 and delta_from
+ *   - Keeping (keep, KEEP_WINDOWS) stores a window only while the user's activity row is the one it
+ *     was read from, unchanged (REVISION_TO_KEEP: revision and row version, compared with the row
+ *     locked in ingestion's lock order), and only when it is first seen within the organization's
+ *     retention; it sets delta_base to that revision, delta_count to 0 and delta_from
  *     DELTA_MARGIN_MS before the taking. A kept window is replaced only by one of a later revision.
- * Reads that feed keep may come from an older snapshot: bulk scoring reads in one repeatable-read
- * transaction, on the read replica when DATABASE_READ_URL is set (ActiveUsersService). Such a window
- * carries its snapshot's revision, and keep stores it only if the primary's revision is still that
- * one, so it is served only while the primary's revision equals it (or counts deltas from it). Two
- * states of one activity row with the same revision hold the same events, because each change moves
- * the revision in its own transaction, except for retention (covered by the first-seen check, given
- * retention_days is not raised in between) and except across the deletion of the activity row:
- * revisions of a row created again start over at 1 (see the note on a re-created user below).
- *
- * A re-created user: erasure deletes the activity row, and the user's next event creates one at
- * revision 1. A window read before the erasure at revision 1 and kept after the new event would
- * pass the revision check; keep refuses it because it compares the window's first sighting with the
- * activity row's (`first_seen` is never later than... see KEEP_WINDOWS).
+ * Reads that feed keep come from an older snapshot: bulk scoring reads in one repeatable-read
+ * transaction, on the read replica when DATABASE_READ_URL is set (ActiveUsersService). A window read
+ * there is kept only if the primary's activity row is still the row version the snapshot saw, so it
+ * holds exactly the events the primary holds at that revision: every change but retention moves the
+ * revision in its own transaction; retention is covered by the first-seen check (as long as
+ * retention_days is not raised between the read and the keep: events deleted under the shorter
+ * retention would then be kept); and a row deleted (erasure, retention of the last event) and created
+ * again, whose revision starts over at 1, is another row version. From then on the window is served
+ * only while the primary's revision equals it (or counts deltas from it), as above.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { deleteInBatches, LOGGER, type Logger, postgresErrorCode, SqlExecutor } from '@foresight/platform';
