@@ -7,6 +7,15 @@ import type { UserWindowRow } from './user-window';
  * The kept window's SQL: when one may be served (the invariant in user-windows.service.ts), how one
  * is kept, and the revision touches and deletions that retire one. Users' windows are aliased `w`
  * (user_windows) and their activity rows `a` (user_activity).
+ *
+ * user_windows (1764750000000): `events` holds the user's events from `window_from` on, JSON text of
+ * FEATURE_EVENT_ARRAYs, oldest first, with no upper bound (a window ending later is read off the same
+ * row); `first_seen` is the user's first event ever and `last_seen` the latest before `taken_at`
+ * (epoch ms); `revision` the activity row's revision it was read at. Its foreign key deletes it with
+ * the activity row. user_activity's delta columns (1764760000000): `delta_count` revisions after
+ * `delta_base` each stored only events dated at or after `delta_from`; the defaults (0, 0, infinity)
+ * never hold a window, and a writer that does not know them (an earlier release during a rolling
+ * upgrade) moves the revision without counting, which retires the window: safe.
  */
 
 /**
