@@ -14,7 +14,7 @@ import { DataSource } from 'typeorm';
 import { DEMO_INTENT_SIGNALS, type DemoIntentSignal, type DemoUserTruth, oracleProbability } from '@foresight/demo';
 import { UserEventsService } from '@foresight/events';
 import { ACTIVE_DAYS, DatasetBuilderService, isValidationUser, planTraining, rocAuc, type TrainingPlan, type TrainingSet, type TrainingSplit, trainModel } from '@foresight/models';
-import { loadConfig, RawQueriesService } from '@foresight/platform';
+import { loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';
@@ -58,9 +58,11 @@ benchmark('bench_train', async (suite) => {
   const python = ensureReferenceLearners();
   const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
   const dataSource = await new DataSource({ type: 'postgres', url: suite.env.DATABASE_URL }).initialize();
-  // The matrix is read, never written: the events writer UserEventsService also holds is not needed here.
-  const userEvents = new UserEventsService(dataSource, new RawQueriesService(dataSource), undefined as never);
-  const builder = new DatasetBuilderService(userEvents, loadConfig({ ...suite.env, ...TRAINING_ENV }));
+  // The matrix is read, never written: the events writer and kept windows UserEventsService also holds are not needed here.
+  const config = loadConfig({ ...suite.env, ...TRAINING_ENV });
+  const sql = new SqlExecutor(dataSource, config, console as unknown as Logger);
+  const userEvents = new UserEventsService(sql, undefined as never, undefined as never);
+  const builder = new DatasetBuilderService(userEvents, config);
   const report: string[] = [];
   try {
     for (const signal of SIGNALS) report.push(...(await benchMode(suite, api, builder, signal, python)));

@@ -1,5 +1,5 @@
-import { DataSource, type Logger } from 'typeorm';
-import type { AppConfig } from '@foresight/platform';
+import { DataSource, type EntityManager, type Logger } from 'typeorm';
+import { type AppConfig, loadConfig, type Logger as AppLogger, SqlExecutor, type SqlRunner } from '@foresight/platform';
 import type { EventRow } from '../../libs/events/src/ingest/event-row';
 import { EventWriterService } from '../../libs/events/src/ingest/event-writer.service';
 import type { StoredUserId } from '../../libs/events/src/users/stored-user-id';
@@ -9,7 +9,7 @@ import { TestSuite } from '../support/suite';
  * The group-commit writer on real Postgres: how it claims messageIds, and how it moves the revisions
  * of the users whose history changed. A group claims messageIds with one COPY unless one of its
  * organizations met a duplicate in its last claim; then, and after a COPY that met one, it claims row
- * by row (CLAIM_MESSAGE_KEYS_SQL). One organization's retries must not move another's groups off the
+ * by row (CLAIM_MESSAGE_KEYS). One organization's retries must not move another's groups off the
  * bulk path. Concurrent groups lock users' activity rows in one order, whatever order their events came in.
  */
 describe('event writer: messageId claims and user revisions', () => {
@@ -26,11 +26,28 @@ describe('event writer: messageId claims and user revisions', () => {
     log: () => undefined,
   };
 
+  /** The executor, recording the names of the statements the writer runs in its transactions beside TypeORM's own (BEGIN, ROLLBACK…). */
+  class RecordingSqlExecutor extends SqlExecutor {
+    override within(manager: EntityManager): SqlRunner {
+      const runner = super.within(manager);
+      const recorded =
+        (method: keyof SqlRunner) =>
+        (...[statement, params]: Parameters<SqlRunner['rows']>) => {
+          statements.push(statement.name);
+          return runner[method](statement, params);
+        };
+      return { rows: recorded('rows'), first: recorded('first'), arrays: recorded('arrays'), affected: recorded('affected') } as SqlRunner;
+    }
+  }
+  let sql: SqlExecutor;
+  const newWriter = () => new EventWriterService(dataSource, sql, { embedded: false } as AppConfig);
+
   beforeAll(async () => {
     suite = await TestSuite.create('event_writer');
     dataSource = new DataSource({ type: 'postgres', url: suite.env.DATABASE_URL, logging: ['query'], logger });
     await dataSource.initialize();
-    writer = new EventWriterService(dataSource, { embedded: false } as AppConfig);
+    sql = new RecordingSqlExecutor(dataSource, loadConfig(suite.env), { error: () => undefined } as unknown as AppLogger);
+    writer = newWriter();
   });
 
   afterAll(async () => {
@@ -64,8 +81,8 @@ describe('event writer: messageId claims and user revisions', () => {
       messageIds.map((id) => row(organizationId, id)),
       { changedUsers: false },
     );
-    const claimedRowWise = statements.some((sql) => sql.startsWith('INSERT INTO event_message_keys'));
-    const rolledBack = statements.some((sql) => sql === 'ROLLBACK');
+    const claimedRowWise = statements.includes('events.claim-message-keys');
+    const rolledBack = statements.includes('ROLLBACK');
     return { accepted, duplicates, claim: claimedRowWise ? (rolledBack ? 'copy, then row-wise' : 'row-wise') : 'copy' };
   }
 
@@ -117,7 +134,7 @@ describe('event writer: messageId claims and user revisions', () => {
     const users = Array.from({ length: 300 }, (_, i) => `u-${String(i).padStart(3, '0')}`);
     await sendRows(users.map((userId) => row(organization, `link-${userId}`, { userId, anonymousId: `anon-${userId}` })));
     // Separate writers, so each request is a group of its own, all in flight at once.
-    const writers = Array.from({ length: 3 }, () => new EventWriterService(dataSource, { embedded: false } as AppConfig));
+    const writers = Array.from({ length: 3 }, newWriter);
     const orders = [users, [...users].reverse(), users.map((userId) => `anon-${userId}`)];
     statements.length = 0;
     for (let round = 0; round < 10; round++) {
@@ -131,7 +148,7 @@ describe('event writer: messageId claims and user revisions', () => {
       );
     }
     // A deadlock would roll a group back to retry it.
-    expect(statements.filter((sql) => sql === 'ROLLBACK')).toEqual([]);
+    expect(statements.filter((statement) => statement === 'ROLLBACK')).toEqual([]);
     expect(new Set(Object.values(await revisions(organization)))).toEqual(new Set([1 + 3 * 10]));
   });
 });

@@ -1,9 +1,9 @@
 import { DataSource } from 'typeorm';
 import { type ActiveUser, type ActiveUsersStart, type StoredUserId, type UserEventWindow, type UserWindowSnapshot, windowToKeep } from '@foresight/events';
-import { type Logger, RawQueriesService } from '@foresight/platform';
+import { loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
 import { ActiveUsersService } from '../../libs/events/src/users/active-users.service';
+import { UserWindowsService } from '../../libs/events/src/users/kept-windows/user-windows.service';
 import { UserEventsService } from '../../libs/events/src/users/user-events.service';
-import { UserWindowsService } from '../../libs/events/src/users/user-windows.service';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
@@ -38,10 +38,12 @@ describe('user windows: kept windows answer as the events do', () => {
     other = await suite.createOrganization('windows_hostile');
     api = await startApi(suite.env);
     dataSource = await new DataSource({ type: 'postgres', url: suite.env.DATABASE_URL }).initialize();
-    userWindows = new UserWindowsService(dataSource, { warn: (entry: unknown) => void warnings.push(entry) } as unknown as Logger);
+    const logger = { warn: (entry: unknown) => void warnings.push(entry), error: (entry: unknown) => void warnings.push(entry) } as unknown as Logger;
+    const sql = new SqlExecutor(dataSource, loadConfig(suite.env), logger);
+    userWindows = new UserWindowsService(sql, logger);
     // Reads only: the events writer UserEventsService also holds is not needed.
-    userEvents = new UserEventsService(dataSource, new RawQueriesService(dataSource), undefined as never);
-    activeUsers = new ActiveUsersService(dataSource);
+    userEvents = new UserEventsService(sql, undefined as never, userWindows);
+    activeUsers = new ActiveUsersService(sql);
   });
 
   afterAll(async () => {

@@ -15,9 +15,9 @@ import { SegmentMetricsService } from './segment/segment-metrics.service';
 import { SessionsService } from './sessions/sessions.service';
 import { SuppressionListService } from './suppression/suppression-list.service';
 import { ActiveUsersService } from './users/active-users.service';
+import { UserWindowsService } from './users/kept-windows/user-windows.service';
 import { UserEventsService } from './users/user-events.service';
 import { UserIdsService } from './users/user-ids.service';
-import { UserWindowsService } from './users/user-windows.service';
 
 @Module({
   imports: [AuthModule, BullModule.registerQueue({ name: QUEUES.events }), UserActivityModule],

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { invalidRequest } from '@foresight/platform';
+import { invalidRequest, SqlExecutor } from '@foresight/platform';
 import { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
-import type { StoredUserEventRow } from '../users/user-events.service';
+import type { StoredUserEventRow } from '../users/user-events.sql';
+import { LATEST_LIVE_EVENTS, LIVE_EVENTS_AFTER } from './live-events.sql';
 
 /**
  * received_at is stamped by the API before its group commit: an event stamped just before a read can
- * commit just after it. The feed shows events this long after their stamp, so a cursor never passes one.
+ * commit just after it. The feed shows events this long after their stamp, so a cursor never passes
+ * one. The feed reads the primary: this settling is measured against the primary's commits, and a
+ * replica's lag (which can exceed it) would let a cursor pass events committed but not yet replayed.
  */
 const SETTLE_MS = 2_000;
 
@@ -35,13 +37,11 @@ export interface LiveEventsPage {
 /** The same columns export reads. */
 type LiveEventRow = StoredUserEventRow;
 
-const LIVE_COLUMNS = 'message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at, properties, context, encryption_key_id';
-
 /** The organization's events in arrival order, for watching the first events of a new install land. */
 @Injectable()
 export class LiveEventsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     private readonly cipher: EventPayloadCipherService,
   ) {}
 
@@ -50,19 +50,10 @@ export class LiveEventsService {
     const settled = new Date(Date.now() - SETTLE_MS).toISOString();
     let rows: LiveEventRow[];
     if (options.after === undefined) {
-      rows = await this.dataSource.query(
-        `SELECT ${LIVE_COLUMNS} FROM events
-          WHERE organization_id = $1 AND received_at <= $2 ORDER BY received_at DESC, message_id DESC LIMIT $3`,
-        [organizationId, settled, options.limit],
-      );
+      rows = await this.sql.rows(LATEST_LIVE_EVENTS, [organizationId, settled, options.limit]);
     } else {
       const cursor = parseCursor(options.after);
-      const ascending: LiveEventRow[] = await this.dataSource.query(
-        `SELECT ${LIVE_COLUMNS} FROM events
-          WHERE organization_id = $1 AND received_at <= $2 AND (received_at, message_id) > ($3::timestamptz, $4::text)
-          ORDER BY received_at, message_id LIMIT $5`,
-        [organizationId, settled, cursor.receivedAt, cursor.messageId, options.limit],
-      );
+      const ascending = await this.sql.rows(LIVE_EVENTS_AFTER, [organizationId, settled, cursor.receivedAt, cursor.messageId, options.limit]);
       rows = ascending.reverse();
     }
     const newest = rows[0];

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { SqlExecutor } from '@foresight/platform';
 import type { StoredUserId } from '../users/stored-user-id';
 import { UserEventsService } from '../users/user-events.service';
 import { UserIdsService } from '../users/user-ids.service';
+import { SUPPRESS_IDS, SUPPRESSED_IDS, UNSUPPRESS_USER } from './suppression-list.sql';
 
 /** How long a process trusts its copy of an organization's list; other replicas see a change within this. */
 const LIST_TTL_MS = 5_000;
@@ -22,7 +23,7 @@ export class SuppressionListService {
   private readonly lists = new Map<string, CachedList>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly sql: SqlExecutor,
     private readonly userIds: UserIdsService,
     private readonly userEvents: UserEventsService,
   ) {}
@@ -34,21 +35,19 @@ export class SuppressionListService {
   async suppress(organizationId: string, storedUserId: StoredUserId): Promise<void> {
     const links = await this.userEvents.linkedAnonymousIds(organizationId, storedUserId);
     const ids = [storedUserId, ...links.map((link) => link.anonymousId)];
-    await this.dataSource.query(
-      `INSERT INTO suppressed_users (organization_id, id_hash, user_hash) SELECT $1, id_hash, $3 FROM unnest($2::text[]) AS id_hash ON CONFLICT DO NOTHING`,
-      [organizationId, ids.map((id) => this.userIds.userHash(organizationId, id)), this.userIds.userHash(organizationId, storedUserId)],
-    );
+    await this.sql.affected(SUPPRESS_IDS, [
+      organizationId,
+      ids.map((id) => this.userIds.userHash(organizationId, id)),
+      this.userIds.userHash(organizationId, storedUserId),
+    ]);
     this.lists.delete(organizationId);
   }
 
   /** Lifts the suppression of the user and of its anonymous ids; false when the user was not suppressed. */
   async unsuppress(organizationId: string, storedUserId: StoredUserId): Promise<boolean> {
-    const [, removed] = await this.dataSource.query<[unknown[], number]>(`DELETE FROM suppressed_users WHERE organization_id = $1 AND user_hash = $2`, [
-      organizationId,
-      this.userIds.userHash(organizationId, storedUserId),
-    ]);
+    const removed = await this.sql.affected(UNSUPPRESS_USER, [organizationId, this.userIds.userHash(organizationId, storedUserId)]);
     this.lists.delete(organizationId);
-    return Number(removed) > 0;
+    return removed > 0;
   }
 
   /** A test for stored ids of one request, or undefined when the organization suppresses nobody. */
@@ -61,7 +60,7 @@ export class SuppressionListService {
   private async list(organizationId: string): Promise<CachedList> {
     const cached = this.lists.get(organizationId);
     if (cached && Date.now() - cached.readAt < LIST_TTL_MS) return cached;
-    const rows: Array<{ id_hash: string }> = await this.dataSource.query(`SELECT id_hash FROM suppressed_users WHERE organization_id = $1`, [organizationId]);
+    const rows = await this.sql.rows(SUPPRESSED_IDS, [organizationId]);
     const fresh = { hashes: new Set(rows.map((row) => row.id_hash)), readAt: Date.now() };
     this.lists.set(organizationId, fresh);
     return fresh;

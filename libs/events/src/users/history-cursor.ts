@@ -1,7 +1,7 @@
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { SqlRunner, SqlStatement, SqlTransactionOptions } from '@foresight/platform';
 import type { StoredUserId } from './stored-user-id';
 import type { UserEvent } from './user-event';
-import { EPOCH_MS } from './user-events.sql';
+import { EPOCH_MS } from './user-history.sql';
 
 /**
  * The columns of a cursor over events (aliased `e`, or `of`) that reads users' histories: the user
@@ -12,7 +12,7 @@ export const historyColumns = (user: string, of = 'e') =>
   `${user} COLLATE "C" AS user_id, ${EPOCH_MS(`${of}.occurred_at`)} AS t, ${of}.event, ${of}.session_id, ${of}.screen, ${of}.dwell_ms, ` +
   `${of}.hesitation_ms, ${of}.scroll_depth, ${of}.numeric_properties`;
 
-interface HistoryRow {
+export interface HistoryRow {
   user_id: StoredUserId;
   t: number;
   event: string;
@@ -25,44 +25,31 @@ interface HistoryRow {
 }
 
 /**
- * Runs `read` in one repeatable-read transaction of its own connection (the snapshot every cursor of
- * it reads), without JIT: cursors over many events sort them once, and JIT compiles for seconds and
- * saves nothing on that.
+ * The snapshot a cursor read runs in: one repeatable-read transaction (every cursor of it reads the
+ * same state), on the read replica when one is configured (training and bulk scoring tolerate its
+ * lag), without JIT: cursors over many events sort them once, and JIT compiles for seconds and saves
+ * nothing on that.
  */
-export async function inReadSnapshot<T>(dataSource: DataSource, read: (runner: QueryRunner) => Promise<T>): Promise<T> {
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
-  try {
-    await runner.startTransaction('REPEATABLE READ');
-    await runner.query(`SET LOCAL jit = off`);
-    const result = await read(runner);
-    await runner.commitTransaction();
-    return result;
-  } catch (error) {
-    if (runner.isTransactionActive) await runner.rollbackTransaction();
-    throw error;
-  } finally {
-    await runner.release();
-  }
-}
+export const READ_SNAPSHOT: SqlTransactionOptions = { on: 'replica', isolation: 'REPEATABLE READ', readOnly: true, jit: false };
 
 /**
- * The rows of a declared cursor, `rows` per round trip. The next batch is requested before this one
- * is handed out, so the database produces it meanwhile; one requested when the reader stops (or
- * throws) settles before the generator returns, so the transaction can end on the same connection.
+ * The rows of a declared cursor, one `fetch` (`FETCH n FROM cursor`) per round trip. The next batch
+ * is requested before this one is handed out, so the database produces it meanwhile; one requested
+ * when the reader stops (or throws) settles before the generator returns, so the transaction can end
+ * on the same connection.
  */
-export async function* cursorBatches<T>(runner: QueryRunner, cursor: string, rows: number): AsyncGenerator<T[]> {
-  const fetch = (): Promise<T[]> => runner.query(`FETCH ${rows} FROM ${cursor}`);
-  let next = fetch();
+export async function* cursorBatches<T>(runner: SqlRunner, fetch: SqlStatement<T, []>): AsyncGenerator<T[]> {
+  const next = (): Promise<T[]> => runner.rows(fetch, []);
+  let pending = next();
   try {
     for (;;) {
-      const batch = await next;
+      const batch = await pending;
       if (batch.length === 0) return;
-      next = fetch();
+      pending = next();
       yield batch;
     }
   } finally {
-    await next.catch(() => undefined);
+    await pending.catch(() => undefined);
   }
 }
 

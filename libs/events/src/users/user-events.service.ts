@@ -1,50 +1,41 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { deleteInBatches, RawQueriesService, SameTurnBatches } from '@foresight/platform';
+import { deleteInBatches, SameTurnBatches, SqlExecutor } from '@foresight/platform';
 import type { EventRow } from '../ingest/event-row';
 import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
-import { cursorBatches, historyColumns, inReadSnapshot, userHistories } from './history-cursor';
+import { cursorBatches, READ_SNAPSHOT, userHistories } from './history-cursor';
+import { type UserWindowRow, windowAsOf } from './kept-windows/user-window';
+import { UserWindowsService } from './kept-windows/user-windows.service';
 import { type StoredUserId, storedUserIdFromStorage } from './stored-user-id';
 import type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './user-event';
 import {
-  ACTIVITY_STILL_WITHOUT_EVENTS,
-  EPOCH_MS,
-  ERASABLE_ACTIVITY,
-  ERASABLE_EVENTS,
-  ERASABLE_IDENTITIES,
-  EVENT_USER,
-  EVENT_USER_JOIN,
-  EVENTS_WINDOW_SQL,
-  EVENTS_WINDOWS_SQL,
-  KEPT_WINDOW_SQL,
-  KEPT_WINDOWS_SQL,
-  REVISION_SQL,
-  SESSION_USER_SQL,
-  TARGET_REACHED_SQL,
-  USER_EVENTS,
-  USERS_WITHOUT_EVENTS_SQL,
+  DECLARE_USER_HISTORIES,
+  DELETE_ACTIVITY_WITHOUT_EVENTS,
+  ERASABLE_EVENTS_OF,
+  ERASABLE_REMAINING,
+  ERASE_USER,
+  EVENTS_WINDOW,
+  EVENTS_WINDOWS,
+  EXPIRE_EVENTS,
+  FETCH_USER_HISTORIES,
+  FIRST_SEEN,
+  FREQUENT_EVENTS,
+  FREQUENT_NUMERIC_PROPERTIES,
+  FREQUENT_SCREENS,
+  HAS_EVENTS,
+  LATEST_EVENTS,
+  LINKED_ANONYMOUS_IDS,
+  SESSION_USER,
+  SIGNALS_SENT,
+  type StoredUserEventRow,
+  TARGET_REACHED,
+  TIMELINE,
+  USER_REVISION,
+  USERS_WHO_DID,
+  USERS_WITHOUT_EVENTS,
 } from './user-events.sql';
-import { type UserWindowRow, windowAsOf } from './user-window';
 
 /** Users whose activity rows one retention statement deletes (each checked again for events). */
 const ACTIVITY_DELETE_USERS = 2_000;
-
-/** Rows a training cursor fetches per round trip. */
-const CURSOR_FETCH_ROWS = 20_000;
-
-/** An event of the user's, as export shows it (payloads still sealed). */
-export interface StoredUserEventRow {
-  message_id: string;
-  event: string;
-  user_id: string | null;
-  anonymous_id: string | null;
-  session_id: string | null;
-  occurred_at: Date;
-  received_at: Date;
-  properties: string | null;
-  context: string | null;
-  encryption_key_id: string | null;
-}
 
 /** One request's window: a user's events from `from` until `until` (epoch ms). */
 interface WindowAsk {
@@ -55,7 +46,9 @@ interface WindowAsk {
 
 /**
  * "The user" of libs/events: every query over the events, identities and user_activity tables, all
- * following the one rule of user-events.sql.ts. Other libs read a user's behavior only through here.
+ * following the one rule of user-history.sql.ts. Other libs read a user's behavior only through here.
+ * Serving's reads, revisions and erasure run on the primary (they must see the latest writes);
+ * training's reads and monitoring's outcomes on the read replica when one is configured.
  */
 @Injectable()
 export class UserEventsService {
@@ -65,9 +58,9 @@ export class UserEventsService {
   );
 
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly queries: RawQueriesService,
+    private readonly sql: SqlExecutor,
     private readonly writer: EventWriterService,
+    private readonly keptWindows: UserWindowsService,
   ) {}
 
   /**
@@ -80,9 +73,9 @@ export class UserEventsService {
 
   /**
    * The serving window [from, until) of one user; undefined when the organization has no event of the
-   * user before `until`. Read off the window bulk scoring kept while the user's revision holds, else
-   * off the events. The windows an organization's requests ask for in the same turn of the event loop
-   * are read together, in one round trip for all of them.
+   * user before `until`. Read off the window bulk scoring kept while it holds (UserWindowsService),
+   * else off the events. The windows an organization's requests ask for in the same turn of the event
+   * loop are read together, in one round trip for all of them.
    */
   window(organizationId: string, user: StoredUserId, from: Date, until: Date): Promise<UserEventWindow | undefined> {
     return this.windowAsks.add(organizationId, { user, from: from.getTime(), until: until.getTime() });
@@ -102,10 +95,9 @@ export class UserEventsService {
     if (asks.length === 0) return [];
     if (asks.length === 1) {
       const [{ user, from, until }] = asks;
-      const params = [organizationId, user, new Date(from).toISOString(), new Date(until).toISOString()];
-      const [kept] = await this.queries.prepared<UserWindowRow>('events.kept-window', KEPT_WINDOW_SQL, params);
-      const row = kept ?? (await this.queries.prepared<UserWindowRow>('events.events-window', EVENTS_WINDOW_SQL, params))[0];
-      return [windowAsOf(row, from, until)];
+      const kept = await this.keptWindows.read(organizationId, user, new Date(from), new Date(until));
+      const row = kept ?? (await this.sql.first(EVENTS_WINDOW, [organizationId, user, new Date(from).toISOString(), new Date(until).toISOString()]));
+      return [windowAsOf(row as UserWindowRow, from, until)];
     }
     const since = Math.min(...asks.map((ask) => ask.from));
     const asOf = Math.min(...asks.map((ask) => ask.until));
@@ -115,12 +107,10 @@ export class UserEventsService {
 
   /** The window rows of distinct users from `since` as of `asOf`: the kept ones, then the others read off the events. */
   private async windowRows(organizationId: string, users: readonly StoredUserId[], since: number, asOf: number): Promise<Map<StoredUserId, UserWindowRow>> {
-    const params = [new Date(since).toISOString(), new Date(asOf).toISOString()];
-    const kept = await this.queries.prepared<UserWindowRow & { user_id: StoredUserId }>('events.kept-windows', KEPT_WINDOWS_SQL, [organizationId, users, ...params]);
-    const rows = new Map<StoredUserId, UserWindowRow>(kept.map((row) => [row.user_id, row]));
+    const rows = await this.keptWindows.readMany(organizationId, users, new Date(since), new Date(asOf));
     const unkept = users.filter((user) => !rows.has(user));
     if (unkept.length > 0) {
-      const read = await this.queries.preparedWithoutJit<UserWindowRow>('events.events-windows', EVENTS_WINDOWS_SQL, [organizationId, unkept, ...params]);
+      const read = await this.sql.rows(EVENTS_WINDOWS, [organizationId, unkept, new Date(since).toISOString(), new Date(asOf).toISOString()]);
       unkept.forEach((user, i) => rows.set(user, read[i]));
     }
     return rows;
@@ -128,42 +118,33 @@ export class UserEventsService {
 
   /** user_activity's revision, moved by every change to the user's history; undefined without an activity row. */
   async revision(organizationId: string, user: StoredUserId): Promise<string | undefined> {
-    const [row] = await this.queries.prepared<{ revision: string }>('events.user-revision', REVISION_SQL, [organizationId, user]);
-    return row?.revision;
+    return (await this.sql.first(USER_REVISION, [organizationId, user]))?.revision;
   }
 
   async userOfSession(organizationId: string, sessionId: string): Promise<StoredUserId | undefined> {
-    const [row] = await this.queries.prepared<{ user_id: string }>('events.session-user', SESSION_USER_SQL, [organizationId, sessionId]);
+    const row = await this.sql.first(SESSION_USER, [organizationId, sessionId]);
     return row === undefined ? undefined : storedUserIdFromStorage(row.user_id);
   }
 
   async hasEvents(organizationId: string, user: StoredUserId): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM events e WHERE ${USER_EVENTS('$2')} LIMIT 1`, [organizationId, user]);
-    return rows.length > 0;
+    return (await this.sql.first(HAS_EVENTS, [organizationId, user])) !== undefined;
   }
 
   /** The user's events in [since, until), oldest first: occurrence time (epoch ms) and client session. */
-  async timeline(organizationId: string, user: StoredUserId, since?: Date, until?: Date): Promise<Array<{ occurredAt: number; sessionId: string | null }>> {
-    return this.dataSource.query(
-      `SELECT ${EPOCH_MS('e.occurred_at')} AS "occurredAt", e.session_id AS "sessionId"
-         FROM events e WHERE ${USER_EVENTS('$2')} AND e.occurred_at >= $3 AND e.occurred_at < $4 ORDER BY e.occurred_at`,
-      [organizationId, user, since?.toISOString() ?? '-infinity', until?.toISOString() ?? 'infinity'],
-    );
+  timeline(organizationId: string, user: StoredUserId, since?: Date, until?: Date): Promise<Array<{ occurredAt: number; sessionId: string | null }>> {
+    return this.sql.rows(TIMELINE, [organizationId, user, since?.toISOString() ?? '-infinity', until?.toISOString() ?? 'infinity']);
   }
 
   /** The user's latest events, newest first: names and times only (properties may hold personal data). */
   async latest(organizationId: string, user: StoredUserId, limit: number): Promise<RecentEvent[]> {
-    const rows = await this.dataSource.query<Array<{ event: string; occurred_at: Date; session_id: string | null }>>(
-      `SELECT e.event, e.occurred_at, e.session_id FROM events e WHERE ${USER_EVENTS('$2')} ORDER BY e.occurred_at DESC LIMIT $3`,
-      [organizationId, user, limit],
-    );
+    const rows = await this.sql.rows(LATEST_EVENTS, [organizationId, user, limit]);
     return rows.map((row) => ({ event: row.event, timestamp: row.occurred_at.toISOString(), sessionId: row.session_id }));
   }
 
-  /** For each span, whether the user did `event` in it (monitoring's outcomes), in the order given. */
+  /** For each span, whether the user did `event` in it (monitoring's outcomes, on the replica), in the order given. */
   async reached(organizationId: string, event: string, spans: readonly UserSpan[]): Promise<boolean[]> {
     if (spans.length === 0) return [];
-    const rows: Array<{ reached: boolean }> = await this.dataSource.query(TARGET_REACHED_SQL, [
+    const rows = await this.sql.replica.rows(TARGET_REACHED, [
       organizationId,
       spans.map((s) => s.user),
       spans.map((s) => s.after.toISOString()),
@@ -173,23 +154,19 @@ export class UserEventsService {
     return rows.map((row) => row.reached);
   }
 
+  /*
+   * Training's reads, on the replica: what a model is trained on tolerates the replica's lag.
+   */
+
   /** The `limit` most frequent event names of [from, until), sorted by name. */
   async frequentEvents(organizationId: string, from: Date, until: Date, limit: number): Promise<string[]> {
-    const rows: Array<{ event: string }> = await this.dataSource.query(
-      `SELECT event FROM events WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3
-        GROUP BY event ORDER BY count(*) DESC, event LIMIT $4`,
-      [organizationId, from.toISOString(), until.toISOString(), limit],
-    );
+    const rows = await this.sql.replica.rows(FREQUENT_EVENTS, [organizationId, from.toISOString(), until.toISOString(), limit]);
     return rows.map((r) => r.event).sort();
   }
 
   /** The screens (or urls) of [from, until) with their views, most viewed first, at most `limit` raw values. */
   async frequentScreens(organizationId: string, from: Date, until: Date, limit: number): Promise<Array<{ screen: string; views: number }>> {
-    const rows: Array<{ screen: string; views: string }> = await this.dataSource.query(
-      `SELECT screen, count(*) AS views FROM events WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3 AND screen IS NOT NULL
-        GROUP BY screen ORDER BY count(*) DESC, screen LIMIT $4`,
-      [organizationId, from.toISOString(), until.toISOString(), limit],
-    );
+    const rows = await this.sql.replica.rows(FREQUENT_SCREENS, [organizationId, from.toISOString(), until.toISOString(), limit]);
     return rows.map((r) => ({ screen: r.screen, views: Number(r.views) }));
   }
 
@@ -197,62 +174,35 @@ export class UserEventsService {
    * The `limit` numeric custom properties most often sent with the events `events` in [from, until),
    * most frequent first (ties by event, then key).
    */
-  async frequentNumericProperties(
-    organizationId: string,
-    events: readonly string[],
-    from: Date,
-    until: Date,
-    limit: number,
-  ): Promise<Array<{ event: string; key: string }>> {
-    return this.dataSource.query(
-      `SELECT e.event, p.key FROM events e, jsonb_object_keys(e.numeric_properties) AS p(key)
-        WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND e.event = ANY($4::text[])
-          AND e.numeric_properties IS NOT NULL
-        GROUP BY e.event, p.key ORDER BY count(*) DESC, e.event, p.key LIMIT $5`,
-      [organizationId, from.toISOString(), until.toISOString(), events, limit],
-    );
+  frequentNumericProperties(organizationId: string, events: readonly string[], from: Date, until: Date, limit: number): Promise<Array<{ event: string; key: string }>> {
+    return this.sql.replica.rows(FREQUENT_NUMERIC_PROPERTIES, [organizationId, from.toISOString(), until.toISOString(), events, limit]);
   }
 
   /** Which behavioral signals the organization's events of [from, until) carry at all. */
   async signalsSent(organizationId: string, from: Date, until: Date): Promise<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }> {
-    const [signals]: Array<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }> = await this.dataSource.query(
-      `SELECT coalesce(bool_or(dwell_ms IS NOT NULL), false) AS dwell, coalesce(bool_or(hesitation_ms IS NOT NULL), false) AS hesitation,
-              coalesce(bool_or(scroll_depth IS NOT NULL), false) AS "scrollDepth"
-         FROM events WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3`,
-      [organizationId, from.toISOString(), until.toISOString()],
-    );
+    // An aggregate without GROUP BY: always one row.
+    const [signals] = await this.sql.replica.rows(SIGNALS_SENT, [organizationId, from.toISOString(), until.toISOString()]);
     return signals;
   }
 
   /** The users who did `event` in [from, until) (training's sample is stratified by it). */
   async usersWhoDid(organizationId: string, event: string, from: Date, until: Date): Promise<Set<StoredUserId>> {
-    const rows: Array<{ user_id: StoredUserId }> = await this.dataSource.query(
-      `SELECT DISTINCT ${EVENT_USER} AS user_id
-         FROM events e ${EVENT_USER_JOIN}
-        WHERE e.organization_id = $1 AND e.event = $2 AND e.occurred_at >= $3 AND e.occurred_at < $4 AND ${EVENT_USER} IS NOT NULL`,
-      [organizationId, event, from.toISOString(), until.toISOString()],
-    );
+    const rows = await this.sql.replica.rows(USERS_WHO_DID, [organizationId, event, from.toISOString(), until.toISOString()]);
     return new Set(rows.map((r) => r.user_id));
   }
 
   /** When each user of the organization was first seen (epoch ms), over all their events. */
   async firstSeen(organizationId: string): Promise<Map<StoredUserId, number>> {
-    const rows: Array<{ user_id: StoredUserId; first_seen: Date }> = await this.dataSource.query(
-      `SELECT ${EVENT_USER} AS user_id, min(e.occurred_at) AS first_seen
-         FROM events e ${EVENT_USER_JOIN}
-        WHERE e.organization_id = $1 AND ${EVENT_USER} IS NOT NULL
-        GROUP BY 1`,
-      [organizationId],
-    );
+    const rows = await this.sql.replica.rows(FIRST_SEEN, [organizationId]);
     return new Map(rows.map((r) => [r.user_id, r.first_seen.getTime()]));
   }
 
   /**
    * The training cursor: every user's events of [from, until), one user at a time in user order,
-   * streamed through a server-side cursor in one repeatable-read snapshot (flat memory). With `users`,
-   * only theirs: a sample is chosen in SQL, so the cursor sorts and sends only its events. When
-   * `onUser` returns a promise, the cursor waits for it before the next user. Without `until`, the
-   * events have no end.
+   * streamed through a server-side cursor in one repeatable-read snapshot (flat memory; READ_SNAPSHOT).
+   * With `users`, only theirs: a sample is chosen in SQL, so the cursor sorts and sends only its
+   * events. When `onUser` returns a promise, the cursor waits for it before the next user. Without
+   * `until`, the events have no end.
    */
   async eachUserHistory(
     organizationId: string,
@@ -261,84 +211,49 @@ export class UserEventsService {
     users: readonly StoredUserId[] | null,
     onUser: (user: StoredUserId, history: UserEvent[]) => void | Promise<void>,
   ): Promise<void> {
-    await inReadSnapshot(this.dataSource, async (runner) => {
-      // Byte order ("C") groups a user's events as well as the database's collation and sorts with abbreviated keys.
-      await runner.query(
-        `DECLARE user_histories NO SCROLL CURSOR FOR
-           SELECT ${historyColumns(EVENT_USER)}
-             FROM events e ${EVENT_USER_JOIN}
-            WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND ($3::timestamptz IS NULL OR e.occurred_at < $3) AND ${EVENT_USER} IS NOT NULL
-              AND ($4::text[] IS NULL OR ${EVENT_USER} = ANY($4::text[]))
-            ORDER BY 1, e.occurred_at`,
-        [organizationId, from.toISOString(), until?.toISOString() ?? null, users],
-      );
-      for await (const [user, history] of userHistories(cursorBatches(runner, 'user_histories', CURSOR_FETCH_ROWS))) await onUser(user, history);
-    });
+    await this.sql.transaction(async (tx) => {
+      await tx.affected(DECLARE_USER_HISTORIES, [organizationId, from.toISOString(), until?.toISOString() ?? null, users]);
+      for await (const [user, history] of userHistories(cursorBatches(tx, FETCH_USER_HISTORIES))) await onUser(user, history);
+    }, READ_SNAPSHOT);
   }
 
   /** The anonymous ids linked to the user, oldest link first. */
   linkedAnonymousIds(organizationId: string, user: StoredUserId): Promise<Array<{ anonymousId: StoredUserId; linkedAt: Date }>> {
-    return this.dataSource.query(
-      `SELECT anonymous_id AS "anonymousId", linked_at AS "linkedAt" FROM identities WHERE organization_id = $1 AND user_id = $2 ORDER BY linked_at`,
-      [organizationId, user],
-    );
+    return this.sql.rows(LINKED_ANONYMOUS_IDS, [organizationId, user]);
   }
 
   /** Everything erasure would remove of the user's events, oldest first. */
   erasableEvents(organizationId: string, user: string): Promise<StoredUserEventRow[]> {
-    return this.dataSource.query(
-      `SELECT message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at, properties, context, encryption_key_id
-         FROM events e WHERE ${ERASABLE_EVENTS} ORDER BY occurred_at, message_id`,
-      [organizationId, user],
-    );
+    return this.sql.rows(ERASABLE_EVENTS_OF, [organizationId, user]);
   }
 
-  /**
-   * Erases the user's events, the identity links naming the user, and the activity row (with the
-   * user's user_windows row, by its foreign key), in one statement. Data-modifying CTEs share one
-   * snapshot: the events' links are read before they are deleted. Another user whose event carried
-   * this id as its anonymous id, or to whom this id was linked as one, lost events: their revision
-   * moves (and their kept window is no longer read).
-   */
+  /** Erases the user's events, links and activity row (ERASE_USER); returns the rows deleted. */
   async erase(organizationId: string, user: string): Promise<number> {
-    const [{ n }] = await this.dataSource.query<Array<{ n: string }>>(
-      `WITH events_gone AS (DELETE FROM events e WHERE ${ERASABLE_EVENTS} RETURNING e.user_id),
-            links_gone AS (DELETE FROM identities WHERE ${ERASABLE_IDENTITIES} RETURNING user_id),
-            activity_gone AS (DELETE FROM user_activity WHERE ${ERASABLE_ACTIVITY} RETURNING 1),
-            others_changed AS (
-              UPDATE user_activity SET revision = revision + 1
-               WHERE organization_id = $1 AND user_id <> $2
-                 AND user_id IN (SELECT user_id FROM events_gone UNION SELECT user_id FROM links_gone))
-       SELECT (SELECT count(*) FROM events_gone) + (SELECT count(*) FROM links_gone) + (SELECT count(*) FROM activity_gone) AS n`,
-      [organizationId, user],
-    );
-    return Number(n);
+    const row = await this.sql.first(ERASE_USER, [organizationId, user]);
+    return Number(row?.n ?? 0);
   }
 
   /** Rows erasure would still find. */
   async remaining(organizationId: string, user: string): Promise<number> {
-    const [{ n }] = await this.dataSource.query<Array<{ n: string }>>(
-      `SELECT (SELECT count(*) FROM events e WHERE ${ERASABLE_EVENTS}) + (SELECT count(*) FROM identities WHERE ${ERASABLE_IDENTITIES})
-            + (SELECT count(*) FROM user_activity WHERE ${ERASABLE_ACTIVITY}) + (SELECT count(*) FROM user_windows WHERE ${ERASABLE_ACTIVITY}) AS n`,
-      [organizationId, user],
-    );
-    return Number(n);
+    const row = await this.sql.first(ERASABLE_REMAINING, [organizationId, user]);
+    return Number(row?.n ?? 0);
   }
 
   /**
-   * Events older than `before`, then the activity rows of users left with no event (also after a
-   * dropped partition, which deleted events without this; their user_windows rows go with them), and
-   * the user_windows rows that hold or count an event older than `before` (first seen before it).
-   * Identity links stay: they are no behavior, and erasure removes them.
+   * The kept windows holding or counting an event older than `before` (UserWindowsService.expire),
+   * such events, then the activity rows of users left with no event (also after a dropped partition, which deleted
+   * events without this; their kept windows go with them). Identity links stay: they are no
+   * behavior, and erasure removes them.
    */
   async expire(organizationId: string, before: Date): Promise<number> {
-    const events = await deleteInBatches(this.dataSource, 'events', 'organization_id = $1 AND occurred_at < $2', [organizationId, before.toISOString()]);
-    await deleteInBatches(this.dataSource, 'user_windows', `organization_id = $1 AND first_seen < ${EPOCH_MS('$2::timestamptz')}`, [organizationId, before.toISOString()]);
-    const users = (await this.dataSource.query<Array<{ user_id: string }>>(USERS_WITHOUT_EVENTS_SQL, [organizationId])).map((row) => row.user_id);
+    // The kept windows first: none holding an expired event is served once its events are gone.
+    await this.keptWindows.expire(organizationId, before);
+    const events = await deleteInBatches(this.sql, EXPIRE_EVENTS, [organizationId, before.toISOString()]);
+    const users = (await this.sql.rows(USERS_WITHOUT_EVENTS, [organizationId])).map((row) => row.user_id);
     let activity = 0;
     for (let start = 0; start < users.length; start += ACTIVITY_DELETE_USERS) {
       const chunk = users.slice(start, start + ACTIVITY_DELETE_USERS);
-      activity += await deleteInBatches(this.dataSource, 'user_activity', ACTIVITY_STILL_WITHOUT_EVENTS, [organizationId, chunk]);
+      activity += await deleteInBatches(this.sql, DELETE_ACTIVITY_WITHOUT_EVENTS, [organizationId, chunk]);
     }
     return events + activity;
   }

@@ -1,119 +1,41 @@
-/**
- * "A user's events", the one rule every reader of the events tables follows (serving, training,
- * outcomes, sessions, export, erasure): the events naming the user, and the events that name no
- * user but carry an anonymousId linked to the user (identify, or an event carrying both), so
- * anonymous history counts for the identified user. Events are aliased `e`; $1 is the organization;
- * `user` is the user as stored, a parameter or a column of an outer query.
- */
-export const OWN_EVENTS = (user: string) => `e.organization_id = $1 AND e.user_id = ${user}`;
-export const LINKED_ANONYMOUS_EVENTS = (user: string) =>
-  `e.organization_id = $1 AND e.user_id IS NULL AND e.anonymous_id = ANY(ARRAY(SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = ${user}))`;
-/**
- * LINKED_ANONYMOUS_EVENTS as a join from the user's links (FROM and WHERE), for a branch inside a
- * UNION ALL read per user of a LATERAL: there, PostgreSQL 15 kept the ARRAY(...) of the first user
- * for the next ones when the window fell in one partition (seen on the bench's data: one user's
- * anonymous events served as another's).
- */
-export const LINKED_ANONYMOUS_EVENTS_JOIN = (user: string) =>
-  `identities i JOIN events e ON e.organization_id = i.organization_id AND e.anonymous_id = i.anonymous_id
-    WHERE i.organization_id = $1 AND i.user_id = ${user} AND e.user_id IS NULL`;
-/** Both branches, each able to run on its own index. */
-export const USER_EVENTS = (user: string) => `((${OWN_EVENTS(user)}) OR (${LINKED_ANONYMOUS_EVENTS(user)}))`;
-
-/**
- * The same rule read per event, for scans over many users: an event's user is its userId, or the
- * user its anonymousId is linked to. Needs EVENT_USER_JOIN in the FROM clause.
- */
-export const EVENT_USER = 'coalesce(e.user_id, i.user_id)';
-export const EVENT_USER_JOIN = 'LEFT JOIN identities i ON i.organization_id = e.organization_id AND i.anonymous_id = e.anonymous_id';
-
-/** What erasure removes beyond the user's events: events under the id used as an anonymous id. $2 the user. */
-export const ERASABLE_EVENTS = `(${USER_EVENTS('$2')} OR (e.organization_id = $1 AND e.anonymous_id = $2))`;
-export const ERASABLE_IDENTITIES = `organization_id = $1 AND (user_id = $2 OR anonymous_id = $2)`;
-export const ERASABLE_ACTIVITY = `organization_id = $1 AND user_id = $2`;
-
-/**
- * Users with an activity row and no event left, own or linked (after retention): one pass over the
- * organization's events with the per-event rule, hashed, linear in the events. (A NOT EXISTS per
- * activity row probes every partition once per user and, deleted in batches, rescans the users who
- * keep their events once per batch: quadratic, minutes at 50,000 users.)
- */
-export const USERS_WITHOUT_EVENTS_SQL = `
-  SELECT user_id FROM user_activity WHERE organization_id = $1
-  EXCEPT
-  SELECT ${EVENT_USER} FROM events e ${EVENT_USER_JOIN} WHERE e.organization_id = $1`;
-/**
- * Activity rows of the users in $2 that still have no event, checked again at delete time so an
- * event stored since the pass above keeps its user's row. Set-based too: one read of these users'
- * events, not one probe per row.
- */
-export const ACTIVITY_STILL_WITHOUT_EVENTS = `organization_id = $1 AND user_id = ANY($2::text[]) AND user_id NOT IN (
-  SELECT ${EVENT_USER} FROM events e ${EVENT_USER_JOIN} WHERE ${USER_EVENTS('ANY($2::text[])')} AND ${EVENT_USER} IS NOT NULL)`;
-
-/**
- * A timestamp as epoch milliseconds (float8), the time every reader of events computes with.
- * Ingestion stores instants with millisecond precision (Date.toISOString()), so the rounding only
- * undoes float8's last-bit error: the value is the exact millisecond, as extract()'s numeric gave
- * it, at a fraction of its cost per event (extract returns numeric since PostgreSQL 14).
- */
-export const EPOCH_MS = (timestamp: string) => `round(date_part('epoch', ${timestamp}) * 1000)`;
-
-/**
- * An event as the feature definitions read it, positional: epoch ms, event, session, screen, dwell,
- * hesitation, scroll depth, numeric properties (UserEvent's fields, in this order). A JSON array per event costs Postgres about half of what an
- * object with named keys does (the keys are built and sent for every event), and parses faster.
- */
-export const FEATURE_EVENT_ARRAY = `json_build_array(
-  ${EPOCH_MS('e.occurred_at')}, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties)`;
-
-/** The user's revision: a primary-key read. */
-const revisionOf = (user: string) => `SELECT revision::text AS revision FROM user_activity WHERE organization_id = $1 AND user_id = ${user}`;
-export const REVISION_SQL = revisionOf('$2');
-
-/**
- * The user's events dated at or after `since`, as the JSON text of FEATURE_EVENT_ARRAYs, oldest first:
- * the two branches of the rule apart and appended (UNION ALL), each on its own index, where one OR
- * over both made a bitmap scan with a recheck of every event. Sent as JSON text: one parse instead
- * of a row object and eight fields per event.
- */
-const eventsSince = (user: string, since: string) => `
-  (SELECT coalesce(json_agg(s.event ORDER BY s.occurred_at), '[]')::text FROM (
-      SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} AS event FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at >= ${since}
-      UNION ALL
-      SELECT e.occurred_at, ${FEATURE_EVENT_ARRAY} FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)} AND e.occurred_at >= ${since}
-    ) s)`;
+import { batchedDelete, sqlStatement } from '@foresight/platform';
+import { historyColumns, type HistoryRow } from './history-cursor';
+import { TOUCH_USERS_ANY_TIME } from './kept-windows/kept-windows.sql';
+import type { UserWindowRow } from './kept-windows/user-window';
+import type { StoredUserId } from './stored-user-id';
+import {
+  EPOCH_MS,
+  EVENT_USER,
+  EVENT_USER_JOIN,
+  eventsSince,
+  LINKED_ANONYMOUS_EVENTS,
+  OWN_EVENTS,
+  revisionOf,
+  USER_EVENTS,
+} from './user-history.sql';
 
 /*
- * Both reads below answer a user's window in one shape (UserWindowRow): the user's revision, first
- * event ever, latest event before $4 (epoch ms), and the events from $3 on as the JSON text of
- * FEATURE_EVENT_ARRAYs, oldest first. No upper bound on the events: ingestion refuses events more
- * than 24 h ahead, and a window ending later than $4 is cut out of the same row (windowAsOf).
+ * UserEventsService's statements. $1 is always the organization. Times go as ISO text.
  */
 
-/**
- * A user_windows row `w` that still holds the user's history, with their activity row `a`: of the
- * current revision, or the base of the revisions since (1764760000000-user-activity-delta.ts: each
- * stored only events dated at or after delta_from). In the second case the row is read with the events
- * dated from delta_from on, which take the place of the kept ones from then on (`recent_from`,
- * `recent`): a new event costs a read of the user's latest events, not of the whole window. Serving
- * and bulk scoring read kept windows with these.
- */
-export const KEPT_WINDOW_HOLDS = `(w.revision = a.revision OR (w.revision = a.delta_base AND a.revision = a.delta_base + a.delta_count))`;
-export const KEPT_WINDOW_COLUMNS = `a.revision::text AS revision, w.first_seen, w.last_seen, w.events,
-         CASE WHEN w.revision <> a.revision THEN ${EPOCH_MS('a.delta_from')} END AS recent_from,
-         CASE WHEN w.revision <> a.revision THEN ${eventsSince('w.user_id', 'a.delta_from')} END AS recent`;
+/** What erasure removes beyond the user's events: events under the id used as an anonymous id. $2 the user. */
+const ERASABLE_EVENTS = `(${USER_EVENTS('$2')} OR (e.organization_id = $1 AND e.anonymous_id = $2))`;
+const ERASABLE_IDENTITIES = `organization_id = $1 AND (user_id = $2 OR anonymous_id = $2)`;
+const ERASABLE_ACTIVITY = `organization_id = $1 AND user_id = $2`;
 
-/**
- * The kept windows of users in `users` that serve a window from $3 as of $4: starting no later than
- * $3, taken no later than $4, still holding the history. Two primary-key reads per user; a statement
- * apart from the read off the events, whose plan over every partition costs more to start than these.
+type Span = [from: string, until: string];
+
+export const USER_REVISION = sqlStatement<{ revision: string }, [organizationId: string, user: StoredUserId]>('events.user-revision', revisionOf('$2'), {
+  prepared: true,
+});
+
+/*
+ * Both window reads (the kept one, KEPT_WINDOW, and these off the events) answer a user's window in
+ * one shape (UserWindowRow): the user's revision, first event ever, latest event before $4, and the
+ * events from $3 on as the JSON text of FEATURE_EVENT_ARRAYs, oldest first. No upper bound on the
+ * events: ingestion refuses events more than 24 h ahead, and a window ending later than $4 is cut out
+ * of the same row (windowAsOf).
  */
-const keptWindows = (users: string) => `
-  SELECT w.user_id, ${KEPT_WINDOW_COLUMNS}
-    FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
-   WHERE w.organization_id = $1 AND w.user_id ${users} AND w.window_from <= $3 AND w.taken_at <= $4 AND ${KEPT_WINDOW_HOLDS}`;
-export const KEPT_WINDOW_SQL = keptWindows('= $2');
-export const KEPT_WINDOWS_SQL = keptWindows('= ANY($2::text[])');
 
 /**
  * The window read off the events; first and last seen per branch of the rule, so min() and max()
@@ -130,28 +52,201 @@ const eventsWindow = (user: string) => `
                  (SELECT max(e.occurred_at) FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS(user)} AND e.occurred_at < $4) AS last_seen) linked`;
 
 /** The window of user $2 from $3, as of $4, read off the events: one round trip, one row. */
-export const EVENTS_WINDOW_SQL = eventsWindow('$2');
+export const EVENTS_WINDOW = sqlStatement<UserWindowRow, [organizationId: string, user: StoredUserId, ...Span]>('events.events-window', eventsWindow('$2'), {
+  prepared: true,
+});
 
-/** The windows of the users $2 (an array) read off the events: one round trip, one row per user in the order given. */
-export const EVENTS_WINDOWS_SQL = `
+/**
+ * The windows of the users $2 (an array) read off the events: one round trip, one row per user in
+ * the order given. Without JIT: its cost estimate crosses jit_above_cost, and compiling it took about
+ * 490 ms of the 565 ms EXPLAIN ANALYZE measured for 500 users' windows, whose index lookups take well
+ * under 100 ms.
+ */
+export const EVENTS_WINDOWS = sqlStatement<UserWindowRow, [organizationId: string, users: readonly StoredUserId[], ...Span]>(
+  'events.events-windows',
+  `
   SELECT h.* FROM unnest($2::text[]) WITH ORDINALITY AS u(user_id, n)
    CROSS JOIN LATERAL (${eventsWindow('u.user_id')}) h
-   ORDER BY u.n`;
+   ORDER BY u.n`,
+  { prepared: true, jit: false },
+);
 
 /** The user a session belongs to: the latest event of the session that names (or links to) a user. */
-export const SESSION_USER_SQL = `
+export const SESSION_USER = sqlStatement<{ user_id: string }, [organizationId: string, sessionId: string]>(
+  'events.session-user',
+  `
   SELECT ${EVENT_USER} AS user_id FROM events e ${EVENT_USER_JOIN}
    WHERE e.organization_id = $1 AND e.session_id = $2 AND ${EVENT_USER} IS NOT NULL
    ORDER BY e.occurred_at DESC
-   LIMIT 1`;
+   LIMIT 1`,
+  { prepared: true },
+);
+
+export const HAS_EVENTS = sqlStatement<{ one: number }, [organizationId: string, user: StoredUserId]>(
+  'events.has-events',
+  `SELECT 1 AS one FROM events e WHERE ${USER_EVENTS('$2')} LIMIT 1`,
+);
+
+export const TIMELINE = sqlStatement<{ occurredAt: number; sessionId: string | null }, [organizationId: string, user: StoredUserId, ...Span]>(
+  'events.timeline',
+  `SELECT ${EPOCH_MS('e.occurred_at')} AS "occurredAt", e.session_id AS "sessionId"
+     FROM events e WHERE ${USER_EVENTS('$2')} AND e.occurred_at >= $3 AND e.occurred_at < $4 ORDER BY e.occurred_at`,
+);
+
+export const LATEST_EVENTS = sqlStatement<{ event: string; occurred_at: Date; session_id: string | null }, [organizationId: string, user: StoredUserId, limit: number]>(
+  'events.latest-events',
+  `SELECT e.event, e.occurred_at, e.session_id FROM events e WHERE ${USER_EVENTS('$2')} ORDER BY e.occurred_at DESC LIMIT $3`,
+);
 
 /**
  * For each (user $2, after $3, until $4): did the user do event $5 in (after, until]? One row per
  * input, in input order.
  */
-export const TARGET_REACHED_SQL = `
+export const TARGET_REACHED = sqlStatement<{ reached: boolean }, [organizationId: string, users: string[], after: string[], until: string[], event: string]>(
+  'events.target-reached',
+  `
   SELECT EXISTS (
            SELECT 1 FROM events e
             WHERE ${USER_EVENTS('w.user_id')} AND e.event = $5 AND e.occurred_at > w.after AND e.occurred_at <= w.until) AS reached
     FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY AS w(user_id, after, until, n)
-   ORDER BY w.n`;
+   ORDER BY w.n`,
+);
+
+export const FREQUENT_EVENTS = sqlStatement<{ event: string }, [organizationId: string, ...Span, limit: number]>(
+  'events.frequent-events',
+  `SELECT event FROM events WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3
+    GROUP BY event ORDER BY count(*) DESC, event LIMIT $4`,
+);
+
+export const FREQUENT_SCREENS = sqlStatement<{ screen: string; views: string }, [organizationId: string, ...Span, limit: number]>(
+  'events.frequent-screens',
+  `SELECT screen, count(*) AS views FROM events WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3 AND screen IS NOT NULL
+    GROUP BY screen ORDER BY count(*) DESC, screen LIMIT $4`,
+);
+
+export const FREQUENT_NUMERIC_PROPERTIES = sqlStatement<{ event: string; key: string }, [organizationId: string, ...Span, events: readonly string[], limit: number]>(
+  'events.frequent-numeric-properties',
+  `SELECT e.event, p.key FROM events e, jsonb_object_keys(e.numeric_properties) AS p(key)
+    WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND e.event = ANY($4::text[])
+      AND e.numeric_properties IS NOT NULL
+    GROUP BY e.event, p.key ORDER BY count(*) DESC, e.event, p.key LIMIT $5`,
+);
+
+export const SIGNALS_SENT = sqlStatement<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }, [organizationId: string, ...Span]>(
+  'events.signals-sent',
+  `SELECT coalesce(bool_or(dwell_ms IS NOT NULL), false) AS dwell, coalesce(bool_or(hesitation_ms IS NOT NULL), false) AS hesitation,
+          coalesce(bool_or(scroll_depth IS NOT NULL), false) AS "scrollDepth"
+     FROM events WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3`,
+);
+
+export const USERS_WHO_DID = sqlStatement<{ user_id: StoredUserId }, [organizationId: string, event: string, ...Span]>(
+  'events.users-who-did',
+  `SELECT DISTINCT ${EVENT_USER} AS user_id
+     FROM events e ${EVENT_USER_JOIN}
+    WHERE e.organization_id = $1 AND e.event = $2 AND e.occurred_at >= $3 AND e.occurred_at < $4 AND ${EVENT_USER} IS NOT NULL`,
+);
+
+export const FIRST_SEEN = sqlStatement<{ user_id: StoredUserId; first_seen: Date }, [organizationId: string]>(
+  'events.first-seen',
+  `SELECT ${EVENT_USER} AS user_id, min(e.occurred_at) AS first_seen
+     FROM events e ${EVENT_USER_JOIN}
+    WHERE e.organization_id = $1 AND ${EVENT_USER} IS NOT NULL
+    GROUP BY 1`,
+);
+
+/**
+ * The training cursor: every user's events from $2 (until $3 when not null), in user order then
+ * time; only the users $4 when not null. Byte order ("C", historyColumns) groups a user's events as
+ * well as the database's collation and sorts with abbreviated keys.
+ */
+export const DECLARE_USER_HISTORIES = sqlStatement<never, [organizationId: string, from: string, until: string | null, users: readonly StoredUserId[] | null]>(
+  'events.declare-user-histories',
+  `DECLARE user_histories NO SCROLL CURSOR FOR
+     SELECT ${historyColumns(EVENT_USER)}
+       FROM events e ${EVENT_USER_JOIN}
+      WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND ($3::timestamptz IS NULL OR e.occurred_at < $3) AND ${EVENT_USER} IS NOT NULL
+        AND ($4::text[] IS NULL OR ${EVENT_USER} = ANY($4::text[]))
+      ORDER BY 1, e.occurred_at`,
+);
+
+/** Rows the training cursor fetches per round trip. */
+export const FETCH_USER_HISTORIES = sqlStatement<HistoryRow, []>('events.fetch-user-histories', 'FETCH 20000 FROM user_histories');
+
+export const LINKED_ANONYMOUS_IDS = sqlStatement<{ anonymousId: StoredUserId; linkedAt: Date }, [organizationId: string, user: StoredUserId]>(
+  'events.linked-anonymous-ids',
+  `SELECT anonymous_id AS "anonymousId", linked_at AS "linkedAt" FROM identities WHERE organization_id = $1 AND user_id = $2 ORDER BY linked_at`,
+);
+
+/** An event of the user's, as export shows it (payloads still sealed). */
+export interface StoredUserEventRow {
+  message_id: string;
+  event: string;
+  user_id: string | null;
+  anonymous_id: string | null;
+  session_id: string | null;
+  occurred_at: Date;
+  received_at: Date;
+  properties: string | null;
+  context: string | null;
+  encryption_key_id: string | null;
+}
+
+export const ERASABLE_EVENTS_OF = sqlStatement<StoredUserEventRow, [organizationId: string, user: string]>(
+  'events.erasable-events',
+  `SELECT message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at, properties, context, encryption_key_id
+     FROM events e WHERE ${ERASABLE_EVENTS} ORDER BY occurred_at, message_id`,
+);
+
+/**
+ * Erases the user's events, the identity links naming the user, and the activity row (with the
+ * user's kept window, by its foreign key), in one statement. Data-modifying CTEs share one snapshot:
+ * the events' links are read before they are deleted. Another user whose event carried this id as
+ * its anonymous id, or to whom this id was linked as one, lost events: their revision moves, which
+ * retires their kept window.
+ */
+export const ERASE_USER = sqlStatement<{ n: string }, [organizationId: string, user: string]>(
+  'events.erase-user',
+  `WITH events_gone AS (DELETE FROM events e WHERE ${ERASABLE_EVENTS} RETURNING e.user_id),
+        links_gone AS (DELETE FROM identities WHERE ${ERASABLE_IDENTITIES} RETURNING user_id),
+        activity_gone AS (DELETE FROM user_activity WHERE ${ERASABLE_ACTIVITY} RETURNING 1),
+        others_changed AS (${TOUCH_USERS_ANY_TIME(
+          `organization_id = $1 AND user_id <> $2 AND user_id IN (SELECT user_id FROM events_gone UNION SELECT user_id FROM links_gone)`,
+        )})
+   SELECT (SELECT count(*) FROM events_gone) + (SELECT count(*) FROM links_gone) + (SELECT count(*) FROM activity_gone) AS n`,
+);
+
+/** Rows erasure would still find. */
+export const ERASABLE_REMAINING = sqlStatement<{ n: string }, [organizationId: string, user: string]>(
+  'events.erasable-remaining',
+  `SELECT (SELECT count(*) FROM events e WHERE ${ERASABLE_EVENTS}) + (SELECT count(*) FROM identities WHERE ${ERASABLE_IDENTITIES})
+        + (SELECT count(*) FROM user_activity WHERE ${ERASABLE_ACTIVITY}) + (SELECT count(*) FROM user_windows WHERE ${ERASABLE_ACTIVITY}) AS n`,
+);
+
+/** Retention's events: those of the organization $1 older than $2. */
+export const EXPIRE_EVENTS = batchedDelete<[organizationId: string, before: string]>('events.expire-events', 'events', 'organization_id = $1 AND occurred_at < $2');
+
+/**
+ * Users with an activity row and no event left, own or linked (after retention): one pass over the
+ * organization's events with the per-event rule, hashed, linear in the events. (A NOT EXISTS per
+ * activity row probes every partition once per user and, deleted in batches, rescans the users who
+ * keep their events once per batch: quadratic, minutes at 50,000 users.)
+ */
+export const USERS_WITHOUT_EVENTS = sqlStatement<{ user_id: string }, [organizationId: string]>(
+  'events.users-without-events',
+  `
+  SELECT user_id FROM user_activity WHERE organization_id = $1
+  EXCEPT
+  SELECT ${EVENT_USER} FROM events e ${EVENT_USER_JOIN} WHERE e.organization_id = $1`,
+);
+
+/**
+ * Activity rows of the users in $2 that still have no event, checked again at delete time so an
+ * event stored since the pass above keeps its user's row. Set-based too: one read of these users'
+ * events, not one probe per row.
+ */
+export const DELETE_ACTIVITY_WITHOUT_EVENTS = batchedDelete<[organizationId: string, users: string[]]>(
+  'events.delete-activity-without-events',
+  'user_activity',
+  `organization_id = $1 AND user_id = ANY($2::text[]) AND user_id NOT IN (
+     SELECT ${EVENT_USER} FROM events e ${EVENT_USER_JOIN} WHERE ${USER_EVENTS('ANY($2::text[])')} AND ${EVENT_USER} IS NOT NULL)`,
+);

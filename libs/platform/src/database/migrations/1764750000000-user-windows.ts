@@ -4,15 +4,8 @@ export class UserWindows1764750000000 implements MigrationInterface {
   name = 'UserWindows1764750000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    // A user's feature window as one row, valid while user_activity's revision is `revision`: serving
-    // and batch predictions read it instead of the user's events (two primary-key reads instead of
-    // index scans over every partition of the window). `events` holds the events from `window_from` on
-    // (JSON text of FEATURE_EVENT_ARRAYs, oldest first, with no upper bound: a window ending later is
-    // read off the same row while nothing new is stored); `first_seen` is the user's first event ever
-    // and `last_seen` the latest one before `taken_at` (epoch ms). Written by bulk scoring. The foreign
-    // key deletes it with the activity row (erasure, retention of a user's last event), so a revision
-    // counted again from 1 never meets an older row of the same user; retention deletes the rows of
-    // users it deleted events of (first_seen before its cutoff).
+    // A user's feature window as one row, kept by bulk scoring for serving to read instead of the
+    // user's events. When one may be served, and what retires one: libs/events/src/users/kept-windows/.
     await queryRunner.query(`
       CREATE TABLE user_windows (
         organization_id text NOT NULL,

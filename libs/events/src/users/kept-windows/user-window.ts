@@ -1,5 +1,5 @@
-import type { StoredUserId } from './stored-user-id';
-import type { UserEvent, UserEventWindow } from './user-event';
+import type { StoredUserId } from '../stored-user-id';
+import type { UserEvent, UserEventWindow } from '../user-event';
 
 /** An event as FEATURE_EVENT_ARRAY sends it (and user_windows stores it). */
 type FeatureEventArray = [number, string, string | null, string | null, number | null, number | null, number | null, Record<string, number> | null];
@@ -21,7 +21,7 @@ export interface UserWindowRow {
   recent?: string | null;
 }
 
-/** A window bulk scoring read, to keep in user_windows under the revision it was read at. */
+/** A window bulk scoring read, to keep in user_windows under the revision it was read at (`revision`: REVISION_TO_KEEP as read). */
 export interface UserWindowSnapshot {
   organizationId: string;
   user: StoredUserId;
