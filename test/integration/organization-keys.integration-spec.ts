@@ -1,3 +1,5 @@
+import { MonthlyPartitionsService } from '@foresight/platform';
+import { OrganizationKeys1764780000000 } from '../../libs/platform/src/database/migrations/1764780000000-organization-keys';
 import { openServiceDatabase, type ServiceDatabase } from '../support/service-database';
 
 /**
@@ -32,7 +34,9 @@ describe('keys a distributed PostgreSQL can shard by organization_id', () => {
 
   beforeAll(async () => {
     db = await openServiceDatabase('organization_keys');
-    tables = await readKeys(db);
+    // Monthly partitions are made after `migrate` (LIKE the parent, then attached): they take its keys.
+    await new MonthlyPartitionsService(db.dataSource).ensureAll();
+    tables = await readKeys((text) => db.dataSource.query(text));
   });
 
   afterAll(async () => {
@@ -79,30 +83,60 @@ describe('keys a distributed PostgreSQL can shard by organization_id', () => {
     expect(wrong).toEqual([]);
   });
 
+  it("gives every partition of events and predictions its parent's primary key", async () => {
+    const partitions = await db.dataSource.query<Array<{ parent: string; partition: string; key: string | null }>>(`
+      SELECT p.relname::text AS parent, c.relname::text AS partition,
+             (SELECT pg_get_constraintdef(k.oid) FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'p') AS key
+        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+       WHERE p.relname IN ('events', 'predictions')`);
+    expect(partitions.filter((row) => row.parent === 'events').length).toBeGreaterThan(3);
+    expect(partitions.filter((row) => row.key !== `PRIMARY KEY (${row.parent === 'events' ? 'organization_id, occurred_at, message_id' : 'organization_id, predicted_at, id'})`)).toEqual([]);
+  });
+
+  it('is undone by its down(), which brings back the keys it replaced, and applies again', async () => {
+    const runner = db.dataSource.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      const migration = new OrganizationKeys1764780000000();
+      await migration.down(runner);
+      const before = await readKeys((text) => runner.query(text) as Promise<never>);
+      expect(before.get('events')?.uniques).toEqual([]);
+      expect(before.get('models')?.uniques.map((unique) => unique.columns)).toEqual(expect.arrayContaining([['id'], ['organization_id', 'name']]));
+      expect(before.get('event_message_keys')?.owned).toBe(false);
+      await migration.up(runner);
+      expect(await readKeys((text) => runner.query(text) as Promise<never>)).toEqual(tables);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
   function owned(): TableKeys[] {
     return [...tables.values()].filter((table) => table.owned);
   }
 });
 
-async function readKeys(db: ServiceDatabase): Promise<Map<string, TableKeys & { owned: boolean }>> {
-  const relations = await db.dataSource.query<Array<{ table: string; owned: boolean }>>(`
+type Query = <Row>(text: string) => Promise<Row[]>;
+
+async function readKeys(query: Query): Promise<Map<string, TableKeys & { owned: boolean }>> {
+  const relations = await query<{ table: string; owned: boolean }>(`
     SELECT c.relname::text AS "table",
            EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'organization_id' AND NOT a.attisdropped) AS owned
       FROM pg_class c
-     WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition`);
+     WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1`);
   // indkey holds 0 for an expression column: no name, so it never counts as organization_id.
-  const uniques = await db.dataSource.query<Array<{ table: string; name: string; primary: boolean; columns: Array<string | null> }>>(`
+  const uniques = await query<{ table: string; name: string; primary: boolean; columns: Array<string | null> }>(`
     SELECT t.relname::text AS "table", i.relname::text AS name, x.indisprimary AS "primary",
            array(SELECT a.attname::text FROM unnest(x.indkey::int2[]) WITH ORDINALITY k(attnum, n)
                    LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum ORDER BY k.n) AS columns
       FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid
-     WHERE t.relnamespace = 'public'::regnamespace AND NOT t.relispartition AND x.indisunique`);
-  const references = await db.dataSource.query<Array<{ table: string; name: string; to: string; own: string[]; theirs: string[] }>>(`
+     WHERE t.relnamespace = 'public'::regnamespace AND NOT t.relispartition AND x.indisunique ORDER BY 1, 2`);
+  const references = await query<{ table: string; name: string; to: string; own: string[]; theirs: string[] }>(`
     SELECT t.relname::text AS "table", f.conname::text AS name, r.relname::text AS "to",
            array(SELECT a.attname::text FROM unnest(f.conkey) WITH ORDINALITY k(attnum, n) JOIN pg_attribute a ON a.attrelid = f.conrelid AND a.attnum = k.attnum ORDER BY k.n) AS own,
            array(SELECT a.attname::text FROM unnest(f.confkey) WITH ORDINALITY k(attnum, n) JOIN pg_attribute a ON a.attrelid = f.confrelid AND a.attnum = k.attnum ORDER BY k.n) AS theirs
       FROM pg_constraint f JOIN pg_class t ON t.oid = f.conrelid JOIN pg_class r ON r.oid = f.confrelid
-     WHERE f.contype = 'f' AND t.relnamespace = 'public'::regnamespace AND NOT t.relispartition AND f.conparentid = 0`);
+     WHERE f.contype = 'f' AND t.relnamespace = 'public'::regnamespace AND NOT t.relispartition AND f.conparentid = 0 ORDER BY 1, 2`);
   const byTable = new Map(relations.map(({ table, owned }) => [table, { table, owned, uniques: [] as TableKeys['uniques'], references: [] as TableKeys['references'] }]));
   for (const { table, ...unique } of uniques) byTable.get(table)?.uniques.push(unique);
   for (const { table, name, to, own, theirs } of references) byTable.get(table)?.references.push({ name, to, pairs: own.map((column, i) => [column, theirs[i]]) });

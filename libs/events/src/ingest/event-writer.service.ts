@@ -66,12 +66,12 @@ const EVENT_COLUMNS = `organization_id, message_id, event, user_id, anonymous_id
  * Either way the primary key decides: a messageId another transaction is storing at the same moment
  * waits for it, then counts as a duplicate if it committed.
  */
-const COPY_MESSAGE_KEYS_SQL = `COPY event_message_keys (key) FROM STDIN`;
+const COPY_MESSAGE_KEYS_SQL = `COPY event_message_keys (organization_id, key) FROM STDIN`;
 
 /** Returns the keys actually claimed (hex): only their events are stored, and each request learns its own counts from them. */
 const CLAIM_MESSAGE_KEYS_SQL = `
-  INSERT INTO event_message_keys (key)
-  SELECT decode(key, 'hex') FROM unnest($1::text[]) AS t(key)
+  INSERT INTO event_message_keys (organization_id, key)
+  SELECT organization_id, decode(key, 'hex') FROM unnest($1::text[], $2::text[]) AS t(organization_id, key)
   ON CONFLICT DO NOTHING
   RETURNING encode(key, 'hex') AS key`;
 
@@ -292,11 +292,12 @@ interface UserRef {
  */
 async function claimMessageKeys(manager: EntityManager, keys: string[], rows: Map<string, EventRow>, bulk: boolean): Promise<EventRow[]> {
   const inOrder = (claimed: string[]) => claimed.map((key) => rows.get(key) as EventRow);
+  const organizations = inOrder(keys).map((row) => row.organizationId);
   if (bulk) {
-    await copyInto(manager, COPY_MESSAGE_KEYS_SQL, keys.map((key) => `\\\\x${key}\n`).join(''));
+    await copyInto(manager, COPY_MESSAGE_KEYS_SQL, keys.map((key, i) => `${organizations[i]}\t\\\\x${key}\n`).join(''));
     return inOrder(keys);
   }
-  const claimed: Array<{ key: string }> = await manager.query(CLAIM_MESSAGE_KEYS_SQL, [keys]);
+  const claimed: Array<{ key: string }> = await manager.query(CLAIM_MESSAGE_KEYS_SQL, [organizations, keys]);
   if (claimed.length === keys.length) return inOrder(keys);
   const claimedKeys = new Set(claimed.map((row) => row.key));
   return inOrder(keys.filter((key) => claimedKeys.has(key)));

@@ -138,7 +138,7 @@ export class ScoringRunsService {
 
   private async record(runId: string, job: ScoreUsers): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO scoring_runs (id, organization_id, model_ids, trigger) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO scoring_runs (id, organization_id, model_ids, trigger) VALUES ($1, $2, $3, $4) ON CONFLICT (organization_id, id) DO NOTHING`,
       [runId, job.organizationId, job.modelIds, job.trigger],
     );
   }
