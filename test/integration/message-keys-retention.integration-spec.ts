@@ -1,9 +1,8 @@
 import { DAY_MS } from '@foresight/platform';
-import type { EventRow } from '../../libs/events/src/ingest/event-row';
 import { EventWriterService } from '../../libs/events/src/ingest/event-writer.service';
 import { messageKey } from '../../libs/events/src/ingest/message-key';
 import { MessageKeysService } from '../../libs/events/src/ingest/message-keys.service';
-import { storedUserIdFromStorage } from '../../libs/events/src/users/stored-user-id';
+import { eventRow } from '../support/event-rows';
 import { openServiceDatabase, type ServiceDatabase } from '../support/service-database';
 
 const ORG = 'org_keysretention001';
@@ -69,25 +68,3 @@ describe('retention of the messageId dedupe keys', () => {
     expect(await keys.expire(ORG, cutoff)).toBe(0);
   });
 });
-
-function eventRow(organizationId: string, messageId: string): EventRow {
-  const at = new Date().toISOString();
-  return {
-    organizationId,
-    messageId,
-    event: 'click',
-    userId: storedUserIdFromStorage('user-1'),
-    anonymousId: null,
-    sessionId: null,
-    occurredAt: at,
-    receivedAt: at,
-    screen: null,
-    scrollDepth: null,
-    dwellMs: null,
-    hesitationMs: null,
-    numericProperties: null,
-    properties: null,
-    context: null,
-    encryptionKeyId: null,
-  };
-}
