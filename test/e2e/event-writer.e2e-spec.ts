@@ -2,7 +2,7 @@ import { DataSource, type EntityManager, type Logger } from 'typeorm';
 import { type AppConfig, loadConfig, type Logger as AppLogger, SqlExecutor, type SqlRunner } from '@foresight/platform';
 import type { EventRow } from '../../libs/events/src/ingest/event-row';
 import { EventWriterService } from '../../libs/events/src/ingest/event-writer.service';
-import type { StoredUserId } from '../../libs/events/src/users/stored-user-id';
+import { eventRow as row } from '../support/event-rows';
 import { TestSuite } from '../support/suite';
 
 /**
@@ -53,25 +53,6 @@ describe('event writer: messageId claims and user revisions', () => {
   afterAll(async () => {
     await dataSource?.destroy();
     await suite?.destroy();
-  });
-
-  const row = (organizationId: string, messageId: string, ids: { userId?: string; anonymousId?: string } = { userId: 'user-1' }): EventRow => ({
-    organizationId,
-    messageId,
-    event: 'click',
-    userId: (ids.userId ?? null) as StoredUserId | null,
-    anonymousId: (ids.anonymousId ?? null) as StoredUserId | null,
-    sessionId: null,
-    occurredAt: new Date().toISOString(),
-    receivedAt: new Date().toISOString(),
-    screen: null,
-    scrollDepth: null,
-    dwellMs: null,
-    hesitationMs: null,
-    numericProperties: null,
-    properties: null,
-    context: null,
-    encryptionKeyId: null,
   });
 
   /** Writes one request's rows; returns its counts and how the group claimed them. */

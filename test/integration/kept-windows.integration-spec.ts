@@ -74,7 +74,7 @@ describe('kept windows answer as the events do, whatever happened to the users',
 
   beforeAll(async () => {
     db = await openServiceDatabase('kept_windows');
-    await new MonthlyPartitionsService(db.dataSource).ensureAll();
+    await new MonthlyPartitionsService(db.sql).ensureAll();
     const logger = { warn: (entry: unknown) => void warnings.push(entry), error: (entry: unknown) => void warnings.push(entry) } as unknown as Logger;
     writer = new EventWriterService(db.dataSource, db.sql, db.config);
     keptWindows = new UserWindowsService(db.sql, logger);

@@ -4,7 +4,8 @@ import { DAY_MS } from '@foresight/platform';
 export const MAX_EVENTS_PER_BATCH = 1000;
 export const MAX_EVENT_BYTES = 32 * 1024;
 export const MAX_EVENT_NAME_LENGTH = 255;
-const MAX_FUTURE_MS = DAY_MS;
+/** How far past its arrival an event may be dated (the messageId dedupe keys outlive their events by as much). */
+export const MAX_FUTURE_MS = DAY_MS;
 
 /** C0 and C1 control characters (NUL included) and UTF-16 halves without their pair (not Unicode text). */
 const NOT_PRINTABLE = /[\p{Cc}\p{Cs}]/u;

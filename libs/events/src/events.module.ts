@@ -8,6 +8,7 @@ import { EventPayloadCipherService } from './encryption/event-payload-cipher.ser
 import { KeyRotationService } from './encryption/key-rotation.service';
 import { EventWriterService } from './ingest/event-writer.service';
 import { IngestService } from './ingest/ingest.service';
+import { MessageKeysService } from './ingest/message-keys.service';
 import { IngestionStatsService } from './ingestion-stats/ingestion-stats.service';
 import { IdentitiesPersonalDataService, SessionsPersonalDataService } from './privacy/derived-personal-data.service';
 import { EventsPersonalDataService } from './privacy/events-personal-data.service';
@@ -26,6 +27,7 @@ import { UserIdsService } from './users/user-ids.service';
     LiveEventsService,
     EventWriterService,
     IngestService,
+    MessageKeysService,
     IngestionStatsService,
     SessionsService,
     EventPayloadCipherService,

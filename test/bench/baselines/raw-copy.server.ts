@@ -53,7 +53,7 @@ function chunk(): { events: string; messageKeys: string } {
   for (const row of templates) {
     const messageId = randomUUID();
     events += `${organizationId}\t${messageId}\t${row.event}\t${row.userId}\t\\N\t\\N\t${at}\t${at}\t\\N\t${row.signals}\t\\N\t${row.sealed}\t\\N\t${encryptor.currentKeyId}\n`;
-    messageKeys += `\\\\x${messageKey(organizationId, messageId)}\n`;
+    messageKeys += `${organizationId}\t\\\\x${messageKey(organizationId, messageId)}\n`;
   }
   return { events, messageKeys };
 }
@@ -76,7 +76,7 @@ async function stream(until: number, latencies: number[]): Promise<number> {
       const started = performance.now();
       await client.query('BEGIN');
       await copy(client, `COPY events (${EVENT_COLUMNS}) FROM STDIN`, events);
-      await copy(client, 'COPY event_message_keys (key) FROM STDIN', messageKeys);
+      await copy(client, 'COPY event_message_keys (organization_id, key) FROM STDIN', messageKeys);
       await client.query('COMMIT');
       latencies.push(performance.now() - started);
       rows += CHUNK_ROWS;

@@ -191,11 +191,12 @@ export class EventWriterService implements BeforeApplicationShutdown {
    */
   private async claimMessageKeys(manager: EntityManager, keys: string[], rows: Map<string, EventRow>, bulk: boolean): Promise<EventRow[]> {
     const inOrder = (claimed: string[]) => claimed.map((key) => rows.get(key) as EventRow);
+    const organizations = inOrder(keys).map((row) => row.organizationId);
     if (bulk) {
-      await this.sql.copyIn(manager, COPY_MESSAGE_KEYS, keys.map((key) => `\\\\x${key}\n`).join(''));
+      await this.sql.copyIn(manager, COPY_MESSAGE_KEYS, keys.map((key, i) => `${organizations[i]}\t\\\\x${key}\n`).join(''));
       return inOrder(keys);
     }
-    const claimed = await this.sql.within(manager).rows(CLAIM_MESSAGE_KEYS, [keys]);
+    const claimed = await this.sql.within(manager).rows(CLAIM_MESSAGE_KEYS, [organizations, keys]);
     if (claimed.length === keys.length) return inOrder(keys);
     const claimedKeys = new Set(claimed.map((row) => row.key));
     return inOrder(keys.filter((key) => claimedKeys.has(key)));

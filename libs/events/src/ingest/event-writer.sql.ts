@@ -46,14 +46,14 @@ const EVENT_COLUMNS = `organization_id, message_id, event, user_id, anonymous_id
  * Either way the primary key decides: a messageId another transaction is storing at the same moment
  * waits for it, then counts as a duplicate if it committed.
  */
-export const COPY_MESSAGE_KEYS = sqlStatement<never, []>('events.copy-message-keys', `COPY event_message_keys (key) FROM STDIN`);
+export const COPY_MESSAGE_KEYS = sqlStatement<never, []>('events.copy-message-keys', `COPY event_message_keys (organization_id, key) FROM STDIN`);
 
 /** Returns the keys actually claimed (hex): only their events are stored, and each request learns its own counts from them. */
-export const CLAIM_MESSAGE_KEYS = sqlStatement<{ key: string }, [keys: string[]]>(
+export const CLAIM_MESSAGE_KEYS = sqlStatement<{ key: string }, [organizationIds: string[], keys: string[]]>(
   'events.claim-message-keys',
   `
-  INSERT INTO event_message_keys (key)
-  SELECT decode(key, 'hex') FROM unnest($1::text[]) AS t(key)
+  INSERT INTO event_message_keys (organization_id, key)
+  SELECT organization_id, decode(key, 'hex') FROM unnest($1::text[], $2::text[]) AS t(organization_id, key)
   ON CONFLICT DO NOTHING
   RETURNING encode(key, 'hex') AS key`,
 );

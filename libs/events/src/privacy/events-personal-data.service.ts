@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type PersonalDataStore, PersonalDataStoreProvider } from '@foresight/platform';
 import { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
+import { MessageKeysService } from '../ingest/message-keys.service';
 import { UserEventsService } from '../users/user-events.service';
 
 /**
@@ -24,6 +25,7 @@ export class EventsPersonalDataService implements PersonalDataStore {
   constructor(
     private readonly userEvents: UserEventsService,
     private readonly cipher: EventPayloadCipherService,
+    private readonly messageKeys: MessageKeysService,
   ) {}
 
   /** Properties and context decrypted: the export, and the admin-only live feed's properties, are where they leave the database readable. */
@@ -46,9 +48,14 @@ export class EventsPersonalDataService implements PersonalDataStore {
     return this.userEvents.erase(organizationId, userId);
   }
 
-  /** Events older than `before`, then the activity rows of users left with no event. */
-  expire(organizationId: string, before: Date): Promise<number> {
-    return this.userEvents.expire(organizationId, before);
+  /**
+   * Events older than `before`, then the activity rows of users left with no event, then the
+   * messageId dedupe keys no stored event needs any more (not counted: they are no one's data).
+   */
+  async expire(organizationId: string, before: Date): Promise<number> {
+    const expired = await this.userEvents.expire(organizationId, before);
+    await this.messageKeys.expire(organizationId, before);
+    return expired;
   }
 
   remaining(organizationId: string, userId: string): Promise<number> {

@@ -56,7 +56,7 @@ export const INSERT_OUTCOMES = sqlStatement<
   `INSERT INTO prediction_outcomes (prediction_id, organization_id, model_id, user_id, predicted_at, predicted_positive, actual_positive)
    SELECT id, $1, $2, user_id, predicted_at, positive, actual
      FROM unnest($3::bigint[], $4::text[], $5::timestamptz[], $6::boolean[], $7::boolean[]) AS o(id, user_id, predicted_at, positive, actual)
-   ON CONFLICT (prediction_id) DO NOTHING`,
+   ON CONFLICT (organization_id, prediction_id) DO NOTHING`,
 );
 
 export const CONFIDENCE_BUCKETS = sqlStatement<{ bucket: number; n: string; total: number }, [versionId: string, bins: number, now: string]>(

@@ -55,5 +55,5 @@ export const FAIL_SCORING_RUN = sqlStatement<never, [runId: string, error: strin
 
 export const RECORD_SCORING_RUN = sqlStatement<never, [runId: string, organizationId: string, modelIds: readonly string[], trigger: ScoringTrigger]>(
   'predictions.record-scoring-run',
-  `INSERT INTO scoring_runs (id, organization_id, model_ids, trigger) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
+  `INSERT INTO scoring_runs (id, organization_id, model_ids, trigger) VALUES ($1, $2, $3, $4) ON CONFLICT (organization_id, id) DO NOTHING`,
 );
