@@ -8,6 +8,10 @@ import { freePort } from './ports';
 import { postgresUser, tempDirFor } from './postgres-user';
 import { ADMIN_DATABASE_URL } from './services';
 
+/** `<application_name|database> ` before every line the replica logs. */
+const LOG_PREFIX = '<%a|%d> ';
+const LOG_ENTRY = /^<([^|>]*)\|([^>]*)> LOG: {2}(?:statement|execute [^:]*): (.*)$/s;
+
 /** Settings a hot standby must not set lower than its primary, or it refuses to start. */
 const AT_LEAST_PRIMARY = ['max_connections', 'max_worker_processes', 'max_wal_senders', 'max_prepared_transactions', 'max_locks_per_transaction'];
 
@@ -48,7 +52,20 @@ export class StreamingReplica {
     writeFileSync(join(data, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
     writeFileSync(join(data, 'pg_ident.conf'), '');
     const port = await freePort();
-    const options = { listen_addresses: '127.0.0.1', unix_socket_directories: dir, hot_standby: 'on', shared_buffers: '32MB', fsync: 'off', logging_collector: 'off', ...settings.atLeast };
+    const options = {
+      listen_addresses: '127.0.0.1',
+      unix_socket_directories: dir,
+      hot_standby: 'on',
+      // Long reads (training's cursors) are not cancelled for rows the primary's vacuum removed meanwhile.
+      hot_standby_feedback: 'on',
+      shared_buffers: '32MB',
+      fsync: 'off',
+      logging_collector: 'off',
+      // Every statement, with the client's application_name and database: what `statements` reads.
+      log_statement: 'all',
+      log_line_prefix: LOG_PREFIX,
+      ...settings.atLeast,
+    };
     const child = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...Object.entries(options).flatMap(([name, value]) => ['-c', `${name}=${value}`])], {
       ...user,
       cwd: dir,
@@ -119,6 +136,21 @@ export class StreamingReplica {
     await eventually('the replica to catch up', async () => {
       const [row] = await this.query<{ behind: boolean }>('postgres', 'SELECT pg_last_wal_replay_lsn() < $1::pg_lsn AS behind', [lsn]);
       return row.behind ? undefined : true;
+    });
+  }
+
+  /** A mark in the replica's log: `statements` reads what was logged after it. */
+  mark(): number {
+    return this.log().length;
+  }
+
+  /** The statements the replica ran since `mark` in `database` for clients that named themselves `application`. */
+  statements(database: string, application: string, since = 0): string[] {
+    // A statement's further lines are logged after a tab.
+    const entries = this.log().slice(since).split(/\n(?!\t)/);
+    return entries.flatMap((entry) => {
+      const match = LOG_ENTRY.exec(entry.replace(/\n\t/g, '\n'));
+      return match && match[1] === application && match[2] === database ? [match[3]] : [];
     });
   }
 
