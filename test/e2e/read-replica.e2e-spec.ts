@@ -74,7 +74,6 @@ describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
     await promotionRunsDone(suite, org.organization.id);
     // Training reads every user's history of events; the promotion's bulk scoring reads the windows it keeps.
     await replicaRan("training's read of the events", /\bFROM\b[\s\S]*\bevents\b/i, mark);
-    expect(worker.output()).toContain('heavy reads go to the read replica');
   }, 240_000);
 
   it('serves the export and monitoring from the replica, with the same answers as the primary', async () => {
@@ -121,9 +120,10 @@ describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
       // New rows on the primary: the served predictions of users no process has answered yet are logged.
       const fresh = (await exportedUsers()).slice(100, 120);
       for (const userId of fresh) await answers.expect('GET /v1/predict', request(`${primaryApi.baseUrl}/v1/predict?userId=${encodeURIComponent(userId)}`, { token: token() }));
-      await eventually('the new predictions to be logged on the primary', async () => ((await logged()) > rowsBefore ? true : undefined));
+      // One model: one logged row per user, written by the API's log in batches.
+      await eventually('the new predictions to be logged on the primary', async () => ((await logged()) === rowsBefore + fresh.length ? true : undefined));
       const after = await exported(primaryApi);
-      expect(after.rows).toBeGreaterThan(before.rows);
+      expect(after.rows).toBe(before.rows + fresh.length);
 
       // (a) Lag within the bound: the replica answers, without the rows it has not replayed yet.
       expect(await exported(tolerant)).toEqual(before);
@@ -131,7 +131,6 @@ describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
       await eventually('reads to fall back to the primary', async () => ((await exported(replicaApi)).sha256 === after.sha256 ? true : undefined), 30_000);
       const [{ n }] = await replica.query<{ n: string }>(database, 'SELECT count(*) AS n FROM predictions');
       expect(Number(n)).toBe(rowsBefore);
-      expect(replicaApi.output()).toMatch(/heavy reads go to the primary: the read replica is not usable, it lags [\d.]+ s behind \(DATABASE_READ_MAX_LAG is 2 s\)/);
 
       // Caught up again, the replica serves again (once the process looks at its state again).
       await replica.resumeReplay();
