@@ -84,6 +84,11 @@ export class PgBouncer {
     return bouncer;
   }
 
+  /** The process id, for CPU accounting. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** The same database and user as `databaseUrl`, through this PgBouncer. */
   urlFor(databaseUrl: string): string {
     const url = new URL(databaseUrl);
