@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { REDIS_URL } from '../support/services';
 import { deleteRedisKeys, type OrganizationWithToken } from '../support/suite';
-import { settledModel } from '../support/training';
 import { Answers, idle, lookUpUser, predictRound } from '../support/traffic';
-import { eventually } from '../support/eventually';
+import { settledModel } from '../support/training';
 
 /** Longer than DATABASE_IDLE_TIMEOUT=1s: the pool closes its connection in every gap. */
 const SHORT_GAP_MS = 2_500;

@@ -1,10 +1,10 @@
-import { request } from '../support/http';
-import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
-import { PgBouncer } from '../support/pgbouncer';
-import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { promotionRunsDone, settledModel } from '../support/training';
-import { Answers, idle, lookUpUser, predictRound } from '../support/traffic';
 import { eventually } from '../support/eventually';
+import { request } from '../support/http';
+import { PgBouncer } from '../support/pgbouncer';
+import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
+import { Answers, idle, lookUpUser, predictRound } from '../support/traffic';
+import { promotionRunsDone, settledModel } from '../support/training';
 import { Receiver } from '../support/webhook-receiver';
 
 const USERS_PER_ROUND = 30;

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { StreamingReplica } from '../support/replica';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { promotionRunsDone, settledModel } from '../support/training';
 import { Answers } from '../support/traffic';
-import { eventually } from '../support/eventually';
+import { promotionRunsDone, settledModel } from '../support/training';
 
 /** The application_name of the read replica's pool (libs/platform/src/database/sql/read-replica.ts). */
 const READ_APPLICATION = 'foresight-read';

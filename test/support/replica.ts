@@ -45,7 +45,7 @@ export class StreamingReplica {
       );
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`pg_basebackup failed: ${(error as { stderr?: string }).stderr ?? String(error)}`);
+      throw new Error(`pg_basebackup failed: ${(error as { stderr?: string }).stderr ?? String(error)}`, { cause: error });
     }
     // Debian keeps the configuration in /etc, outside the data directory the backup copied.
     if (!existsSync(join(data, 'postgresql.conf'))) writeFileSync(join(data, 'postgresql.conf'), '');
