@@ -11,11 +11,15 @@
 // alternate with rounds of the baseline, and each case keeps its median round, so the machine's swings
 // hit baseline and subject alike. CPU per request (or per user) of each process, from /proc, shows
 // which side the throughput is bound by; a raw COPY of the logged rows is the floor of the log's part.
+// A user's first request is measured twice per round: on a direct connection (DATABASE_POOL_MODE=session,
+// named prepared statements) and through PgBouncer in transaction pooling mode (DATABASE_POOL_MODE=
+// transaction: nothing prepared, every statement planned again), each on a fresh API process.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { request } from '../support/http';
+import { PgBouncer } from '../support/pgbouncer';
 import { cliJson, type RunningProcess, startApi, startServer, startWorker } from '../support/processes';
 import { promotionRunsDone, settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
@@ -43,6 +47,10 @@ benchmark('bench_predict', async (suite) => {
   // Postgres on this machine runs with autovacuum off; production's autovacuum would have analyzed the bulk load by now.
   await suite.sql('ANALYZE');
 
+  // As many server connections as an API process pools (DATABASE_POOL_SIZE's default), kept: the pooler does not throttle or reconnect.
+  const bouncer = await PgBouncer.start({ poolSize: 10, serverIdleTimeoutSeconds: 600, serverLifetimeSeconds: 3600 });
+  const direct = { ...suite.env, DATABASE_POOL_MODE: 'session' };
+  const pooled = { ...suite.env, DATABASE_URL: bouncer.urlFor(suite.env.DATABASE_URL), DATABASE_POOL_MODE: 'transaction' };
   const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
   const bare = await startServer(['-r', '@swc-node/register', join(__dirname, 'baselines', 'bare-lookup.server.ts')], { DATABASE_URL: suite.env.DATABASE_URL });
   const worker = await startWorker(suite.env);
@@ -97,9 +105,9 @@ benchmark('bench_predict', async (suite) => {
     // The API process of the round, started fresh (empty cache) and warmed up (JIT, ONNX sessions,
     // prepared statements on every pooled connection) on users kept apart.
     let serving: RunningProcess | undefined;
-    const freshApi = async (warmUp: (baseUrl: string) => Promise<unknown>) => {
+    const freshApi = async (warmUp: (baseUrl: string) => Promise<unknown>, env = direct) => {
       await serving?.stop();
-      serving = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
+      serving = await startApi({ ...env, LOG_LEVEL: 'warn' });
       await warmUp(serving.baseUrl);
       return serving.baseUrl;
     };
@@ -110,11 +118,19 @@ benchmark('bench_predict', async (suite) => {
     const cpu = {
       baseline: new CpuPerUnit({ postgres, baseline: processSide(bare.child.pid), 'load generator': loadGenerator }, 'requests'),
       firstTime: new CpuPerUnit({ postgres, API: servingSide, 'load generator': loadGenerator }, 'requests'),
+      firstTimePooled: new CpuPerUnit({ postgres, API: servingSide, pgbouncer: processSide(bouncer.pid), 'load generator': loadGenerator }, 'requests'),
       afterEvent: new CpuPerUnit({ postgres, API: servingSide, 'load generator': loadGenerator }, 'requests'),
       batch: new CpuPerUnit({ postgres, API: servingSide, 'load generator': loadGenerator }, 'users'),
     };
     const inRound = (result: LoadResult) => result.requestsPerSecond * ROUND_SECONDS;
-    const rounds = { baseline: [] as LoadResult[], firstTime: [] as LoadResult[], afterEvent: [] as LoadResult[], repeat: [] as LoadResult[], steady: [] as LoadResult[] };
+    const rounds = {
+      baseline: [] as LoadResult[],
+      firstTime: [] as LoadResult[],
+      firstTimePooled: [] as LoadResult[],
+      afterEvent: [] as LoadResult[],
+      repeat: [] as LoadResult[],
+      steady: [] as LoadResult[],
+    };
     const batchRounds: BatchResult[] = [];
     try {
       for (let round = 0; round < ROUNDS; round++) {
@@ -122,11 +138,14 @@ benchmark('bench_predict', async (suite) => {
         rounds.baseline.push(
           await cpu.baseline.measure(() => load(`${bare.baseUrl}/lookup`, { path: () => `/lookup?id=${randomOf(users)()}`, durationSeconds: ROUND_SECONDS }), inRound),
         );
-        const once = (list: string[]) => () => load(`${single}/v1/predict`, { headers, requests: list.length, path: predictPath(eachOnce(list)) });
-        rounds.firstTime.push(await cpu.firstTime.measure(once(keptUsers), () => keptUsers.length));
-        rounds.afterEvent.push(await cpu.afterEvent.measure(once(changedUsers), () => changedUsers.length));
+        const once = (baseUrl: string, list: string[]) => () => load(`${baseUrl}/v1/predict`, { headers, requests: list.length, path: predictPath(eachOnce(list)) });
+        rounds.firstTime.push(await cpu.firstTime.measure(once(single, keptUsers), () => keptUsers.length));
+        rounds.afterEvent.push(await cpu.afterEvent.measure(once(single, changedUsers), () => changedUsers.length));
         // Every measured user has now been answered by this process: a random one is a repeat with nothing new, checked by one revision read.
         rounds.repeat.push(await load(`${single}/v1/predict`, { headers, path: predictPath(randomOf(measured)), durationSeconds: ROUND_SECONDS }));
+        // The same first-time requests from a process that reaches PostgreSQL through PgBouncer.
+        const pooledApi = await freshApi(warmGet, pooled);
+        rounds.firstTimePooled.push(await cpu.firstTimePooled.measure(once(pooledApi, keptUsers), () => keptUsers.length));
         // Latency at a fixed rate and the batch route, on a process that has answered none of their users.
         const other = await freshApi(async (baseUrl) => {
           await warmGet(baseUrl);
@@ -150,13 +169,14 @@ benchmark('bench_predict', async (suite) => {
     const cases = [
       { name: 'baseline: bare Fastify, one PK lookup', results: rounds.baseline },
       { name: `GET /v1/predict, first-time, window kept (${keptUsers.length})`, results: rounds.firstTime },
+      { name: 'the same through PgBouncer (transaction mode)', results: rounds.firstTimePooled },
       { name: `GET /v1/predict, first-time after an event (${changedUsers.length})`, results: rounds.afterEvent },
       { name: 'GET /v1/predict, repeat user', results: rounds.repeat },
     ];
     for (const { name, results } of cases) perRound(name, results.map((r) => r.requestsPerSecond), 'req/s');
     perRound('p99 ms at 300 req/s', rounds.steady.map((r) => r.p99Ms), 'ms');
     const medians = cases.map(({ name, results }) => ({ name, result: byRate(results) }));
-    const [baseline, firstTime, firstAfterEvent, repeat] = medians.map(({ result }) => result);
+    const [baseline, firstTime, firstTimePooled, firstAfterEvent, repeat] = medians.map(({ result }) => result);
     const steady = median(rounds.steady, (r) => r.p99Ms);
     const batch = median(batchRounds, (r) => r.usersPerSecond);
     report(
@@ -164,6 +184,7 @@ benchmark('bench_predict', async (suite) => {
       [...medians, { name: 'GET /v1/predict at 300 req/s, after an event, 10 s', result: steady }],
     );
     ratioLine('throughput ratio first-time (kept) / baseline', firstTime.requestsPerSecond, baseline.requestsPerSecond, '>= 0.35');
+    ratioLine('first-time (kept) through PgBouncer / direct', firstTimePooled.requestsPerSecond, firstTime.requestsPerSecond, '>= 0.8');
     ratioLine('throughput ratio first-time (after an event) / baseline', firstAfterEvent.requestsPerSecond, baseline.requestsPerSecond, '>= 0.35');
     ratioLine('throughput ratio repeat / baseline', repeat.requestsPerSecond, baseline.requestsPerSecond, '>= 0.6');
     perRound('POST /v1/predict/batch, first-time', batchRounds.map((r) => r.usersPerSecond), 'users/s');
@@ -179,6 +200,7 @@ benchmark('bench_predict', async (suite) => {
     console.log('\nCPU per request (per user for the batch), all rounds, from /proc:');
     console.log(`  baseline:                       ${cpu.baseline.summary(cores)}`);
     console.log(`  GET first-time, window kept:    ${cpu.firstTime.summary(cores)}`);
+    console.log(`  the same through PgBouncer:     ${cpu.firstTimePooled.summary(cores)}`);
     console.log(`  GET first-time after an event:  ${cpu.afterEvent.summary(cores)}`);
     console.log(`  POST /v1/predict/batch, a user: ${cpu.batch.summary(cores)}`);
     const logFloorUs = (logFloor.postgresCpuSeconds * 1e6) / keptUsers.length;
@@ -192,6 +214,7 @@ benchmark('bench_predict', async (suite) => {
     );
   } finally {
     await Promise.all([api.stop(), bare.stop(), worker.stop()]);
+    await bouncer.stop();
   }
 });
 

@@ -2,6 +2,9 @@ import { Pool } from 'pg';
 import type { AppConfig } from '../../config/config';
 import type { Logger } from '../../logging/logger';
 
+/** The replica connections' application_name. */
+const READ_APPLICATION_NAME = 'foresight-read';
+
 /** How often the replica's state is looked at again, at most (on use, never on a timer). */
 const CHECK_INTERVAL_MS = 5_000;
 
@@ -34,7 +37,14 @@ export class ReadReplica {
     private readonly logger: Logger,
   ) {
     this.maxLagSeconds = config.databaseReadMaxLagSeconds;
-    this.pool = new Pool({ connectionString: url, max: config.databasePoolSize, idleTimeoutMillis: config.databaseIdleTimeoutMs, connectionTimeoutMillis: 5_000 });
+    this.pool = new Pool({
+      connectionString: url,
+      max: config.databasePoolSize,
+      idleTimeoutMillis: config.databaseIdleTimeoutMs,
+      connectionTimeoutMillis: 5_000,
+      // Tells the replica's pg_stat_activity (and its operator) which connections are Foresight's heavy reads.
+      application_name: READ_APPLICATION_NAME,
+    });
     // An idle connection the replica closed (restart, failover) must not end the process.
     this.pool.on('error', (error) => logger.warn({ err: error }, 'a connection to the read replica failed'));
   }

@@ -1,0 +1,141 @@
+import { eventually } from '../support/eventually';
+import { request } from '../support/http';
+import { PgBouncer } from '../support/pgbouncer';
+import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
+import { type OrganizationWithToken, TestSuite } from '../support/suite';
+import { Answers, idle, lookUpUser, predictRound } from '../support/traffic';
+import { promotionRunsDone, settledModel } from '../support/training';
+import { Receiver } from '../support/webhook-receiver';
+
+const USERS_PER_ROUND = 30;
+const ROUNDS = 3;
+/** Longer than DATABASE_IDLE_TIMEOUT (1 s) and PgBouncer's server_idle_timeout (2 s). */
+const IDLE_GAP_MS = 3_000;
+
+interface Delivery {
+  eventType: string;
+  status: string;
+}
+
+/**
+ * The whole lifecycle behind PgBouncer 1.18 in transaction pooling mode (DATABASE_POOL_MODE=transaction):
+ * the CLI, the API and a separate worker all reach PostgreSQL only through it. Its 4 server connections
+ * per database are shared by every client and recycled within seconds, so a statement prepared on one
+ * server session is unknown on the next, and a session's state (SET, advisory locks) lands on a
+ * connection someone else gets next. Users met 74 failed /predict of 200 here, and `migrate` took a
+ * session-level advisory lock.
+ */
+describe('behind PgBouncer in transaction pooling mode', () => {
+  let bouncer: PgBouncer;
+  let suite: TestSuite;
+  let env: Record<string, string>;
+  let org: OrganizationWithToken;
+  let api: RunningProcess;
+  let worker: RunningProcess;
+  let receiver: Receiver;
+  let modelId: string;
+  let webhookId: string;
+  /** Users the promotion's bulk scoring scored, each asked for once (first-time for the API). */
+  let scored: string[];
+  const answers = new Answers();
+  const token = () => org.token.secret;
+  const url = (path: string) => `${api.baseUrl}/v1${path}`;
+
+  beforeAll(async () => {
+    bouncer = await PgBouncer.start({ poolSize: 4, serverIdleTimeoutSeconds: 2, serverLifetimeSeconds: 5 });
+    suite = await TestSuite.create('pgbouncer', { migrate: false });
+    env = {
+      ...suite.env,
+      DATABASE_URL: bouncer.urlFor(suite.env.DATABASE_URL),
+      DATABASE_POOL_MODE: 'transaction',
+      DATABASE_IDLE_TIMEOUT: '1s',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+      WEBHOOK_RETRY_SCHEDULE: '1s',
+      SCORING_CHUNK_USERS: '40',
+    };
+    receiver = await Receiver.start(() => 200);
+  });
+
+  afterAll(async () => {
+    await Promise.all([api?.stop(), worker?.stop(), receiver?.close()]);
+    await bouncer?.stop();
+    await suite?.destroy();
+  });
+
+  afterEach(() => {
+    // Every answer the test got was the one expected, and neither process logged an error; the count says what that covered.
+    expect(answers.problems({ api, worker })).toEqual([]);
+    console.log(`pgbouncer suite: ${answers.total} answers so far, all as expected`);
+  });
+
+  it('migrates through PgBouncer, twice at once, leaving no advisory lock behind', async () => {
+    const runs = await Promise.all([cliJson<unknown>(env, ['migrate']), cliJson<unknown>(env, ['migrate'])]);
+    expect(runs).toHaveLength(2);
+    // A session-level lock would stay with whichever server connection took it, held for whoever gets that connection next.
+    expect(await suite.sql(`SELECT 1 FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' AND d.datname = current_database()`)).toEqual([]);
+    await cliJson(env, ['migrate']);
+    const [{ migrations }] = await suite.sql<{ migrations: string }>('SELECT count(*) AS migrations FROM schema_migrations');
+    expect(Number(migrations)).toBeGreaterThan(0);
+  });
+
+  it('seeds with the CLI, trains in a separate worker, and bulk-scores the promotion', async () => {
+    org = await cliJson<OrganizationWithToken>(env, ['org', 'create', '--name', 'pgbouncer', '--rate-limit', '100000', '--burst', '200000']);
+    await cliJson(env, ['demo', 'seed', '--org', org.organization.id, '--users', '400', '--days', '45']);
+    [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+    const webhook = await answers.expect('POST /v1/webhooks', request<{ id: string }>(url('/webhooks'), { token: token(), method: 'POST', body: { url: receiver.url, events: ['model.retrained', 'prediction.updated'] } }));
+    webhookId = webhook.body.id;
+    const model = await answers.expect('POST /v1/models', request<{ id: string }>(url('/models'), { token: token(), method: 'POST', body: { name: 'checkout_7d', targetEvent: 'checkout', algorithm: 'logistic' } }));
+    modelId = model.body.id;
+    await answers.expect('POST /v1/models/retrain', request(url('/models/retrain'), { token: token(), method: 'POST', body: { modelId } }));
+    expect(await settledModel(api.baseUrl, token(), modelId, worker)).toMatchObject({ status: 'active', lastError: null });
+    await promotionRunsDone(suite, org.organization.id);
+    scored = (await suite.sql<{ user_id: string }>(`SELECT DISTINCT user_id FROM predictions WHERE organization_id = $1 ORDER BY 1`, [org.organization.id])).map((r) => r.user_id);
+    expect(scored.length).toBeGreaterThanOrEqual(ROUNDS * USERS_PER_ROUND * 2);
+  }, 240_000);
+
+  it('serves first-time predictions, single and batch, across idle gaps longer than every idle timeout', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const users = scored.slice(round * USERS_PER_ROUND * 2, (round + 1) * USERS_PER_ROUND * 2);
+      // Half asked one by one, the other half only in the batch: every user is new to the API's cache.
+      await predictRound(api.baseUrl, token(), users.slice(0, USERS_PER_ROUND), answers);
+      await answers.expect(`POST /v1/predict/batch (round ${round})`, request(url('/predict/batch'), { token: token(), method: 'POST', body: { userIds: users.slice(USERS_PER_ROUND) } }));
+      await idle(IDLE_GAP_MS);
+    }
+    expect(answers.total).toBeGreaterThanOrEqual(ROUNDS * (USERS_PER_ROUND + 2));
+  }, 120_000);
+
+  it('exports predictions and a user, monitors the model, and erases the user', async () => {
+    const since = new Date().toISOString().slice(0, 10);
+    const exported = await answers.expect('GET /v1/export/predictions', request<Array<{ userId: string }>>(url(`/export/predictions?since=${since}&limit=100000`), { token: token() }));
+    expect(new Set(exported.body.map((p) => p.userId)).size).toBe(scored.length);
+    await idle(IDLE_GAP_MS);
+    const [user] = scored;
+    await lookUpUser(api.baseUrl, token(), user, answers);
+    expect(await cliJson<{ models: number }>(env, ['monitor', 'run'])).toMatchObject({ models: 1 });
+    await answers.expect('GET /v1/models/monitor/:id', request(url(`/models/monitor/${modelId}`), { token: token() }));
+    await idle(IDLE_GAP_MS);
+    await answers.expect('DELETE /v1/users', request(url(`/users?userId=${encodeURIComponent(user)}`), { token: token(), method: 'DELETE' }));
+    await answers.expect('GET /v1/users/export after erasure', request(url(`/users/export?userId=${encodeURIComponent(user)}`), { token: token() }), 404);
+  }, 120_000);
+
+  it('runs a bulk scoring run on request in the worker and delivers webhooks', async () => {
+    const started = await answers.expect('POST /v1/models/:id/score', request<{ id: string }>(url(`/models/${modelId}/score`), { token: token(), method: 'POST' }), 202);
+    const run = await eventually('the manual scoring run', async () => {
+      const polled = await answers.expect('GET /v1/models/:id/score/:run', request<{ state: string; scored: number; total: number }>(url(`/models/${modelId}/score/${started.body.id}`), { token: token() }));
+      expect(polled.body.state).not.toBe('failed');
+      return polled.body.state === 'completed' ? polled.body : undefined;
+    }, 120_000);
+    // The erased user is no longer active; everyone else is scored again.
+    expect(run).toMatchObject({ scored: scored.length - 1, total: scored.length - 1 });
+
+    await idle(IDLE_GAP_MS);
+    await answers.expect('POST /v1/webhooks/:id/test', request(url(`/webhooks/${webhookId}/test`), { token: token(), method: 'POST' }));
+    const delivered = await eventually('model.retrained and webhook.test delivered', async () => {
+      const log = await answers.expect('GET /v1/webhooks/:id/deliveries', request<Delivery[]>(url(`/webhooks/${webhookId}/deliveries`), { token: token() }));
+      const succeeded = new Set(log.body.filter((d) => d.status === 'succeeded').map((d) => d.eventType));
+      return succeeded.has('model.retrained') && succeeded.has('webhook.test') ? log.body : undefined;
+    });
+    expect(delivered.filter((d) => d.status !== 'succeeded')).toEqual([]);
+    expect(receiver.bodies().map((b) => b.type)).toEqual(expect.arrayContaining(['model.retrained', 'webhook.test']));
+  }, 180_000);
+});

@@ -1,0 +1,24 @@
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The uid and gid a child process runs under: PostgreSQL and PgBouncer refuse to run as root. */
+export interface RunAs {
+  uid?: number;
+  gid?: number;
+}
+
+/** The `postgres` OS user when the tests run as root (CI, containers); the current user otherwise. */
+export function postgresUser(): RunAs {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/** A fresh temporary directory that `user` owns (the servers write their files and sockets there). */
+export function tempDirFor(user: RunAs, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (user.uid !== undefined && user.gid !== undefined) chownSync(dir, user.uid, user.gid);
+  return dir;
+}
