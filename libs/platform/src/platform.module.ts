@@ -3,7 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConfigModule } from './config/config.module';
 import { Encryptor } from './crypto/encryption';
 import { MonthlyPartitionsService } from './database/monthly-partitions.service';
-import { RawQueriesService } from './database/raw-queries.service';
 import { SqlExecutor } from './database/sql/sql-executor';
 import { HealthService } from './health/health.service';
 import { LOGGER } from './logging/logger.provider';
@@ -11,7 +10,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import type { Runtime } from './runtime';
 
-/** Infrastructure every process needs: config, logger, Postgres (its monthly partitions, raw queries), Redis, metrics, encryption at rest. */
+/** Infrastructure every process needs: config, logger, Postgres (its monthly partitions, the SQL executor), Redis, metrics, encryption at rest. */
 @Global()
 @Module({})
 export class PlatformModule {
@@ -32,10 +31,9 @@ export class PlatformModule {
         },
         HealthService,
         MonthlyPartitionsService,
-        RawQueriesService,
         SqlExecutor,
       ],
-      exports: [LOGGER, Encryptor, HealthService, MonthlyPartitionsService, RawQueriesService, SqlExecutor, MetricsModule],
+      exports: [LOGGER, Encryptor, HealthService, MonthlyPartitionsService, SqlExecutor, MetricsModule],
     };
   }
 }
