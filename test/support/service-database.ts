@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type DataSourceOptions } from 'typeorm';
 import { type AppConfig, applyMigrations, loadConfig, type Logger, MIGRATIONS, SqlExecutor } from '@foresight/platform';
 import { ADMIN_DATABASE_URL, REDIS_URL } from './services';
 
@@ -23,7 +23,7 @@ export interface ServiceDatabase {
  */
 export async function openServiceDatabase(
   name: string,
-  options: { env?: Record<string, string>; entities?: Function[]; via?: (directUrl: string) => string } = {},
+  options: { env?: Record<string, string>; entities?: DataSourceOptions['entities']; via?: (directUrl: string) => string } = {},
 ): Promise<ServiceDatabase> {
   const databaseName = `foresight_it_${name}_${randomBytes(4).toString('hex')}`;
   await admin((pg) => pg.query(`CREATE DATABASE ${databaseName}`));

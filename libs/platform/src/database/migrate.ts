@@ -23,7 +23,7 @@ export async function applyMigrations(dataSource: DataSource): Promise<string[]>
       try {
         await runner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
         await runner.query(MIGRATIONS_TABLE_SQL);
-        const done: unknown[] = await runner.query('SELECT 1 FROM schema_migrations WHERE name = $1', [name]);
+        const done = (await runner.query('SELECT 1 FROM schema_migrations WHERE name = $1', [name])) as unknown[];
         if (done.length === 0) {
           await migration.up(runner);
           await runner.query('INSERT INTO schema_migrations ("timestamp", name) VALUES ($1, $2)', [migrationTimestamp(name), name]);
