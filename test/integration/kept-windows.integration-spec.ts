@@ -17,8 +17,9 @@ const RETENTION_DAYS = 30;
 
 /** Two organizations with the same user and anonymous ids: a kept window must never answer for the other. */
 const ORGANIZATIONS = ['org_keptwindowsone01', 'org_keptwindowstwo01'];
-const USERS = ['ada', 'bob', 'cy'];
-const ANONYMOUS = ['anon-1', 'anon-2', 'anon-3'];
+/** Few ids, so that the steps meet each other's users often. */
+const USERS = ['ada', 'bob'];
+const ANONYMOUS = ['anon-1', 'anon-2'];
 /**
  * When events are dated, from now: before retention's cutoff (rarely: such a user's window is not kept
  * until retention ran), inside the window, before and after a kept window's delta_from (an hour before
@@ -40,18 +41,27 @@ type Step =
   | { kind: 'keep' }
   | { kind: 'check'; organization: number; later: number };
 
-const organization = fc.nat(ORGANIZATIONS.length - 1);
+/** Mostly the first organization, so that steps meet each other's users; the second holds the same ids, apart. */
+const organization = fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constant(1) });
 const offset = fc.constantFrom(...OFFSETS);
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('event' as const), organization, user: fc.nat(USERS.length - 1), offset }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('anonymous' as const), organization, anonymous: fc.nat(ANONYMOUS.length - 1), offset }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('link' as const), organization, user: fc.nat(USERS.length - 1), anonymous: fc.nat(ANONYMOUS.length - 1), offset }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('erase' as const), organization, id: fc.constantFrom(...USERS, ...ANONYMOUS) }) },
+  // Mostly anonymous ids: erasing one changes the history of the user it is linked to, who keeps their activity row.
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('erase' as const),
+      organization,
+      id: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ANONYMOUS) }, { weight: 1, arbitrary: fc.constantFrom(...USERS) }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('retention' as const), organization }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('score' as const), organization }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('read' as const), organization }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('keep' as const) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('check' as const), organization, later: fc.constantFrom(0, 3 * HOUR, 2 * DAY) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('check' as const), organization, later: fc.constantFrom(0, 3 * HOUR, 2 * DAY) }) },
 );
 
 /**
@@ -218,9 +228,9 @@ describe('kept windows answer as the events do, whatever happened to the users',
   it('on random sequences of writes, links, erasures, retention runs and kept windows', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 30 }), async (steps) => replay(steps)),
-      { seed: 39, numRuns: 25, endOnFailure: true },
+      { seed: 39, numRuns: 30, endOnFailure: true },
     );
-    expect(keptAtChecks).toBeGreaterThan(30);
+    expect(keptAtChecks).toBeGreaterThan(20);
     expect(warnings).toEqual([]);
   });
 });
