@@ -98,7 +98,7 @@ const CLAIM_KEY_TRIGGER = (columns: string, values: string) => `
  * - `webhook_deliveries` and `prediction_outcomes` (the large id-keyed tables): two index builds each
  *   (the new key, and an index on the id alone), then USING INDEX. Re-adding their foreign keys scans
  *   the referencing table (SHARE ROW EXCLUSIVE) to validate.
- * No table is rewritten.
+ * No table is rewritten in place (event_message_keys is built anew beside the old one).
  */
 export class OrganizationKeys1764780000000 implements MigrationInterface {
   name = 'OrganizationKeys1764780000000';
