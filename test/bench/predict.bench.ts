@@ -133,19 +133,23 @@ benchmark('bench_predict', async (suite) => {
     };
     const batchRounds: BatchResult[] = [];
     try {
+      const once = (baseUrl: string, list: string[]) => () => load(`${baseUrl}/v1/predict`, { headers, requests: list.length, path: predictPath(eachOnce(list)) });
+      // The same first-time requests from a process that reaches PostgreSQL through PgBouncer; before the direct ones in every other round.
+      const firstTimePooled = async () => {
+        const pooledApi = await freshApi(warmGet, pooled);
+        rounds.firstTimePooled.push(await cpu.firstTimePooled.measure(once(pooledApi, keptUsers), () => keptUsers.length));
+      };
       for (let round = 0; round < ROUNDS; round++) {
+        if (round % 2 === 1) await firstTimePooled();
         const single = await freshApi(warmGet);
         rounds.baseline.push(
           await cpu.baseline.measure(() => load(`${bare.baseUrl}/lookup`, { path: () => `/lookup?id=${randomOf(users)()}`, durationSeconds: ROUND_SECONDS }), inRound),
         );
-        const once = (baseUrl: string, list: string[]) => () => load(`${baseUrl}/v1/predict`, { headers, requests: list.length, path: predictPath(eachOnce(list)) });
         rounds.firstTime.push(await cpu.firstTime.measure(once(single, keptUsers), () => keptUsers.length));
         rounds.afterEvent.push(await cpu.afterEvent.measure(once(single, changedUsers), () => changedUsers.length));
         // Every measured user has now been answered by this process: a random one is a repeat with nothing new, checked by one revision read.
         rounds.repeat.push(await load(`${single}/v1/predict`, { headers, path: predictPath(randomOf(measured)), durationSeconds: ROUND_SECONDS }));
-        // The same first-time requests from a process that reaches PostgreSQL through PgBouncer.
-        const pooledApi = await freshApi(warmGet, pooled);
-        rounds.firstTimePooled.push(await cpu.firstTimePooled.measure(once(pooledApi, keptUsers), () => keptUsers.length));
+        if (round % 2 === 0) await firstTimePooled();
         // Latency at a fixed rate and the batch route, on a process that has answered none of their users.
         const other = await freshApi(async (baseUrl) => {
           await warmGet(baseUrl);

@@ -61,7 +61,7 @@ describe('embedded mode (PGlite) across idle gaps', () => {
     org = await cliJson<OrganizationWithToken>(env, ['org', 'create', '--name', 'Embedded idle', '--rate-limit', '100000', '--burst', '200000']);
     api = await startApi({ ...env, DATABASE_IDLE_TIMEOUT: '1s' });
     // Through the API's socket, as a user runs the CLI beside the service.
-    await cliJson(env, ['demo', 'seed', '--org', org.organization.id, '--users', '160', '--days', '30']);
+    await cliJson(env, ['demo', 'seed', '--org', org.organization.id, '--users', '250', '--days', '30']);
     await idle(SHORT_GAP_MS);
     const model = await answers.expect('POST /v1/models', request<{ id: string }>(url('/models'), { token: token(), method: 'POST', body: { name: 'checkout_7d', targetEvent: 'checkout', algorithm: 'logistic' } }));
     modelId = model.body.id;

@@ -52,7 +52,7 @@ describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
     suite = await TestSuite.create('read_replica');
     database = new URL(suite.env.DATABASE_URL).pathname.slice(1);
     org = await suite.createOrganization('replica', ['--rate-limit', '100000', '--burst', '200000']);
-    await cliJson(suite.env, ['demo', 'seed', '--org', org.organization.id, '--users', '200', '--days', '30']);
+    await cliJson(suite.env, ['demo', 'seed', '--org', org.organization.id, '--users', '300', '--days', '30']);
     replica = await StreamingReplica.start();
     readEnv = { ...suite.env, DATABASE_READ_URL: replica.urlFor(suite.env.DATABASE_URL), DATABASE_READ_MAX_LAG: '1h' };
     [primaryApi, replicaApi, worker] = await Promise.all([startApi(suite.env), startApi(readEnv), startWorker(readEnv)]);
