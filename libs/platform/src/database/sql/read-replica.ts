@@ -10,12 +10,21 @@ const CHECK_INTERVAL_MS = 5_000;
 
 /**
  * Seconds the replica's data is behind the primary: 0 while it has replayed all it received, else
- * the age of the last transaction it replayed. Null when the server is not a standby.
+ * the age of the last transaction it replayed. Null when the server is not a standby. With it, the
+ * WAL position received so far, to tell a replica that falls behind from one that just received a
+ * burst after a quiet spell (whose last replayed transaction is old, though it replays at once).
  */
 const LAG_SQL = `
   SELECT CASE WHEN NOT pg_is_in_recovery() THEN NULL
               WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
-              ELSE coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8 AS lag`;
+              ELSE coalesce(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8 AS lag,
+         pg_last_wal_receive_lsn()::text AS received`;
+
+/** Whether the replica has replayed up to a WAL position it had received. */
+const REPLAYED_SQL = `SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS replayed`;
+
+/** How long a replica that seems behind is given to replay what it had received, before its lag counts. */
+const REPLAY_GRACE_MS = 250;
 
 type ReplicaState = { usable: true; lagSeconds: number } | { usable: false; reason: string };
 
@@ -73,12 +82,12 @@ export class ReadReplica {
   }
 
   private async check(): Promise<void> {
-    const next = await this.pool.query<{ lag: number | null }>(LAG_SQL).then(
-      ({ rows: [row] }): ReplicaState => {
+    const next = await this.measure().then(
+      (lag): ReplicaState => {
         // Not a standby: a promoted replica after a failover, or the primary itself; current either way.
-        if (row.lag === null) return { usable: true, lagSeconds: 0 };
-        if (row.lag > this.maxLagSeconds) return { usable: false, reason: `it lags ${row.lag.toFixed(1)} s behind (DATABASE_READ_MAX_LAG is ${this.maxLagSeconds} s)` };
-        return { usable: true, lagSeconds: row.lag };
+        if (lag === null) return { usable: true, lagSeconds: 0 };
+        if (lag > this.maxLagSeconds) return { usable: false, reason: `it lags ${lag.toFixed(1)} s behind (DATABASE_READ_MAX_LAG is ${this.maxLagSeconds} s)` };
+        return { usable: true, lagSeconds: lag };
       },
       (error: Error): ReplicaState => ({ usable: false, reason: `it does not answer (${error.message})` }),
     );
@@ -89,5 +98,18 @@ export class ReadReplica {
       else this.logger.warn(`heavy reads go to the primary: the read replica is not usable, ${next.reason}`);
     }
     this.state = next;
+  }
+
+  /** The replica's lag in seconds (null: not a standby), counted only if it has not caught up within REPLAY_GRACE_MS. */
+  private async measure(): Promise<number | null> {
+    const {
+      rows: [{ lag, received }],
+    } = await this.pool.query<{ lag: number | null; received: string | null }>(LAG_SQL);
+    if (lag === null || lag <= this.maxLagSeconds || received === null) return lag;
+    await new Promise((resolve) => setTimeout(resolve, REPLAY_GRACE_MS));
+    const {
+      rows: [{ replayed }],
+    } = await this.pool.query<{ replayed: boolean }>(REPLAYED_SQL, [received]);
+    return replayed ? 0 : lag;
   }
 }
