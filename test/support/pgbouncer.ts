@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { eventually } from './eventually';
 import { freePort } from './ports';
-import { postgresUser, tempDirFor } from './postgres-user';
+import { postgresUser, stopAndRemove, tempDirFor } from './postgres-user';
 import { ADMIN_DATABASE_URL } from './services';
 
 const PGBOUNCER = process.env.TEST_PGBOUNCER ?? '/usr/sbin/pgbouncer';
@@ -104,11 +104,6 @@ export class PgBouncer {
 
   async stop(): Promise<void> {
     // SIGTERM: immediate shutdown, without waiting for clients to disconnect.
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise((resolve) => this.child.once('exit', resolve));
-      this.child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(this.dir, { recursive: true, force: true });
+    await stopAndRemove(this.child, 'SIGTERM', this.dir);
   }
 }

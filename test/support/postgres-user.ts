@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync } from 'node:fs';
+import { type ChildProcess, execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -21,4 +21,14 @@ export function tempDirFor(user: RunAs, prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   if (user.uid !== undefined && user.gid !== undefined) chownSync(dir, user.uid, user.gid);
   return dir;
+}
+
+/** Stops a server started in `dir` with `signal` (its own fast shutdown), waits for it to exit, and removes the directory. */
+export async function stopAndRemove(child: ChildProcess, signal: NodeJS.Signals, dir: string): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { eventually } from './eventually';
 import { freePort } from './ports';
-import { postgresUser, tempDirFor } from './postgres-user';
+import { postgresUser, stopAndRemove, tempDirFor } from './postgres-user';
 import { ADMIN_DATABASE_URL } from './services';
 
 /** `<application_name|database> ` before every line the replica logs. */
@@ -160,12 +160,7 @@ export class StreamingReplica {
 
   async stop(): Promise<void> {
     // SIGINT: PostgreSQL's fast shutdown (ends sessions, no waiting for clients).
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise((resolve) => this.child.once('exit', resolve));
-      this.child.kill('SIGINT');
-      await exited;
-    }
-    rmSync(this.dir, { recursive: true, force: true });
+    await stopAndRemove(this.child, 'SIGINT', this.dir);
   }
 }
 

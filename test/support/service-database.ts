@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { type AppConfig, applyMigrations, loadConfig, type Logger, MIGRATIONS, SqlExecutor } from '@foresight/platform';
 import { ADMIN_DATABASE_URL, REDIS_URL } from './services';
+import { asAdmin } from './suite';
 
 /** What a service-level test holds: its own migrated database, a TypeORM data source and the SQL executor on it. */
 export interface ServiceDatabase {
@@ -26,7 +26,7 @@ export async function openServiceDatabase(
   options: { env?: Record<string, string>; entities?: DataSourceOptions['entities']; via?: (directUrl: string) => string } = {},
 ): Promise<ServiceDatabase> {
   const databaseName = `foresight_it_${name}_${randomBytes(4).toString('hex')}`;
-  await admin((pg) => pg.query(`CREATE DATABASE ${databaseName}`));
+  await asAdmin((pg) => pg.query(`CREATE DATABASE ${databaseName}`));
   const direct = new URL(ADMIN_DATABASE_URL);
   direct.pathname = `/${databaseName}`;
   const url = options.via ? options.via(direct.toString()) : direct.toString();
@@ -59,17 +59,7 @@ export async function openServiceDatabase(
     close: async () => {
       await sql.onApplicationShutdown();
       await dataSource.destroy();
-      await admin((pg) => pg.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`));
+      await asAdmin((pg) => pg.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`));
     },
   };
-}
-
-async function admin(work: (pg: Client) => Promise<unknown>): Promise<void> {
-  const pg = new Client({ connectionString: ADMIN_DATABASE_URL });
-  await pg.connect();
-  try {
-    await work(pg);
-  } finally {
-    await pg.end();
-  }
 }

@@ -34,7 +34,7 @@ export class TestSuite {
   /** `migrate: false` leaves the database empty, for a suite that builds an earlier schema itself. */
   static async create(name: string, options: { migrate?: boolean } = {}): Promise<TestSuite> {
     const suite = new TestSuite(name);
-    await suite.admin((pg) => pg.query(`CREATE DATABASE ${suite.databaseName}`));
+    await asAdmin((pg) => pg.query(`CREATE DATABASE ${suite.databaseName}`));
     if (options.migrate ?? true) await cliJson(suite.env, ['migrate']);
     return suite;
   }
@@ -55,18 +55,19 @@ export class TestSuite {
   }
 
   async destroy(): Promise<void> {
-    await this.admin((pg) => pg.query(`DROP DATABASE IF EXISTS ${this.databaseName} WITH (FORCE)`));
+    await asAdmin((pg) => pg.query(`DROP DATABASE IF EXISTS ${this.databaseName} WITH (FORCE)`));
     await deleteRedisKeys(this.env.REDIS_PREFIX);
   }
+}
 
-  private async admin(work: (pg: Client) => Promise<unknown>): Promise<void> {
-    const pg = new Client({ connectionString: ADMIN_DATABASE_URL });
-    await pg.connect();
-    try {
-      await work(pg);
-    } finally {
-      await pg.end();
-    }
+/** Work on the server's admin database (creating and dropping the suites' own databases). */
+export async function asAdmin(work: (pg: Client) => Promise<unknown>): Promise<void> {
+  const pg = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await pg.connect();
+  try {
+    await work(pg);
+  } finally {
+    await pg.end();
   }
 }
 
