@@ -78,36 +78,21 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
    * Reads that tolerate the replica's lag (see SqlTarget); each statement on its own. One the replica
    * fails to answer (gone since its last check, or cancelled by its recovery) is read on the primary.
    */
-  get replica(): SqlRunner {
-    const read = async <T>(run: (runner: SqlRunner) => Promise<T>): Promise<T> => {
-      const runner = await this.readRunner();
-      if (runner === this.primary || !this.readReplica) return run(runner);
-      try {
-        return await run(runner);
-      } catch (error) {
-        if (!(error instanceof Error) || !isReplicaUnavailable(error)) throw error;
-        this.readReplica.lost(error);
-        return run(this.primary);
-      }
-    };
-    return {
-      rows: (statement, params) => read((runner) => runner.rows(statement, params)),
-      first: (statement, params) => read((runner) => runner.first(statement, params)),
-      arrays: (statement, params) => read((runner) => runner.arrays(statement, params)),
-      affected: (statement, params) => read((runner) => runner.affected(statement, params)),
-    };
-  }
+  readonly replica: SqlRunner = runnerThrough(async (use) => {
+    const runner = await this.readRunner();
+    if (runner === this.primary || !this.readReplica) return use(runner);
+    try {
+      return await use(runner);
+    } catch (error) {
+      if (!(error instanceof Error) || !isReplicaUnavailable(error)) throw error;
+      this.readReplica.lost(error);
+      return use(this.primary);
+    }
+  });
 
   /** Statements on a TypeORM transaction's connection (`dataSource.transaction(async (manager) => …)`). */
   within(manager: EntityManager): SqlRunner {
-    const connection = async () => (await (manager.queryRunner as PostgresQueryRunner).connect()) as PoolClient;
-    const runner = async () => this.runnerOn(await connection(), true);
-    return {
-      rows: async (statement, params) => (await runner()).rows(statement, params),
-      first: async (statement, params) => (await runner()).first(statement, params),
-      arrays: async (statement, params) => (await runner()).arrays(statement, params),
-      affected: async (statement, params) => (await runner()).affected(statement, params),
-    };
+    return runnerThrough(async (use) => use(this.runnerOn((await (manager.queryRunner as PostgresQueryRunner).connect()) as PoolClient, true)));
   }
 
   /**
@@ -137,14 +122,7 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
   async begin(options: SqlTransactionOptions = {}): Promise<SqlTransaction> {
     const { client, end } = await this.openOn(options);
     const runner = this.runnerOn(client, true);
-    return {
-      rows: (statement, params) => runner.rows(statement, params),
-      first: (statement, params) => runner.first(statement, params),
-      arrays: (statement, params) => runner.arrays(statement, params),
-      affected: (statement, params) => runner.affected(statement, params),
-      commit: () => end('COMMIT'),
-      rollback: () => end('ROLLBACK'),
-    };
+    return { ...runnerThrough((use) => use(runner)), commit: () => end('COMMIT'), rollback: () => end('ROLLBACK') };
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -215,6 +193,16 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
     // Each statement on its own: a replica's statements are never prepared (a replica is often reached through a pooler too).
     return new PgSqlRunner(pool, NEVER_PREPARED, false, (send) => this.withoutJit(pool, send));
   }
+}
+
+/** A SqlRunner whose every statement runs on the runner `through` hands it (found per statement: a replica, a transaction's connection). */
+function runnerThrough(through: <T>(use: (runner: SqlRunner) => Promise<T>) => Promise<T>): SqlRunner {
+  return {
+    rows: (statement, params) => through((runner) => runner.rows(statement, params)),
+    first: (statement, params) => through((runner) => runner.first(statement, params)),
+    arrays: (statement, params) => through((runner) => runner.arrays(statement, params)),
+    affected: (statement, params) => through((runner) => runner.affected(statement, params)),
+  };
 }
 
 /** `work`'s result once the transaction committed; rolled back when `work` throws. */
