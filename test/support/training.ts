@@ -68,6 +68,8 @@ export interface ModelDetails {
 export async function settledModel(baseUrl: string, token: string, modelId: string, worker: RunningProcess, timeoutMs = 90_000): Promise<ModelDetails> {
   return eventually(`model ${modelId} to settle`, async () => {
     const details = await request<ModelDetails>(`${baseUrl}/v1/models/${modelId}`, { token });
+    // A poll the organization's rate limit refused (429) is no answer yet.
+    if (details.status !== 200) throw new Error(`GET /v1/models/${modelId} answered ${details.status}`);
     if (details.body.status === 'retraining' || details.body.status === 'untrained') throw new Error(`model ${modelId} still ${details.body.status}:\n${worker.output().slice(-3000)}`);
     return details.body;
   }, timeoutMs);
