@@ -1,7 +1,8 @@
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, runCli, type RunningProcess, startWorker } from '../support/processes';
 import { withApiSuite } from '../support/suite';
-import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
+import { learnablePopulation, promotionRunsDone, sendEvents, settledModel, type TestEvent } from '../support/training';
 
 const DAY = 86_400_000;
 
@@ -115,6 +116,60 @@ describe('training runs in the worker', () => {
     const propertyWeight = importance.filter((f) => f.feature.startsWith('property_')).reduce((sum, f) => sum + f.weight, 0);
     expect(propertyWeight).toBeGreaterThan(0.5);
     expect(details.auc as number).toBeGreaterThan(0.7);
+  });
+
+  it('trains and serves despite quantities no float32 holds, sent with an ingest-only token; another organization is unaffected', async () => {
+    const [hostile, bystander] = await Promise.all([t.suite.createOrganization('hostile-shop'), t.suite.createOrganization('bystander-shop')]);
+    const population = cartPopulation(300, 60);
+    await sendEvents(t.api.baseUrl, hostile.token.secret, population);
+    await sendEvents(t.api.baseUrl, bystander.token.secret, population);
+    // What anyone holding a web page's ingest token can send: finite doubles, infinite as float32 (or summed as doubles).
+    const ingest = await request<{ token: string }>(`${t.api.baseUrl}/v1/tokens`, { token: hostile.token.secret, method: 'POST', body: { environment: 'prod', scopes: ['ingest'] } });
+    const extremes = [1e39, -1e39, Number.MAX_VALUE, 1e308, -Number.MAX_VALUE];
+    const users = Array.from({ length: 40 }, (_, u) => `cart-${u}`);
+    const hostileEvents = users.flatMap((userId, u) =>
+      [45, 30, 22, 15, 9, 2].map((daysAgo, k) => ({
+        event: 'add_to_cart',
+        userId,
+        timestamp: new Date(Date.now() - daysAgo * DAY + u * 1000).toISOString(),
+        properties: { quantity: extremes[(u + k) % extremes.length], items: 1 },
+      })),
+    );
+    await sendEvents(t.api.baseUrl, ingest.body.token, hostileEvents);
+    const [stored] = await t.suite.sql<{ n: string }>(
+      `SELECT count(*) AS n FROM events WHERE organization_id = $1 AND (numeric_properties->>'quantity')::numeric = 1e39`,
+      [hostile.organization.id],
+    );
+    expect(Number(stored.n)).toBeGreaterThan(0); // accepted and stored as sent
+
+    const train = async (shop: typeof hostile, body: Record<string, unknown>) => {
+      const model = await request<{ id: string }>(`${t.api.baseUrl}/v1/models`, { token: shop.token.secret, method: 'POST', body: { targetEvent: 'checkout', horizonDays: 7, ...body } });
+      await request(`${t.api.baseUrl}/v1/models/retrain`, { token: shop.token.secret, method: 'POST', body: { modelId: model.body.id } });
+      return model.body.id;
+    };
+    const trained = [
+      { shop: hostile, id: await train(hostile, { name: 'hostile_gbdt', algorithm: 'gbdt' }) },
+      { shop: hostile, id: await train(hostile, { name: 'hostile_logistic', algorithm: 'logistic' }) },
+      { shop: bystander, id: await train(bystander, { name: 'bystander_gbdt', algorithm: 'gbdt' }) },
+    ];
+    for (const { shop, id } of trained) {
+      const details = await settledModel(t.api.baseUrl, shop.token.secret, id, worker);
+      expect(details).toMatchObject({ status: 'active', lastError: null });
+      expect(details.auc as number).toBeGreaterThan(0.7); // the items property is still learnable beside the extremes
+    }
+    const [version] = await t.suite.sql<{ names: string[] }>(`SELECT manifest->'names' AS names FROM model_versions WHERE model_id = $1`, [trained[0].id]);
+    expect(version.names).toContain('property_sum_30d:add_to_cart/quantity');
+
+    // Bulk scoring and on-demand serving read the same bounded features: every hostile user gets a prediction of each model.
+    await promotionRunsDone(t.suite, hostile.organization.id);
+    for (const userId of users.slice(0, extremes.length)) {
+      const served = await eventually(`both models to serve ${userId}`, async () => {
+        const answer = await request<{ predictions: Array<{ confidence: number }> }>(`${t.api.baseUrl}/v1/predict?userId=${userId}`, { token: hostile.token.secret });
+        return answer.status === 200 && answer.body.predictions.length === 2 ? answer.body.predictions : undefined;
+      });
+      for (const prediction of served) expect(prediction.confidence).toBeGreaterThanOrEqual(0.5);
+      for (const prediction of served) expect(prediction.confidence).toBeLessThanOrEqual(1);
+    }
   });
 
   it('ends failed with a clear lastError when there is too little data', async () => {

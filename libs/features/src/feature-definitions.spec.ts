@@ -1,5 +1,5 @@
 import { DAY_MS } from '@foresight/platform';
-import { computeFeatures, FEATURE_WINDOW_DAYS, featuresAt, featuresOfEachAt, TARGET_NOT_IN_WINDOW_DAYS } from './feature-definitions';
+import { computeFeatures, FEATURE_VALUE_LIMIT, FEATURE_WINDOW_DAYS, featuresAt, featuresOfEachAt, TARGET_NOT_IN_WINDOW_DAYS } from './feature-definitions';
 import type { FeatureEvent } from './feature-event';
 import { buildManifest, type FeatureManifest } from './feature-manifest';
 
@@ -111,6 +111,43 @@ describe('feature definitions', () => {
     });
     expect(colliding.trackedProperties).toEqual([{ event: 'a/b', key: 'c' }]);
     expect(colliding.names.filter((name) => name.startsWith('property_'))).toEqual(['property_sum_30d:a/b/c', 'property_mean_30d:a/b/c']);
+  });
+
+  it('keeps every feature finite and within ±FEATURE_VALUE_LIMIT whatever numbers a client sends', () => {
+    const cart = buildManifest({
+      trackedEvents: ['add_to_cart'],
+      trackedScreens: ['Home'],
+      trackedProperties: ['quantity', 'refund', 'swing', 'huge'].map((key) => ({ event: 'add_to_cart', key })),
+      targetEvent: 'checkout',
+      signals: ALL_SIGNALS,
+    });
+    const cartEvent = (daysBefore: number, numbers: Record<string, number>) => ev(at(daysBefore), 'add_to_cart', { screen: 'Home', dwellMs: 2_147_483_647, hesitationMs: 2_147_483_647, numbers });
+    const extremes = [
+      cartEvent(9, { quantity: 1e39, refund: -1e39, swing: Number.MAX_VALUE, huge: Number.MAX_VALUE }),
+      cartEvent(6, { quantity: Number.MAX_VALUE, swing: Number.MAX_VALUE, huge: Infinity }), // Infinity: a jsonb number beyond any double
+      cartEvent(3, { refund: -Number.MAX_VALUE, swing: -Number.MAX_VALUE, huge: 1e308 }),
+      cartEvent(2, { swing: -Number.MAX_VALUE, huge: 1e308 }),
+      cartEvent(1, { swing: 6, huge: -1e308 }),
+      // A user's many large values: their sum is bounded too.
+      ...Array.from({ length: 1000 }, (_, i) => cartEvent(5 - i / 1000, { quantity: 1e14 })),
+    ].sort((a, b) => a.occurredAt - b.occurredAt);
+    const features = named(cart, featuresAt(extremes, cutoff, cart) as Float32Array);
+    expect(Object.entries(features).filter(([, value]) => !(Math.abs(value) <= f32(FEATURE_VALUE_LIMIT)))).toEqual([]);
+    expect(features).toMatchObject({
+      'property_sum_30d:add_to_cart/quantity': f32(FEATURE_VALUE_LIMIT),
+      'property_mean_30d:add_to_cart/quantity': f32((2 * FEATURE_VALUE_LIMIT + 1000 * 1e14) / 1002),
+      'property_sum_30d:add_to_cart/refund': f32(-FEATURE_VALUE_LIMIT),
+      'property_mean_30d:add_to_cart/refund': f32(-FEATURE_VALUE_LIMIT),
+      // A value beyond the limit counts as the limit: two extremes each way cancel, and what is left is the 6.
+      'property_sum_30d:add_to_cart/swing': 6,
+      'property_mean_30d:add_to_cart/swing': f32(6 / 5),
+      'property_sum_30d:add_to_cart/huge': f32(FEATURE_VALUE_LIMIT),
+      'property_mean_30d:add_to_cart/huge': f32((3 * FEATURE_VALUE_LIMIT) / 5), // four values at the limit, one at minus it
+    });
+    // Serving reads the same bounded values as training.
+    const window = extremes.filter((e) => e.occurredAt >= cutoff - FEATURE_WINDOW_DAYS * DAY_MS);
+    const activity = { firstSeenAt: extremes[0].occurredAt, lastSeenAt: at(1) };
+    expect(named(cart, computeFeatures(window, activity, cutoff, cart))).toEqual(features);
   });
 
   it('says how long ago the target event was, or that it is not in the window', () => {

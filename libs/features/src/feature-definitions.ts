@@ -13,6 +13,18 @@ const WINDOW_COUNT = COUNT_WINDOWS_DAYS.length;
 const WINDOW_MS = COUNT_WINDOWS_DAYS.map((days) => days * DAY_MS);
 const LAST_WEEK_DAYS = 7;
 const LAST_WEEK_MS = LAST_WEEK_DAYS * DAY_MS;
+/**
+ * The largest magnitude of a feature, and of a numeric property value as it is counted into one. Far
+ * beyond any real count, duration or amount, yet far below float32's 3.4e38, so that the float32
+ * maths of training and ONNX (a square, a sum over millions of rows) stays finite too: one event's
+ * `quantity: 1e39` (a finite double, an infinite float32) must not stop an organization's training.
+ */
+export const FEATURE_VALUE_LIMIT = 1e15;
+
+/** The value within ±FEATURE_VALUE_LIMIT; NaN, which no definition should produce, as 0. */
+function bounded(value: number): number {
+  return Number.isNaN(value) ? 0 : Math.min(Math.max(value, -FEATURE_VALUE_LIMIT), FEATURE_VALUE_LIMIT);
+}
 
 /** When the user was first and last seen at or before the cutoff (epoch ms), whatever the window. */
 export interface Activity {
@@ -234,7 +246,8 @@ export function computeFeaturesOfEach(events: readonly FeatureEvent[], activity:
 function extract(summary: WindowSummary, extractors: readonly Extractor[]): Float32Array {
   // Filled by index: Float32Array.from with a mapper walks the iterator protocol, a third of the time.
   const features = new Float32Array(extractors.length);
-  for (let i = 0; i < extractors.length; i++) features[i] = extractors[i](summary);
+  // Bounded here, the one place every training row and every served vector is made.
+  for (let i = 0; i < extractors.length; i++) features[i] = bounded(extractors[i](summary));
   return features;
 }
 
@@ -330,7 +343,8 @@ function addProperties(totals: PropertyTotals[], tracked: ReadonlyArray<{ key: s
   for (const { key, index } of tracked) {
     const value = Object.hasOwn(numbers, key) ? numbers[key] : undefined;
     if (typeof value !== 'number') continue;
-    totals[index].sum += value;
+    // Each value bounded before summing: opposite extremes cancel instead of making Infinity - Infinity.
+    totals[index].sum += bounded(value);
     totals[index].count++;
   }
 }
