@@ -6,6 +6,7 @@ import { ApiModule } from '../../apps/api/src/api.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { freePort } from '../support/ports';
 import { TestSuite } from '../support/suite';
+import { userIdColumns } from '../support/user-id-columns';
 
 /**
  * Every column that holds a user id must belong to a personal-data store, in both processes that
@@ -23,18 +24,9 @@ describe('personal-data store coverage', () => {
     await suite?.destroy();
   });
 
-  /** `table.column` of every user-id-like column of a table (partitions are covered by their parent). */
-  async function userIdColumns(): Promise<string[]> {
-    const rows = await suite.sql<{ name: string }>(
-      `SELECT c.table_name || '.' || c.column_name AS name
-         FROM information_schema.columns c
-         JOIN information_schema.tables t USING (table_schema, table_name)
-        WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'
-          AND (c.column_name LIKE '%user_id' OR c.column_name LIKE '%anonymous_id')
-          AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = format('%I.%I', c.table_schema, c.table_name)::regclass)
-        ORDER BY 1`,
-    );
-    return rows.map((row) => row.name);
+  /** `table.column` of every user-id-like column of the schema. */
+  async function userIdColumnNames(): Promise<string[]> {
+    return (await userIdColumns(suite)).map(({ table, column }) => `${table}.${column}`);
   }
 
   /** The columns the stores of a process composition declare. */
@@ -56,7 +48,7 @@ describe('personal-data store coverage', () => {
     ['API', (runtime: Runtime) => ApiModule.register(runtime)],
     ['worker', (runtime: Runtime) => WorkerModule.register(runtime)],
   ])('every user id column of the schema is covered by a store of the %s', async (_process, compose) => {
-    const columns = await userIdColumns();
+    const columns = await userIdColumnNames();
     expect(columns).toEqual(expect.arrayContaining(['events.user_id', 'events.anonymous_id', 'identities.user_id', 'predictions.user_id']));
     const covered = await coveredBy(compose);
     expect(columns.filter((column) => !covered.has(column))).toEqual([]);
@@ -66,7 +58,7 @@ describe('personal-data store coverage', () => {
     await suite.sql(`CREATE TABLE scratch_notes (id text PRIMARY KEY, author_user_id text)`);
     try {
       const covered = await coveredBy((runtime) => ApiModule.register(runtime));
-      expect((await userIdColumns()).filter((column) => !covered.has(column))).toEqual(['scratch_notes.author_user_id']);
+      expect((await userIdColumnNames()).filter((column) => !covered.has(column))).toEqual(['scratch_notes.author_user_id']);
     } finally {
       await suite.sql(`DROP TABLE scratch_notes`);
     }

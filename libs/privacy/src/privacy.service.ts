@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { type StoredUserId, SuppressionListService, UserIdsService } from '@foresight/events';
+import { type CallerUser, type StoredUserId, SuppressionListService, UserIdsService } from '@foresight/events';
 import { contractJob, Encryptor, type JobPayloads, JOBS, notFound, type PersonalDataStore, QUEUES, RedisAvailabilityService } from '@foresight/platform';
 import { ErasureRecordsService } from './erasure/erasure-records.service';
 import type { ErasedCounts } from './erasure/erasure-records.sql';
@@ -23,7 +23,10 @@ export interface ErasureRequest {
   suppress: boolean;
 }
 
-/** Export and erasure of one user, named by its stored id, across every personal-data store. */
+/**
+ * Export and erasure of one user across every personal-data store, under every form its id may be
+ * stored in (UserIdsService.storedForms): an organization that switched hashUserIds holds both.
+ */
 @Injectable()
 export class PrivacyService {
   constructor(
@@ -36,25 +39,30 @@ export class PrivacyService {
     private readonly redis: RedisAvailabilityService,
   ) {}
 
-  async export(organizationId: string, userId: StoredUserId): Promise<UserExport> {
-    const sections = await Promise.all(this.stores.all().map(async (store) => [store.name, await store.export(organizationId, userId)] as const));
+  async export(organizationId: string, user: CallerUser): Promise<UserExport> {
+    const forms = this.userIds.storedForms(organizationId, user.id);
+    const sections = await Promise.all(
+      this.stores.all().map(async (store) => [store.name, (await Promise.all(forms.map((form) => store.export(organizationId, form)))).flat()] as const),
+    );
     if (sections.every(([, rows]) => rows.length === 0)) throw notFound('user');
     return { exportedAt: new Date().toISOString(), events: [], predictions: [], sessions: [], ...Object.fromEntries(sections) };
   }
 
   /**
    * Erases the user from every store before returning. The sweep job is queued first, so a crash
-   * half-way is finished by the worker; the id travels in it only sealed (bound to the erasure id)
-   * and leaves Redis when the sweep confirms. Without Redis (it holds personal data too, and the
+   * half-way is finished by the worker; the caller's id travels in it only sealed (bound to the
+   * erasure id) and leaves Redis when the sweep confirms. It is the id as sent, not a stored form:
+   * the sweep needs it to find every form. Without Redis (it holds personal data too, and the
    * sweep) nothing is done and the caller is answered `unavailable`.
    */
-  async erase(organizationId: string, userId: StoredUserId, request: ErasureRequest): Promise<void> {
+  async erase(organizationId: string, user: CallerUser, request: ErasureRequest): Promise<void> {
     this.redis.assertUp('erase the user');
     const stores = this.stores.all();
-    if ((await countRemaining(stores, organizationId, userId)) === 0) throw notFound('user');
-    const erasureId = await this.records.open(organizationId, this.userIds.userHash(organizationId, userId));
+    const forms = this.userIds.storedForms(organizationId, user.id);
+    if ((await countRemaining(stores, organizationId, forms)) === 0) throw notFound('user');
+    const erasureId = await this.records.open(organizationId, this.userIds.userHash(organizationId, user.stored));
     try {
-      const sweep = contractJob(JOBS.privacy.sweepErasure, { erasureId, organizationId, sealedUserId: this.encryptor.encrypt(userId, sealContext(erasureId)) }, erasureId);
+      const sweep = contractJob(JOBS.privacy.sweepErasure, { erasureId, organizationId, sealedUserId: this.encryptor.encrypt(user.id, sealContext(erasureId)) }, erasureId);
       await this.redis.within('queue the erasure sweep', () => this.sweeps.add(sweep.name, sweep.data, sweep.opts));
     } catch (error) {
       // No erasure record without the sweep that confirms it.
@@ -62,8 +70,8 @@ export class PrivacyService {
       throw error;
     }
     // Suppress before erasing: nothing of the user is stored between the erasure and the suppression.
-    if (request.suppress) await this.suppression.suppress(organizationId, userId);
-    await this.records.recordPass(erasureId, await eraseEverywhere(stores, organizationId, userId), { sweep: false, confirmed: false });
+    if (request.suppress) await this.suppression.suppress(organizationId, user);
+    await this.records.recordPass(erasureId, await eraseEverywhere(stores, organizationId, forms), { sweep: false, confirmed: false });
   }
 
   /**
@@ -71,10 +79,11 @@ export class PrivacyService {
    * confirms when no store holds anything; otherwise throws, and BullMQ retries with backoff.
    */
   async sweep(job: SweepErasure): Promise<ErasedCounts> {
-    const userId = this.encryptor.decryptText(job.sealedUserId, sealContext(job.erasureId));
+    // A job queued by an earlier release seals a stored form: its forms include it.
+    const forms = this.userIds.storedForms(job.organizationId, this.encryptor.decryptText(job.sealedUserId, sealContext(job.erasureId)));
     const stores = this.stores.all();
-    const erased = await eraseEverywhere(stores, job.organizationId, userId);
-    const left = await Promise.all(stores.map(async (store) => [store.name, await store.remaining(job.organizationId, userId)] as const));
+    const erased = await eraseEverywhere(stores, job.organizationId, forms);
+    const left = await Promise.all(stores.map(async (store) => [store.name, await remainingOf(store, job.organizationId, forms)] as const));
     const holding = left.filter(([, rows]) => rows > 0);
     await this.records.recordPass(job.erasureId, erased, { sweep: true, confirmed: holding.length === 0 });
     if (holding.length > 0) throw new Error(`erasure ${job.erasureId}: still held by ${holding.map(([name, rows]) => `${name} (${rows})`).join(', ')}`);
@@ -82,8 +91,8 @@ export class PrivacyService {
   }
 
   /** False when the user was not suppressed. */
-  unsuppress(organizationId: string, userId: StoredUserId): Promise<boolean> {
-    return this.suppression.unsuppress(organizationId, userId);
+  unsuppress(organizationId: string, user: CallerUser): Promise<boolean> {
+    return this.suppression.unsuppress(organizationId, user);
   }
 }
 
@@ -91,12 +100,22 @@ function sealContext(erasureId: string): string {
   return `erasure:${erasureId}`;
 }
 
-async function countRemaining(stores: readonly PersonalDataStore[], organizationId: string, userId: string): Promise<number> {
-  const counts = await Promise.all(stores.map((store) => store.remaining(organizationId, userId)));
+async function countRemaining(stores: readonly PersonalDataStore[], organizationId: string, forms: readonly StoredUserId[]): Promise<number> {
+  const counts = await Promise.all(stores.map((store) => remainingOf(store, organizationId, forms)));
   return counts.reduce((sum, n) => sum + n, 0);
 }
 
-async function eraseEverywhere(stores: readonly PersonalDataStore[], organizationId: string, userId: string): Promise<ErasedCounts> {
-  const counts = await Promise.all(stores.map(async (store) => [store.name, await store.erase(organizationId, userId)] as const));
-  return Object.fromEntries(counts.filter(([, n]) => n > 0));
+async function remainingOf(store: PersonalDataStore, organizationId: string, forms: readonly StoredUserId[]): Promise<number> {
+  const counts = await Promise.all(forms.map((form) => store.remaining(organizationId, form)));
+  return counts.reduce((sum, n) => sum + n, 0);
+}
+
+/** Every store at once, form after form: two erasures of one user's rows at once would contend for the same links and activity rows. */
+async function eraseEverywhere(stores: readonly PersonalDataStore[], organizationId: string, forms: readonly StoredUserId[]): Promise<ErasedCounts> {
+  const erased: ErasedCounts = {};
+  for (const form of forms) {
+    const counts = await Promise.all(stores.map(async (store) => [store.name, await store.erase(organizationId, form)] as const));
+    for (const [name, n] of counts) if (n > 0) erased[name] = (erased[name] ?? 0) + n;
+  }
+  return erased;
 }

@@ -97,7 +97,7 @@ export class UsersController {
     @Query(new ZodPipe(exportQuery)) _query: z.infer<typeof exportQuery>,
     @QueryUser() user: CallerUser,
   ): Promise<UserExport & { userId: string }> {
-    return { userId: user.id, ...(await this.privacy.export(principal.organizationId, user.stored)) };
+    return { userId: user.id, ...(await this.privacy.export(principal.organizationId, user)) };
   }
 
   @Delete()
@@ -114,7 +114,7 @@ export class UsersController {
     @Query(new ZodPipe(deleteQuery)) query: z.infer<typeof deleteQuery>,
     @QueryUser() user: CallerUser,
   ): Promise<{ status: 'deleted'; userId: string }> {
-    await this.privacy.erase(principal.organizationId, user.stored, { suppress: query.suppress === 'true' });
+    await this.privacy.erase(principal.organizationId, user, { suppress: query.suppress === 'true' });
     return { status: 'deleted', userId: user.id };
   }
 
@@ -129,8 +129,8 @@ export class UsersController {
     @Query(new ZodPipe(erasuresQuery)) query: z.infer<typeof erasuresQuery>,
     @QueryUser() user: CallerUser | undefined,
   ): Promise<{ erasures: Array<Omit<ErasureRecord, 'organizationId'>> }> {
-    const userHash = user === undefined ? undefined : this.userIds.userHash(principal.organizationId, user.stored);
-    const erasures = await this.erasures.list(principal.organizationId, { userHash, limit: query.limit });
+    const userHashes = user === undefined ? undefined : this.userIds.userHashes(principal.organizationId, user.id);
+    const erasures = await this.erasures.list(principal.organizationId, { userHashes, limit: query.limit });
     return { erasures: erasures.map(({ organizationId: _organizationId, ...erasure }) => erasure) };
   }
 
@@ -145,6 +145,6 @@ export class UsersController {
     @Query(new ZodPipe(unsuppressQuery)) _query: z.infer<typeof unsuppressQuery>,
     @QueryUser() user: CallerUser,
   ): Promise<{ userId: string; unsuppressed: boolean }> {
-    return { userId: user.id, unsuppressed: await this.privacy.unsuppress(principal.organizationId, user.stored) };
+    return { userId: user.id, unsuppressed: await this.privacy.unsuppress(principal.organizationId, user) };
   }
 }

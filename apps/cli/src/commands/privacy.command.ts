@@ -21,9 +21,8 @@ export function registerPrivacyCommands(program: Command, context: CliContext): 
     .option('--limit <n>', 'most records to show', parseWholeNumber('--limit'), 100)
     .action((options: ErasureListOptions) =>
       context.run(async (app, { json }) => {
-        const userIds = app.get(UserIdsService);
-        const userHash = options.user === undefined ? undefined : userIds.userHash(options.org, (await userIds.resolve(options.org, options.user)).stored);
-        const erasures = await app.get(ErasureRecordsService).list(options.org, { userHash, limit: options.limit });
+        const userHashes = options.user === undefined ? undefined : app.get(UserIdsService).userHashes(options.org, options.user);
+        const erasures = await app.get(ErasureRecordsService).list(options.org, { userHashes, limit: options.limit });
         printResult(json, { erasures }, erasures.length === 0 ? ['no erasure requests'] : erasures.map(erasureLine));
       }),
     );
@@ -35,8 +34,8 @@ export function registerPrivacyCommands(program: Command, context: CliContext): 
     .requiredOption('--user <userId>', 'the user id as the organization sends it')
     .action((options: { org: string; user: string }) =>
       context.run(async (app, { json }) => {
-        const { stored } = await app.get(UserIdsService).resolve(options.org, options.user);
-        const unsuppressed = await app.get(PrivacyService).unsuppress(options.org, stored);
+        const user = await app.get(UserIdsService).resolve(options.org, options.user);
+        const unsuppressed = await app.get(PrivacyService).unsuppress(options.org, user);
         printResult(json, { unsuppressed }, [unsuppressed ? "the user's events are accepted again" : 'the user was not suppressed']);
       }),
     );

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SqlExecutor } from '@foresight/platform';
-import type { StoredUserId } from '../users/stored-user-id';
+import type { CallerUser, StoredUserId } from '../users/stored-user-id';
 import { UserEventsService } from '../users/user-events.service';
 import { UserIdsService } from '../users/user-ids.service';
 import { SUPPRESS_IDS, SUPPRESSED_IDS, UNSUPPRESS_USER } from './suppression-list.sql';
@@ -29,23 +29,26 @@ export class SuppressionListService {
   ) {}
 
   /**
-   * Suppresses the user's id and the anonymous ids linked to it now (call before erasing the links),
-   * so the user's anonymous visits are dropped too.
+   * Suppresses every stored form of the user's id and of the anonymous ids linked to it now (call
+   * before erasing the links), so the user's anonymous visits are dropped too, on either side of a
+   * hashUserIds switch. A linked id stored as a pseudonym has no other form anyone can know: its
+   * "pseudonym of the pseudonym" is listed too, harmlessly, as a stored id cannot be told from a sent one.
    */
-  async suppress(organizationId: string, storedUserId: StoredUserId): Promise<void> {
-    const links = await this.userEvents.linkedAnonymousIds(organizationId, storedUserId);
-    const ids = [storedUserId, ...links.map((link) => link.anonymousId)];
+  async suppress(organizationId: string, user: CallerUser): Promise<void> {
+    const forms = this.userIds.storedForms(organizationId, user.id);
+    const links = (await Promise.all(forms.map((form) => this.userEvents.linkedAnonymousIds(organizationId, form)))).flat();
+    const ids = [...forms, ...links.flatMap((link) => this.userIds.storedForms(organizationId, link.anonymousId))];
     await this.sql.affected(SUPPRESS_IDS, [
       organizationId,
       ids.map((id) => this.userIds.userHash(organizationId, id)),
-      this.userIds.userHash(organizationId, storedUserId),
+      this.userIds.userHash(organizationId, user.stored),
     ]);
     this.lists.delete(organizationId);
   }
 
-  /** Lifts the suppression of the user and of its anonymous ids; false when the user was not suppressed. */
-  async unsuppress(organizationId: string, storedUserId: StoredUserId): Promise<boolean> {
-    const removed = await this.sql.affected(UNSUPPRESS_USER, [organizationId, this.userIds.userHash(organizationId, storedUserId)]);
+  /** Lifts the suppression of the user and of its anonymous ids, made under either setting; false when the user was not suppressed. */
+  async unsuppress(organizationId: string, user: CallerUser): Promise<boolean> {
+    const removed = await this.sql.affected(UNSUPPRESS_USER, [organizationId, this.userIds.userHashes(organizationId, user.id)]);
     this.lists.delete(organizationId);
     return removed > 0;
   }

@@ -5,9 +5,10 @@ export const SUPPRESS_IDS = sqlStatement<never, [organizationId: string, idHashe
   `INSERT INTO suppressed_users (organization_id, id_hash, user_hash) SELECT $1, id_hash, $3 FROM unnest($2::text[]) AS id_hash ON CONFLICT DO NOTHING`,
 );
 
-export const UNSUPPRESS_USER = sqlStatement<never, [organizationId: string, userHash: string]>(
+/** $2: the userHash of each stored form of the user's id. */
+export const UNSUPPRESS_USER = sqlStatement<never, [organizationId: string, userHashes: string[]]>(
   'events.unsuppress-user',
-  `DELETE FROM suppressed_users WHERE organization_id = $1 AND user_hash = $2`,
+  `DELETE FROM suppressed_users WHERE organization_id = $1 AND user_hash = ANY($2::text[])`,
 );
 
 export const SUPPRESSED_IDS = sqlStatement<{ id_hash: string }, [organizationId: string]>(

@@ -27,6 +27,21 @@ describe('UserIdsService', () => {
     expect(await stored('org_hashed', 'user-1', other)).not.toBe(first);
   });
 
+  it('gives every form an id may be stored under, before and after a hashUserIds switch', async () => {
+    const forms = userIds.storedForms('org_switching', 'user-1');
+    expect(forms).toEqual(['user-1', expect.stringMatching(/^psn_/)]);
+    expect(forms).toContain(await stored('org_switching', 'user-1'));
+    hashing.add('org_switching');
+    try {
+      // A fresh service: the setting is cached for a few seconds per process.
+      expect(forms).toContain(await stored('org_switching', 'user-1', new UserIdsService(organizations, config)));
+    } finally {
+      hashing.delete('org_switching');
+    }
+    expect(userIds.storedForms('org_hashed', 'user-1')).not.toContain(forms[1]);
+    expect(userIds.userHashes('org_switching', 'user-1')).toEqual(forms.map((form) => userIds.userHash('org_switching', form)));
+  });
+
   it('names users in privacy records by a hash that reveals neither id nor organization', () => {
     const id = (text: string) => storedUserIdFromStorage(text);
     const hash = userIds.userHash('org_plain', id('user-1'));

@@ -16,14 +16,16 @@ interface Pseudonymization {
 /**
  * The pseudonymizer: the one place a caller's user id becomes a StoredUserId, and a stored id the
  * name privacy records use. The HTTP and CLI edges resolve a caller's id once (`resolve`), ingestion
- * maps its batches (`pseudonymizer`); everything below takes StoredUserId only, so hashed and raw
- * organizations behave the same to callers.
+ * maps its batches (`pseudonymizer`), privacy looks for every form an id may be stored under
+ * (`storedForms`); everything below takes StoredUserId only, so hashed and raw organizations behave
+ * the same to callers.
  */
 @Injectable()
 export class UserIdsService {
   private readonly secret: Buffer;
   private readonly referenceKey: Buffer;
   private readonly settings = new Map<string, Pseudonymization>();
+  private readonly pseudonymKeys = new Map<string, Buffer>();
 
   constructor(
     private readonly organizations: OrganizationsService,
@@ -43,7 +45,22 @@ export class UserIdsService {
   async pseudonymizer(organizationId: string): Promise<(rawId: string) => StoredUserId> {
     const { key } = await this.pseudonymization(organizationId);
     if (!key) return (rawId) => rawId as StoredUserId;
-    return (rawId) => `psn_${createHmac('sha256', key).update(rawId).digest('base64url')}` as StoredUserId;
+    return (rawId) => pseudonym(key, rawId);
+  }
+
+  /**
+   * Every form a caller's id may be stored under, whatever the setting is now: hashUserIds applies to
+   * data received from then on, so an organization that switched it holds the id as sent and as its
+   * pseudonym. The key never changes (it is derived from the token pepper, not rotated), so there is
+   * one pseudonym only.
+   */
+  storedForms(organizationId: string, rawId: string): StoredUserId[] {
+    return [rawId as StoredUserId, pseudonym(this.pseudonymKey(organizationId), rawId)];
+  }
+
+  /** The userHash of each stored form of a caller's id: records made under either setting name the user by one of them. */
+  userHashes(organizationId: string, rawId: string): string[] {
+    return this.storedForms(organizationId, rawId).map((form) => this.userHash(organizationId, form));
   }
 
   /**
@@ -67,11 +84,24 @@ export class UserIdsService {
     const cached = this.settings.get(organizationId);
     if (cached && Date.now() - cached.readAt < SETTING_TTL_MS) return cached;
     const organization = await this.organizations.get(organizationId);
-    // A key per organization: the same user in two organizations gets unrelated pseudonyms.
-    const fresh = { key: organization.hashUserIds ? derive(this.secret, 'foresight pseudonymized user ids', organizationId) : undefined, readAt: Date.now() };
+    const fresh = { key: organization.hashUserIds ? this.pseudonymKey(organizationId) : undefined, readAt: Date.now() };
     this.settings.set(organizationId, fresh);
     return fresh;
   }
+
+  /** A key per organization: the same user in two organizations gets unrelated pseudonyms. */
+  private pseudonymKey(organizationId: string): Buffer {
+    let key = this.pseudonymKeys.get(organizationId);
+    if (!key) {
+      key = derive(this.secret, 'foresight pseudonymized user ids', organizationId);
+      this.pseudonymKeys.set(organizationId, key);
+    }
+    return key;
+  }
+}
+
+function pseudonym(key: Buffer, rawId: string): StoredUserId {
+  return `psn_${createHmac('sha256', key).update(rawId).digest('base64url')}` as StoredUserId;
 }
 
 function derive(secret: Buffer, purpose: string, salt: string): Buffer {

@@ -39,9 +39,9 @@ export class ErasureRecordsService {
     await this.sql.affected(RECORD_ERASURE_PASS, [id, JSON.stringify(erased), outcome.sweep ? 1 : 0, outcome.confirmed]);
   }
 
-  /** Newest first; `userHash` narrows to one user's requests. */
-  async list(organizationId: string, options: { userHash?: string; limit: number }): Promise<ErasureRecord[]> {
-    const rows = await this.sql.rows(ERASURES, [organizationId, options.userHash ?? null, options.limit]);
+  /** Newest first; `userHashes` (UserIdsService.userHashes) narrows to one user's requests. */
+  async list(organizationId: string, options: { userHashes?: string[]; limit: number }): Promise<ErasureRecord[]> {
+    const rows = await this.sql.rows(ERASURES, [organizationId, options.userHashes ?? null, options.limit]);
     return rows.map((row) => ({
       id: row.id,
       organizationId: row.organization_id,

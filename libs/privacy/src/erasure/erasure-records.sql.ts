@@ -37,9 +37,9 @@ export const RECORD_ERASURE_PASS = sqlStatement<never, [id: string, erased: stri
     WHERE id = $1`,
 );
 
-/** Newest first; $2 narrows to one user's requests when not null. */
-export const ERASURES = sqlStatement<ErasureRow, [organizationId: string, userHash: string | null, limit: number]>(
+/** Newest first; $2 (the userHash of each stored form of a user's id) narrows to one user's requests when not null. */
+export const ERASURES = sqlStatement<ErasureRow, [organizationId: string, userHashes: string[] | null, limit: number]>(
   'privacy.erasures',
-  `SELECT * FROM erasures WHERE organization_id = $1 AND ($2::text IS NULL OR user_hash = $2)
+  `SELECT * FROM erasures WHERE organization_id = $1 AND ($2::text[] IS NULL OR user_hash = ANY($2::text[]))
     ORDER BY requested_at DESC, id DESC LIMIT $3`,
 );
