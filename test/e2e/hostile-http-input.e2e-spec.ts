@@ -203,3 +203,97 @@ describe('hostile input at the HTTP edge', () => {
     });
   });
 });
+
+/**
+ * Issue 40, findings 6 and 7: a prototype key in one Segment message, and ids that are not Unicode text
+ * (a lone surrogate escaped in JSON, or its bytes percent-encoded in a URL).
+ */
+describe('hostile keys and ids', () => {
+  const t = withApiSuite('hostilekeys');
+  const call = (method: string, path: string, body?: unknown) => request(`${t.api.baseUrl}${path}`, { method, token: t.org.token.secret, body });
+  const storedMessages = async (prefix: string) =>
+    (await t.suite.sql<{ message_id: string }>('SELECT message_id FROM events WHERE message_id LIKE $1 ORDER BY message_id', [`${prefix}%`])).map((row) => row.message_id);
+
+  describe('finding 6: a prototype key skips its own message, never the batch', () => {
+    // Written as text: in a JavaScript object literal "__proto__" would set the prototype, not a key.
+    const track = (id: string, extra = '') => `{"type":"track","event":"click","userId":"proto-user","messageId":"${id}"${extra}}`;
+    const poisoned = (id: string) => [
+      track(`${id}-a`, ',"properties":{"__proto__":{"event":"polluted","userId":"polluted"}}'),
+      track(`${id}-b`, ',"context":{"page":{"constructor":{"prototype":{"event":"polluted","userId":"polluted"}}}}'),
+      track(`${id}-c`, ',"properties":{"cart":{"items":[{"__proto__":{"userId":"polluted"}}]}}'),
+    ];
+
+    it('stores the other messages of a Segment batch and counts the poisoned ones as rejected, on /v1/batch and /v1/b', async () => {
+      for (const path of ['/v1/batch', '/v1/b']) {
+        const id = `proto${path.replace(/\W/g, '')}`;
+        const body = `{"batch":[${[track(`${id}-good-1`), ...poisoned(id), track(`${id}-good-2`)].join(',')}]}`;
+        expect([path, await call('POST', path, body)]).toMatchObject([path, { status: 200, body: { accepted: 2, rejected: 3 } }]);
+        expect(await storedMessages(`${id}-`)).toEqual([`${id}-good-1`, `${id}-good-2`]);
+      }
+    });
+
+    it('answers a single poisoned Segment call 200 with it rejected, and names the key in a /v1/events batch', async () => {
+      expect(await call('POST', '/v1/track', poisoned('proto-track')[0])).toMatchObject({ status: 200, body: { accepted: 0, rejected: 1 } });
+      const identify = '{"type":"identify","userId":"proto-user","anonymousId":"a","messageId":"proto-identify","context":{"__proto__":{"x":1}}}';
+      expect(await call('POST', '/v1/identify', identify)).toMatchObject({ status: 200, body: { accepted: 0, rejected: 1 } });
+      const events = `[{"event":"click","userId":"proto-user","messageId":"proto-events-1"},{"event":"click","userId":"proto-user","properties":{"a":{"__proto__":{"x":1}}}}]`;
+      const response = await call('POST', '/v1/events', events);
+      expect(response).toMatchObject({ status: 400, body: { error: 'invalid_request', details: [{ path: '1.properties.a.__proto__', message: expect.any(String) }] } });
+      expect(await storedMessages('proto-events-')).toEqual([]);
+    });
+
+    it('never reaches Object.prototype: an empty event still lacks its event name and user', async () => {
+      for (const path of ['/v1/batch', '/v1/events']) await call('POST', path, path === '/v1/batch' ? `{"batch":[${poisoned('pollute').join(',')}]}` : poisoned('pollute')[0]);
+      // Had {event, userId} reached Object.prototype, this {} would read them as its own and be stored.
+      const empty = await call('POST', '/v1/events', {});
+      expect(empty).toMatchObject({ status: 400, body: { details: expect.arrayContaining([expect.objectContaining({ path: 'event' })]) } });
+    });
+  });
+
+  describe('finding 7: ids and labels are Unicode text', () => {
+    const detailPaths = (response: JsonResponse) => ((response.body as { details?: Array<{ path: string }> }).details ?? []).map((d) => d.path);
+
+    it('refuses lone surrogates in every JSON id or label with 400 naming the field; two of them never merge', async () => {
+      // "\uFFFD" is what a lone surrogate becomes once stored: a real user whose predictions a lone surrogate must not reach.
+      expect(await call('POST', '/v1/events', { event: 'click', userId: '\ufffd' })).toMatchObject({ status: 200, body: { accepted: 1 } });
+      const cases: Array<[method: string, path: string, body: unknown, fields: string[]]> = [
+        ['POST', '/v1/predict/batch', { userIds: ['\ud800'] }, ['userIds.0']],
+        ['POST', '/v1/predict/batch', { userIds: ['\ud800', '\udbff'] }, ['userIds.0', 'userIds.1']],
+        ['POST', '/v1/models', { name: 'surrogate_labels', targetEvent: 'checkout', labels: ['\ud800', '\udc00'] }, ['labels.0', 'labels.1']],
+        ['POST', '/v1/models', { name: 'surrogate_target', targetEvent: 'check\udc00out' }, ['targetEvent']],
+        ['POST', '/v1/models/retrain', { modelId: 'mdl_\ud800' }, ['modelId']],
+        ['POST', '/v1/webhooks', { url: 'https://hooks.example.com/\ud800', events: ['model.retrained'] }, ['url']],
+        ['PATCH', '/v1/organization', { name: 'Acme \udfff' }, ['name']],
+      ];
+      for (const [method, path, body, fields] of cases) {
+        const response = await call(method, path, body);
+        expect([path, response.status, response.body, detailPaths(response)]).toEqual([path, 400, expect.objectContaining({ error: 'invalid_request' }), fields]);
+      }
+      expect((await call('GET', '/v1/models')).body).toEqual([]);
+      expect((await call('GET', '/v1/webhooks')).body).toEqual([]);
+      expect((await call('GET', '/v1/organization')).body).toMatchObject({ name: expect.not.stringContaining('\ufffd') });
+    });
+
+    it('refuses query ids whose percent-encoding is not UTF-8 (a lone surrogate has no other form) or holds a control character', async () => {
+      // Read literally, "%ED%A0%80" would be a second spelling of the id "%25ED%25A0%2580".
+      expect(await call('POST', '/v1/events', { event: 'click', userId: '%ED%A0%80' })).toMatchObject({ status: 200, body: { accepted: 1 } });
+      expect((await call('GET', '/v1/predict?userId=%25ED%25A0%2580')).status).toBe(200);
+      const cases: Array<[method: string, path: string, field: string]> = [
+        ['GET', '/v1/predict?userId=%ED%A0%80', 'userId'],
+        ['GET', '/v1/predict?sessionId=s%ED%B0%80', 'sessionId'],
+        ['GET', '/v1/predict?userId=a%01b', 'userId'],
+        ['GET', '/v1/users/export?userId=%FF', 'userId'],
+        ['GET', '/v1/users/sessions?userId=%ED%A0%80', 'userId'],
+        ['DELETE', '/v1/users?userId=%ED%A0%80', 'userId'],
+        ['DELETE', '/v1/users/suppression?userId=u%1F', 'userId'],
+        ['GET', '/v1/users/events?userId=%C0%80', 'userId'],
+        ['GET', '/v1/export/predictions?since=2026-11-01&model=churn%ED%A0%80', 'model'],
+      ];
+      for (const [method, path, field] of cases) {
+        const response = await call(method, path);
+        expect([path, response.status, (response.body as { message?: string }).message]).toEqual([path, 400, expect.stringContaining(field)]);
+      }
+      expect((await call('GET', '/v1/models/%ED%A0%80')).status).toBe(400);
+    });
+  });
+});

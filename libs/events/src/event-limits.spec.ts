@@ -33,6 +33,13 @@ describe('shapeProblems', () => {
     expect(shapeProblems({ properties: { big: JSON.parse('1e999') } })).toEqual([{ path: 'properties.big', message: 'a number too large to store' }]);
   });
 
+  it('finds prototype keys as JSON.parse keeps them (own properties), at any depth, and leaves a plain constructor key alone', () => {
+    expect(shapeProblems(JSON.parse('{"properties":{"cart":[{"__proto__":{"x":1}}]}}'))).toEqual([{ path: 'properties.cart.0.__proto__', message: expect.stringMatching(/prototype/) }]);
+    expect(shapeProblems(JSON.parse('{"context":{"constructor":{"prototype":{"x":1}}}}'))).toEqual([{ path: 'context.constructor', message: expect.stringMatching(/prototype/) }]);
+    expect(shapeProblems(JSON.parse('{"__proto__":{"event":"x"}}'))).toEqual([{ path: '__proto__', message: expect.stringMatching(/prototype/) }]);
+    expect(shapeProblems({ properties: { constructor: 'Widget', prototype: true } })).toEqual([]);
+  });
+
   it('accepts ordinary events, and leaves non-objects to the schema', () => {
     expect(shapeProblems({ event: 'click', userId: 'u', properties: { depth: 1e-320, tags: ['a', 'b'], n: null } })).toEqual([]);
     expect(shapeProblems(null)).toEqual([]);

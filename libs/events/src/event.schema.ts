@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DAY_MS } from '@foresight/platform';
+import { DAY_MS, printableText } from '@foresight/platform';
 
 export const MAX_EVENTS_PER_BATCH = 1000;
 export const MAX_EVENT_BYTES = 32 * 1024;
@@ -7,31 +7,24 @@ export const MAX_EVENT_NAME_LENGTH = 255;
 /** How far past its arrival an event may be dated (the messageId dedupe keys outlive their events by as much). */
 export const MAX_FUTURE_MS = DAY_MS;
 
-/** C0 and C1 control characters (NUL included) and UTF-16 halves without their pair (not Unicode text). */
-const NOT_PRINTABLE = /[\p{Cc}\p{Cs}]/u;
-
-// Lengths are checked first and stop the checks after them (abort), so no pattern ever runs on an over-long string.
-const identifier = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max, { abort: true })
-    .refine((value) => !NOT_PRINTABLE.test(value), 'no control characters or unpaired surrogates');
 /** An event name is 1 to 255 characters of printable Unicode. Model target events follow it too. */
-export const eventNameSchema = identifier(MAX_EVENT_NAME_LENGTH);
+export const eventNameSchema = printableText(MAX_EVENT_NAME_LENGTH);
+/** A user or anonymous id, and a session id, wherever one comes in (events, queries, batch predictions). */
+export const userIdSchema = printableText(255);
+export const sessionIdSchema = printableText(255);
 const nonNegativeMs = z.number().finite().min(0).max(2_147_483_647);
 
 /** The fields of one event, before behavioral rules. */
 export const eventSchema = z
   .object({
     event: eventNameSchema,
-    userId: identifier(255).optional(),
-    anonymousId: identifier(255).optional(),
+    userId: userIdSchema.optional(),
+    anonymousId: userIdSchema.optional(),
     // Its pattern is anchored with no nested repetition: linear, so it needs no length bound first.
     // A timestamp without a zone is UTC (eventInstant reads it so).
     timestamp: z.iso.datetime({ offset: true, local: true }).optional(),
-    messageId: identifier(128).optional(),
-    sessionId: identifier(255).optional(),
+    messageId: printableText(128).optional(),
+    sessionId: sessionIdSchema.optional(),
     properties: z.record(z.string(), z.unknown()).optional(),
     context: z.record(z.string(), z.unknown()).optional(),
   })

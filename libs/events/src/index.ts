@@ -2,7 +2,7 @@ export { EventActivityService, type EventVolume, type VolumeBucket } from './act
 export { type LiveEvent, type LiveEventsPage, LiveEventsService } from './activity/live-events.service';
 export { EventPayloadCipherService, type SealedField } from './encryption/event-payload-cipher.service';
 export { KeyRotationService } from './encryption/key-rotation.service';
-export { type EventInput, eventNameSchema, eventSchema, MAX_EVENTS_PER_BATCH } from './event.schema';
+export { type EventInput, eventNameSchema, eventSchema, MAX_EVENTS_PER_BATCH, sessionIdSchema, userIdSchema } from './event.schema';
 export { MAX_NESTING_DEPTH } from './event-limits';
 export { EventsModule } from './events.module';
 export { EventsProcessorsModule } from './events-processors.module';

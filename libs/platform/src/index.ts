@@ -51,6 +51,7 @@ export { createRandom, type Random } from './random/seeded-random';
 export { REDIS, RedisKeysService } from './redis/redis.module';
 export { RedisAvailabilityService } from './redis/redis-availability.service';
 export { type Runtime, startRuntime } from './runtime';
+export { printableText } from './text/printable-text';
 export { DAY_MS } from './time/durations';
 export { UserActivityModule } from './user-activity/user-activity.module';
 export { UserActivityFeedService } from './user-activity/user-activity-feed.service';

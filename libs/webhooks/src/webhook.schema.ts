@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOMAIN_EVENT_TYPES } from '@foresight/platform';
+import { DOMAIN_EVENT_TYPES, printableText } from '@foresight/platform';
 
 /** POST /v1/webhooks. Where the URL points is checked by AddressPolicy. */
 export const createWebhookSchema = z.strictObject({
@@ -7,7 +7,9 @@ export const createWebhookSchema = z.strictObject({
     .url({ protocol: /^https?$/, error: 'an http:// or https:// URL' })
     .max(2048)
     // Credentials in the URL would be stored and listed in clear; receivers check the Signature instead.
-    .refine(withoutCredentials, 'must not contain credentials'),
+    .refine(withoutCredentials, 'must not contain credentials')
+    // The URL parser would read a lone surrogate as U+FFFD: the address stored and listed would not be the one sent.
+    .pipe(printableText(2048)),
   events: z
     .array(z.enum(DOMAIN_EVENT_TYPES))
     .min(1)

@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { type CallerUser, EventActivityService, type EventVolume, type IngestionStats, IngestionStatsService, type RecentEvent, UserEventsService } from '@foresight/events';
+import { type CallerUser, EventActivityService, type EventVolume, type IngestionStats, IngestionStatsService, type RecentEvent, UserEventsService, userIdSchema } from '@foresight/events';
 import { DAY_MS, notFound } from '@foresight/platform';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { QueryUser } from '../http/caller-user.pipe';
@@ -55,7 +55,7 @@ const ingestionSchema = z.object({
     .describe('oldest first; buckets where nothing arrived are absent. Hours are kept 32 days, days 732 days'),
 });
 
-const recentEventsQuery = z.strictObject({ userId: z.string().min(1).max(255), limit: queryInteger(1, 500).default(50) });
+const recentEventsQuery = z.strictObject({ userId: userIdSchema, limit: queryInteger(1, 500).default(50) });
 
 const recentEventsSchema = z.object({
   userId: z.string(),

@@ -5,10 +5,11 @@ import { type BucketDecision, type Principal, RateLimitedError, RateLimiterServi
 import { AppError } from '@foresight/platform';
 import { PUBLIC_ROUTE, REQUIRED_SCOPE, SEGMENT_AUTH } from './access.decorators';
 import { refuseNulInBody } from './json-body';
-import { refuseNulInUrl } from './url-strings';
+import { refuseUnreadableUrl } from './url-strings';
 
 /**
- * Token → rate limit → scope → NUL in URL strings or body, in that order, for every route not marked public.
+ * Token → rate limit → scope → unreadable URL strings (NUL, percent-encoding that is not UTF-8) or NUL
+ * in the body, in that order, for every route not marked public.
  * A request whose token this process has not verified yet (none, malformed, made up, revoked) is
  * first checked against its client address's bucket, which failed authentications spend, so an
  * unauthenticated flood is refused before it costs an HMAC and a Postgres lookup each, while a good
@@ -27,7 +28,7 @@ export class AccessGuard implements CanActivate {
     const request = http.getRequest<FastifyRequest>();
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) {
-      refuseNulInUrl(request);
+      refuseUnreadableUrl(request);
       refuseNulInBody(request);
       return true;
     }
@@ -46,7 +47,7 @@ export class AccessGuard implements CanActivate {
       throw new AppError('insufficient_scope', `This route needs a token with the "${scope}" scope.`);
     }
     // After authentication (an unauthenticated caller learns nothing but 401), before any handler queries.
-    refuseNulInUrl(request);
+    refuseUnreadableUrl(request);
     refuseNulInBody(request);
     request.principal = principal;
     return true;

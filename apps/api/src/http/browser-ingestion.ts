@@ -83,6 +83,9 @@ const PREFLIGHT_HEADERS = {
  * safe) JSON parsing, whose errors keep their error mapping. On the other routes it also refuses
  * U+0000 in any string, naming the field; the ingestion routes validate each event's fields
  * themselves (libs/events), so a Segment batch keeps skipping its invalid messages only.
+ * For the same reason a `__proto__` key (or `constructor.prototype`) refuses a whole body elsewhere,
+ * but only its own event on the ingestion routes: there JSON.parse keeps it an own property (it never
+ * reaches a prototype) and the event's shape check refuses it (libs/events, event-limits.ts).
  */
 export function acceptBrowserIngestion(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
@@ -100,7 +103,9 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
 
   type ParseDone = (error: Error | null, body?: unknown) => void;
   // Fastify's default JSON parser is the callback form (its declared type admits a promise form too).
-  const parseJson = fastify.getDefaultJsonParser('error', 'error') as (request: FastifyRequest, text: string, done: ParseDone) => void;
+  type JsonParser = (request: FastifyRequest, text: string, done: ParseDone) => void;
+  const parseJson = fastify.getDefaultJsonParser('error', 'error') as JsonParser;
+  const parseEventsJson = fastify.getDefaultJsonParser('ignore', 'ignore') as JsonParser;
   const parseBody = (request: FastifyRequest, body: Buffer, done: ParseDone): void => {
     // JSON is UTF-8 (RFC 8259): other bytes would be stored as U+FFFD, merging distinct ids into one.
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
@@ -117,7 +122,7 @@ export function acceptBrowserIngestion(app: NestFastifyApplication): void {
     // event and field, and Segment batches skip a bad message), and JSON.parse itself does not recurse.
     // Their compressed bodies were decompressed before this parser (preParsing).
     if (INGESTION_PATHS.has(request.routeOptions.url ?? '')) {
-      parseJson(request, text, done);
+      parseEventsJson(request, text, done);
       return;
     }
     const encoding = request.headers['content-encoding'];

@@ -2,6 +2,7 @@ import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import { type Organization, OrganizationsService, type Principal } from '@foresight/auth';
+import { printableText } from '@foresight/platform';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { Audited } from '../http/audit.interceptor';
 import { openApiSchema, ZodPipe } from '../http/zod';
@@ -20,7 +21,7 @@ const organizationSchema = z.object({
 
 const updateOrganizationSchema = z
   .strictObject({
-    name: z.string().min(1).max(200),
+    name: printableText(200),
     rateLimitPerMinute: z.number().int().min(1).max(1_000_000_000),
     burstPerMinute: z.number().int().min(2).max(2_000_000_000).describe('greater than rateLimitPerMinute'),
     hashUserIds: z.boolean(),

@@ -4,7 +4,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiT
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { APP_CONFIG, type AppConfig } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, printableText } from '@foresight/platform';
 import { decodeCursor, encodeCursor, type ExportFilter, PredictionExportService, type SerializedBatch } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { openApiSchema, queryDay, queryInteger, ZodPipe } from '../http/zod';
@@ -18,7 +18,7 @@ const exportQuery = z
   .strictObject({
     since: queryDay.describe('first day (UTC, inclusive)'),
     until: queryDay.optional().describe('last day (UTC, exclusive)'),
-    model: z.string().min(1).max(64).optional().describe('model name'),
+    model: printableText(64).optional().describe('model name'),
     limit: queryInteger(1, MAX_LIMIT).default(DEFAULT_LIMIT),
     cursor: z.string().min(1).max(200).optional().describe('from the Link header of the previous page'),
   })

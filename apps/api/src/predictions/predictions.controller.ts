@@ -2,15 +2,14 @@ import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { type CallerUser, UserIdsService } from '@foresight/events';
+import { type CallerUser, sessionIdSchema, userIdSchema, UserIdsService } from '@foresight/events';
 import { PredictionService } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { QueryUser } from '../http/caller-user.pipe';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
-const identifier = z.string().min(1).max(255);
 const predictQuery = z
-  .object({ userId: identifier.optional(), sessionId: identifier.optional() })
+  .object({ userId: userIdSchema.optional(), sessionId: sessionIdSchema.optional() })
   .refine((q) => q.userId !== undefined || q.sessionId !== undefined, { message: 'userId or sessionId is required', path: ['userId'] });
 
 /** Most users one batch request may name. */
@@ -18,7 +17,7 @@ const MAX_BATCH_USERS = 1_000;
 
 const batchBody = z.object({
   userIds: z
-    .array(identifier)
+    .array(userIdSchema)
     .min(1)
     .max(MAX_BATCH_USERS)
     .superRefine((ids, context) => {

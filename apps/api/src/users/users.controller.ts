@@ -2,34 +2,32 @@ import { Controller, Delete, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
-import { type CallerUser, type Session, SessionsService, UserIdsService } from '@foresight/events';
+import { type CallerUser, type Session, SessionsService, userIdSchema, UserIdsService } from '@foresight/events';
 import { type ErasureRecord, ErasureRecordsService, PrivacyService, type UserExport } from '@foresight/privacy';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { Audited } from '../http/audit.interceptor';
 import { QueryUser } from '../http/caller-user.pipe';
 import { openApiSchema, queryInstant, queryInteger, ZodPipe } from '../http/zod';
 
-const userId = z.string().min(1).max(255);
-
 const sessionsQuery = z.object({
-  userId,
+  userId: userIdSchema,
   since: queryInstant.optional(),
   until: queryInstant.optional(),
 });
 
-const exportQuery = z.strictObject({ userId });
+const exportQuery = z.strictObject({ userId: userIdSchema });
 
 const deleteQuery = z.strictObject({
-  userId,
+  userId: userIdSchema,
   suppress: z.enum(['true', 'false']).default('false').describe("also drop the user's future events at ingestion"),
 });
 
 const erasuresQuery = z.strictObject({
-  userId: userId.optional().describe("only this user's requests (matched by keyed hash; the id is not stored)"),
+  userId: userIdSchema.optional().describe("only this user's requests (matched by keyed hash; the id is not stored)"),
   limit: queryInteger(1, 500).default(100),
 });
 
-const unsuppressQuery = z.strictObject({ userId });
+const unsuppressQuery = z.strictObject({ userId: userIdSchema });
 
 const erasureSchema = z.object({
   id: z.string(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { eventNameSchema } from '@foresight/events';
-import { cronExpression } from '@foresight/platform';
+import { cronExpression, printableText } from '@foresight/platform';
 
 /** POST /v1/models. */
 export const createModelSchema = z.strictObject({
@@ -9,7 +9,7 @@ export const createModelSchema = z.strictObject({
   horizonDays: z.number().int().min(1).max(365).default(7),
   algorithm: z.enum(['gbdt', 'logistic']).default('gbdt'),
   labels: z
-    .tuple([z.string().min(1).max(64), z.string().min(1).max(64)])
+    .tuple([printableText(64), printableText(64)])
     .refine(([negative, positive]) => negative !== positive, 'the two labels must differ')
     .default(['unlikely', 'likely']),
   schedule: cronExpression('0 3 * * *').nullable().default(null),
@@ -17,7 +17,7 @@ export const createModelSchema = z.strictObject({
 
 export type CreateModel = z.infer<typeof createModelSchema>;
 
-export const retrainSchema = z.strictObject({ modelId: z.string().min(1).max(64) });
+export const retrainSchema = z.strictObject({ modelId: printableText(64) });
 
 /** The body of PATCH /v1/models/{id}. */
 export const updateModelSchema = z
