@@ -20,4 +20,5 @@ export const SERVING_VERSIONS = sqlStatement<{ modelId: string; name: string; la
   `SELECT id AS "modelId", name, labels, serving_version_id AS "versionId" FROM models
     WHERE organization_id = $1 AND serving_version_id IS NOT NULL
     ORDER BY name`,
+  { prepared: true },
 );
