@@ -29,7 +29,7 @@ export class PredictionService {
     const now = Date.now();
     const userId = 'user' in subject ? subject.user : await this.userOfSession(organizationId, subject.sessionId);
     const result = (predictions: Prediction[]): UserPredictions => ({ user: userId, predictions });
-    // Read beside the user's revision or window, so knowing what serves now costs no round trip of its own.
+    // Read at the same time as the user's revision or window: one more small query, no longer wait.
     const servingRead = this.servingModels.forOrganization(organizationId);
 
     // A repeat: one primary-key read tells whether anything of the user was stored since.
