@@ -51,7 +51,7 @@ describe('batch predictions', () => {
       await request(`${api.baseUrl}/v1/models/retrain`, { token: org.token.secret, method: 'POST', body: { modelId: created.body.id } });
       expect(await settledModel(api.baseUrl, org.token.secret, created.body.id, worker)).toMatchObject({ status: 'active' });
     }
-    // Both API processes serve every model (each reloads serving versions every 2 s).
+    // Both API processes serve every model.
     for (const process of [api, secondApi]) {
       await eventually('every model to serve on each API process', async () =>
         (await single(org.token.secret, 'user-0', process)).body.predictions.length === algorithms.length ? true : undefined,

@@ -22,7 +22,7 @@ import {
 import { Model } from './model.entity';
 import type { CreateModel, UpdateModel } from './model.schema';
 import { ModelVersion } from './model-version.entity';
-import { SERVE_VERSION, START_RETRAINING } from './models.sql';
+import { SERVE_VERSION, SERVING_VERSIONS, START_RETRAINING } from './models.sql';
 
 export interface ModelWithVersion {
   model: Model;
@@ -177,7 +177,7 @@ export class ModelsService {
 
   /**
    * Makes a version the serving one (a rollback, or serving a version the automatic comparison
-   * rejected); the version it replaces is retired. Serving notices on its next refresh.
+   * rejected); the version it replaces is retired. Serving reads it from the next request on.
    */
   async promote(organizationId: string, modelId: string, versionNumber: number): Promise<ModelWithVersion> {
     await this.getModel(organizationId, modelId);
@@ -222,7 +222,7 @@ export class ModelsService {
   }
 
   /**
-   * Stops serving (serving drops it on its next refresh), cancels the schedule and a queued run (a run
+   * Stops serving (from the next request on, as serving reads the serving versions on each), cancels the schedule and a queued run (a run
    * already fitting finds the model gone and stores nothing), and removes the model and its versions.
    * Logged predictions stay for export until retention.
    */
@@ -249,14 +249,9 @@ export class ModelsService {
     });
   }
 
-  /** The organization's models that have a serving version; a cheap query serving polls to notice promotions. */
-  async servingVersions(organizationId: string): Promise<ServingVersionRef[]> {
-    const models = await this.models.find({
-      select: { id: true, name: true, labels: true, servingVersionId: true },
-      where: { organizationId, servingVersionId: Not(IsNull()) },
-      order: { name: 'ASC' },
-    });
-    return models.map((m) => ({ modelId: m.id, name: m.name, labels: [m.labels[0], m.labels[1]], versionId: m.servingVersionId as string }));
+  /** The organization's models that have a serving version: a small read serving runs on every request. */
+  servingVersions(organizationId: string): Promise<ServingVersionRef[]> {
+    return this.sql.rows(SERVING_VERSIONS, [organizationId]);
   }
 
   async versionArtifact(organizationId: string, versionId: string): Promise<VersionArtifact> {

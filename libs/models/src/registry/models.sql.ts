@@ -13,3 +13,12 @@ export const SERVE_VERSION = sqlStatement<never, [modelId: string, organizationI
   `UPDATE models SET serving_version_id = $3, status = CASE WHEN status = 'retraining' THEN status ELSE 'active' END, updated_at = now()
     WHERE id = $1 AND organization_id = $2`,
 );
+
+/** The organization's models that have a serving version, by name: serving reads it on every request. */
+export const SERVING_VERSIONS = sqlStatement<{ modelId: string; name: string; labels: [negative: string, positive: string]; versionId: string }, [organizationId: string]>(
+  'models.serving-versions',
+  `SELECT id AS "modelId", name, labels, serving_version_id AS "versionId" FROM models
+    WHERE organization_id = $1 AND serving_version_id IS NOT NULL
+    ORDER BY name`,
+  { prepared: true },
+);

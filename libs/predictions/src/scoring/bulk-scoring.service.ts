@@ -85,7 +85,7 @@ export class BulkScoringService {
     const checkpoint = await this.runs.begin(runId, job);
     if (!checkpoint) return undefined;
     const { organizationId } = job;
-    const models = (await this.servingModels.current(organizationId)).filter((model) => job.modelIds.includes(model.modelId));
+    const models = (await this.servingModels.forOrganization(organizationId)).models.filter((model) => job.modelIds.includes(model.modelId));
     const now = Date.now();
     const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS);
     const until = new Date(now);

@@ -8,12 +8,12 @@ import type { LoggedPrediction } from '../log/prediction-rows';
 import type { LabelChange, Prediction, PredictionSubject, UserPredictions } from './prediction';
 import { PredictionCacheService } from './prediction-cache.service';
 import { PredictionMetricsService } from './prediction-metrics.service';
-import { type ServingModel, ServingModelsService } from './serving-models.service';
+import { type ServingModel, ServingModelsService, type ServingSet } from './serving-models.service';
 
 /**
  * GET /v1/predict: the user's features now (the same definitions training used), one ONNX Runtime
  * run per serving model, every fresh answer logged. A repeat with nothing new comes from this
- * process's cache, checked against the user's activity revision.
+ * process's cache, checked against the user's activity revision and the serving models as stored now.
  */
 @Injectable()
 export class PredictionService {
@@ -29,18 +29,19 @@ export class PredictionService {
     const now = Date.now();
     const userId = 'user' in subject ? subject.user : await this.userOfSession(organizationId, subject.sessionId);
     const result = (predictions: Prediction[]): UserPredictions => ({ user: userId, predictions });
-    const models = await this.servingModels.forOrganization(organizationId);
+    // Read at the same time as the user's revision or window: one more small query, no longer wait.
+    const servingRead = this.servingModels.forOrganization(organizationId);
 
     // A repeat: one primary-key read tells whether anything of the user was stored since.
     if (this.cache.has(organizationId, userId)) {
-      const revision = await this.userEvents.revision(organizationId, userId);
-      const cached = revision === undefined ? undefined : this.fromCache(organizationId, userId, revision, models);
+      const [serving, revision] = await Promise.all([servingRead, this.userEvents.revision(organizationId, userId)]);
+      const cached = revision === undefined ? undefined : this.fromCache(organizationId, userId, revision, serving);
       if (cached) return result(cached);
     }
 
-    const history = await this.userEvents.window(organizationId, userId, ...featureWindow(now));
+    const [serving, history] = await Promise.all([servingRead, this.userEvents.window(organizationId, userId, ...featureWindow(now))]);
     if (!history) throw notFound('user');
-    const [predictions] = await this.inferFresh(organizationId, models, [{ user: userId, history }], now);
+    const [predictions] = await this.inferFresh(organizationId, serving, [{ user: userId, history }], now);
     return result(predictions);
   }
 
@@ -51,16 +52,18 @@ export class PredictionService {
    */
   async predictMany(organizationId: string, users: readonly StoredUserId[]): Promise<Array<Prediction[] | undefined>> {
     const now = Date.now();
-    const models = await this.servingModels.forOrganization(organizationId);
-    const histories = await this.userEvents.windows(organizationId, users, ...featureWindow(now));
+    const [serving, histories] = await Promise.all([
+      this.servingModels.forOrganization(organizationId),
+      this.userEvents.windows(organizationId, users, ...featureWindow(now)),
+    ]);
     const answers = histories.map((history, i) =>
-      history?.revision === undefined || history.revision === null ? undefined : this.fromCache(organizationId, users[i], history.revision, models),
+      history?.revision === undefined || history.revision === null ? undefined : this.fromCache(organizationId, users[i], history.revision, serving),
     );
     const fresh = users.flatMap((user, i) => {
       const history = histories[i];
       return history && !answers[i] ? [{ user, history, index: i }] : [];
     });
-    const inferred = await this.inferFresh(organizationId, models, fresh, now);
+    const inferred = await this.inferFresh(organizationId, serving, fresh, now);
     fresh.forEach(({ index }, k) => (answers[index] = inferred[k]));
     return answers;
   }
@@ -70,7 +73,7 @@ export class PredictionService {
    * label differs from the user's previous logged prediction. A user never predicted before has no change.
    */
   async rescore(organizationId: string, userId: StoredUserId): Promise<LabelChange[]> {
-    const models = await this.servingModels.forOrganization(organizationId);
+    const { models } = await this.servingModels.forOrganization(organizationId);
     const previous = await this.log.latestLabels(organizationId, [userId], models.map((model) => model.modelId));
     const { predictions } = await this.predict(organizationId, { user: userId });
     return labelChanges(predictions.map((prediction) => ({ ...prediction, user: userId })), previous);
@@ -82,14 +85,15 @@ export class PredictionService {
     return userId;
   }
 
-  private fromCache(organizationId: string, userId: StoredUserId, revision: string, models: readonly ServingModel[]): Prediction[] | undefined {
-    const cached = this.cache.get(organizationId, userId, fingerprint(revision, models));
+  private fromCache(organizationId: string, userId: StoredUserId, revision: string, serving: ServingSet): Prediction[] | undefined {
+    const cached = this.cache.get(organizationId, userId, fingerprint(revision, serving));
     for (const prediction of cached ?? []) this.metrics.cached(prediction.modelId);
     return cached;
   }
 
   /** Predicts for users with their histories: one ONNX Runtime run per model over all of them, every answer logged and cached. */
-  private async inferFresh(organizationId: string, models: readonly ServingModel[], users: ReadonlyArray<UserHistory>, now: number): Promise<Prediction[][]> {
+  private async inferFresh(organizationId: string, serving: ServingSet, users: ReadonlyArray<UserHistory>, now: number): Promise<Prediction[][]> {
+    const { models } = serving;
     if (users.length === 0) return [];
     if (models.length === 0) return users.map(() => []);
     // Every model's features from one pass over each user's window.
@@ -105,7 +109,7 @@ export class PredictionService {
         const p = logged[i];
         return { model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version };
       });
-      if (history.revision !== null) this.cache.set(organizationId, user, fingerprint(history.revision, models), predictions);
+      if (history.revision !== null) this.cache.set(organizationId, user, fingerprint(history.revision, serving), predictions);
       return predictions;
     });
   }
@@ -146,7 +150,7 @@ function featureWindow(now: number): [Date, Date] {
   return [new Date(now - FEATURE_WINDOW_DAYS * DAY_MS), new Date(now)];
 }
 
-/** A cached answer holds while the user's revision and every serving version are the same. */
-function fingerprint(revision: string, models: readonly ServingModel[]): string {
-  return `${revision}|${models.map((m) => m.versionId).join(',')}`;
+/** A cached answer holds while the user's revision and everything the serving models answer are the same. */
+function fingerprint(revision: string, serving: ServingSet): string {
+  return `${revision}|${serving.key}`;
 }

@@ -1,20 +1,16 @@
+import { hash } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { InferenceSession } from 'onnxruntime-node';
 import type { FeatureManifest } from '@foresight/features';
 import { ModelsService, type ServingVersionRef } from '@foresight/models';
-import { LOGGER, type Logger } from '@foresight/platform';
+import { LOGGER, type Logger, SameTurnBatches } from '@foresight/platform';
 import { CoalescedRuns } from './coalesced-runs';
 
-/**
- * How stale a process's view of the serving versions may get. Every API process re-reads the
- * organization's serving versions this often (on the first request past it), so a promotion
- * serves everywhere within a few seconds, with no cross-process message that could be lost.
- */
-export const SERVING_REFRESH_MS = 2_000;
 /** A replaced session is released only after requests that picked it up have finished. */
 const RELEASE_DELAY_MS = 30_000;
 
-export interface ServingModel extends ServingVersionRef {
+/** A version's ONNX Runtime session and what it reads, shared by every request that serves the version. */
+interface LoadedVersion {
   version: number;
   manifest: FeatureManifest;
   session: InferenceSession;
@@ -22,38 +18,44 @@ export interface ServingModel extends ServingVersionRef {
   runs: CoalescedRuns;
 }
 
-interface OrganizationView {
-  checkedAt: number;
+export interface ServingModel extends ServingVersionRef, LoadedVersion {}
+
+/** An organization's serving models as stored when they were read. */
+export interface ServingSet {
   models: ServingModel[];
+  /** Changes with anything the models answer: a version served, removed or replaced, a name, a label. */
+  key: string;
 }
 
-/** ONNX Runtime sessions of every organization's serving versions, kept in memory and swapped on promotion. */
+/**
+ * ONNX Runtime sessions of every organization's serving versions, kept in memory. Which versions
+ * serve, under which names and labels, is read from Postgres on every call (one small read, shared by
+ * the calls of an organization in the same turn of the event loop): a change made through any
+ * replica, the worker or the CLI serves from the next request on, on every replica, with no
+ * cross-process message that could be lost and no refresh interval to wait for.
+ */
 @Injectable()
 export class ServingModelsService implements OnModuleDestroy {
-  private readonly views = new Map<string, OrganizationView>();
-  private readonly refreshing = new Map<string, Promise<ServingModel[]>>();
+  /** The set each organization's latest call served, with the sessions it holds; none of them is retired. */
+  private readonly views = new Map<string, ServingSet>();
   /** By version id; a version's session is shared by every request and organization view. */
-  private readonly loaded = new Map<string, Promise<ServingModel>>();
+  private readonly loaded = new Map<string, Promise<LoadedVersion>>();
+  private readonly reads = new SameTurnBatches<string, null, ServingVersionRef[]>(async (organizationId, calls) => {
+    const refs = await this.models.servingVersions(organizationId);
+    return calls.map(() => refs);
+  });
 
   constructor(
     private readonly models: ModelsService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** Past the refresh interval, requests keep the current view while one refresh runs beside them. */
-  async forOrganization(organizationId: string): Promise<ServingModel[]> {
-    const now = Date.now();
+  /** The organization's serving models as stored now. */
+  async forOrganization(organizationId: string): Promise<ServingSet> {
+    const refs = await this.reads.add(organizationId, null);
+    const key = hash('sha256', JSON.stringify(refs), 'base64url');
     const view = this.views.get(organizationId);
-    if (!view) return this.refreshOnce(organizationId, now);
-    if (now - view.checkedAt >= SERVING_REFRESH_MS) {
-      this.refreshOnce(organizationId, now).catch((error: unknown) => this.logger.warn({ err: error, organizationId }, 'serving versions refresh failed'));
-    }
-    return view.models;
-  }
-
-  /** The organization's serving versions as stored now (bulk scoring after a promotion must not score with the one it replaced). */
-  current(organizationId: string): Promise<ServingModel[]> {
-    return this.refreshOnce(organizationId, Date.now());
+    return view?.key === key ? view : this.build(organizationId, refs, key);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -62,37 +64,33 @@ export class ServingModelsService implements OnModuleDestroy {
     this.loaded.clear();
   }
 
-  private refreshOnce(organizationId: string, now: number): Promise<ServingModel[]> {
-    let refresh = this.refreshing.get(organizationId);
-    if (!refresh) {
-      refresh = this.refresh(organizationId, now).finally(() => this.refreshing.delete(organizationId));
-      this.refreshing.set(organizationId, refresh);
-    }
-    return refresh;
+  /** The set of `refs`, kept as the organization's view; the versions the view it replaces served and this one does not are retired. */
+  private async build(organizationId: string, refs: ServingVersionRef[], key: string): Promise<ServingSet> {
+    const loads = refs.map((ref) => this.session(organizationId, ref));
+    const versions = await Promise.all(loads);
+    // A call that read the set earlier may have replaced the view meanwhile and retired a session this
+    // one picked up: loaded again rather than kept in a view past its release.
+    if (refs.some((ref, i) => this.loaded.get(ref.versionId) !== loads[i])) return this.build(organizationId, refs, key);
+    const set = { key, models: refs.map((ref, i) => ({ ...ref, ...versions[i] })) };
+    const previous = this.views.get(organizationId);
+    this.views.set(organizationId, set);
+    const serving = new Set(refs.map((ref) => ref.versionId));
+    for (const old of previous?.models ?? []) if (!serving.has(old.versionId)) this.retire(old.versionId);
+    return set;
   }
 
-  private async refresh(organizationId: string, now: number): Promise<ServingModel[]> {
-    const refs = await this.models.servingVersions(organizationId);
-    const models = await Promise.all(refs.map((ref) => this.session(organizationId, ref)));
-    const previous = this.views.get(organizationId)?.models ?? [];
-    this.views.set(organizationId, { checkedAt: now, models });
-    const current = new Set(models.map((m) => m.versionId));
-    for (const old of previous) if (!current.has(old.versionId)) this.retire(old.versionId);
-    return models;
-  }
-
-  private session(organizationId: string, ref: ServingVersionRef): Promise<ServingModel> {
+  private session(organizationId: string, ref: ServingVersionRef): Promise<LoadedVersion> {
     let loading = this.loaded.get(ref.versionId);
     if (!loading) {
       loading = this.load(organizationId, ref);
       this.loaded.set(ref.versionId, loading);
-      // A failed load is retried on the next refresh rather than cached.
+      // A failed load is retried by the next call rather than cached.
       loading.catch(() => this.loaded.delete(ref.versionId));
     }
     return loading;
   }
 
-  private async load(organizationId: string, ref: ServingVersionRef): Promise<ServingModel> {
+  private async load(organizationId: string, ref: ServingVersionRef): Promise<LoadedVersion> {
     const artifact = await this.models.versionArtifact(organizationId, ref.versionId);
     // Tiny models: one thread each keeps every request on its own core share instead of oversubscribing.
     const session = await InferenceSession.create(artifact.onnx, {
@@ -102,7 +100,7 @@ export class ServingModelsService implements OnModuleDestroy {
       graphOptimizationLevel: 'all',
     });
     this.logger.info({ modelId: ref.modelId, version: artifact.version }, 'model version loaded for serving');
-    return { ...ref, version: artifact.version, manifest: artifact.manifest, session, runs: new CoalescedRuns(session, artifact.manifest.names.length) };
+    return { version: artifact.version, manifest: artifact.manifest, session, runs: new CoalescedRuns(session, artifact.manifest.names.length) };
   }
 
   private retire(versionId: string): void {
