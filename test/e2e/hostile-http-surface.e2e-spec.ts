@@ -218,13 +218,14 @@ describe('hostile clients at the HTTP surface', () => {
       await withApi({}, async (api) => {
         const loggedIdOf = async (id: string) => {
           const mark = api.output().length;
-          await fetch(`${api.baseUrl}/livez`, { headers: { 'x-request-id': id } });
+          // A route the start-up's /livez polls do not share: their log lines may still be arriving.
+          await fetch(`${api.baseUrl}/v1/health`, { headers: { 'x-request-id': id } });
           const line = await eventually('the access log line', () =>
             api
               .output()
               .slice(mark)
               .split('\n')
-              .find((l) => l.includes('"route":"/livez"')),
+              .find((l) => l.includes('"route":"/v1/health"')),
           );
           return (JSON.parse(line) as { reqId: string }).reqId;
         };
