@@ -1,6 +1,5 @@
 import './tracing';
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,9 +10,12 @@ import { serveDashboard } from './dashboard/serve-dashboard';
 import { acceptBrowserIngestion, BODY_LIMIT_BYTES, withoutSourceConfigSlash } from './http/browser-ingestion';
 import { answerClientError, sendError } from './http/error-reply';
 import { useVersionPrefix } from './http/global-prefix';
-import { observeRequests, traceRoutes } from './http/observability';
+import { observeRequests, requestIdOf, traceRoutes } from './http/observability';
 import { readUnreadBodies } from './http/unread-body';
 import { serveOpenApi } from './openapi/openapi';
+
+/** How often Node looks for connections past their headers or request timeout. */
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 
 async function bootstrap(): Promise<void> {
   const runtime = await startRuntime('api');
@@ -26,8 +28,14 @@ async function bootstrap(): Promise<void> {
     // X-Forwarded-* come from anyone unless the peer is a configured proxy: they decide request.ip
     // (the unauthenticated rate limit's key) and request.host.
     trustProxy: config.http.trustedProxies.length > 0 ? [...config.http.trustedProxies] : false,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // X-Request-Id is read by requestIdOf, which keeps only a short, plain one: it is logged and echoed.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    // Slow and idle clients: Fastify turns Node's request timeout off, and Node would check its
+    // timeouts only every 30 s. A client that times out is answered 408 (answerClientError).
+    http: { headersTimeout: config.http.headersTimeoutMs, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS },
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
     // Errors Fastify answers itself, before any route (bad URL encoding, an over-long path
     // parameter, unparsable HTTP), get the API's error body like every other error.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(error, request, reply, logger),
@@ -40,6 +48,8 @@ async function bootstrap(): Promise<void> {
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  // Connections past this are closed as they arrive: sockets never take the file descriptors Postgres, Redis and the model files need.
+  fastify.server.maxConnections = config.http.maxConnections;
   // Only JSON bodies are parsed (acceptBrowserIngestion reads text/plain and urlencoded ones as JSON on the
   // Segment-compatible routes); every other type is answered 415 (Fastify also parses text/plain by default).
   fastify.removeContentTypeParser('text/plain');

@@ -77,6 +77,10 @@ PUBLIC_URL: {{ .Values.http.publicUrl | quote }}
 TRUSTED_PROXIES: {{ join "," .Values.http.trustedProxies | quote }}
 UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: {{ .Values.http.unauthenticatedRateLimitPerMinute | quote }}
 UNAUTHENTICATED_BURST_PER_MINUTE: {{ .Values.http.unauthenticatedBurstPerMinute | quote }}
+HTTP_HEADERS_TIMEOUT: {{ .Values.http.headersTimeout | quote }}
+HTTP_REQUEST_TIMEOUT: {{ .Values.http.requestTimeout | quote }}
+HTTP_KEEP_ALIVE_TIMEOUT: {{ .Values.http.keepAliveTimeout | quote }}
+HTTP_MAX_CONNECTIONS: {{ .Values.http.maxConnections | quote }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ .Values.tracing.endpoint | quote }}
 OTEL_SERVICE_NAME: {{ .Values.tracing.serviceName | quote }}
 OTEL_TRACES_SAMPLER_ARG: {{ .Values.tracing.sampleRatio | quote }}

@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 
 /**
  * HTTP/1.1 over a plain socket, so a request can carry what fetch and node:http refuse or normalise:
@@ -60,6 +60,37 @@ export function rawRequest(baseUrl: string, request: RawRequest, timeoutMs = 15_
     socket.write(Buffer.concat([head, body]));
     // A body shorter than its Content-Length: tell the server nothing more comes.
     if (typeof length === 'number' && length > body.length) socket.end();
+  });
+}
+
+/** A connection written piece by piece and then left alone, as a slow or stalled client leaves it. */
+export interface HeldConnection {
+  readonly socket: Socket;
+  /** Whether the server has closed the connection (or refused it). */
+  isClosed(): boolean;
+  /** Everything the server sent so far, as an HTTP answer once one is complete. */
+  answer(): RawResponse | undefined;
+  /** Resolves when the server closes the connection. */
+  readonly closed: Promise<void>;
+}
+
+/** Opens a connection and resolves once it is established (or already closed by the server). */
+export function holdConnection(baseUrl: string): Promise<HeldConnection> {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = connect({ host: hostname, port: Number(port) });
+  const chunks: Buffer[] = [];
+  let closedYet = false;
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  // A reset or a write after the server closed: the close event follows.
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => {
+    closedYet = true;
+    resolve();
+  }));
+  const held: HeldConnection = { socket, closed, isClosed: () => closedYet, answer: () => parseResponse(Buffer.concat(chunks)) };
+  return new Promise((resolve) => {
+    socket.once('connect', () => resolve(held));
+    void closed.then(() => resolve(held));
   });
 }
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { pageHeaders } from '../http/page-headers';
 
 /** Where `npm run build` puts the dashboard (apps/dashboard/build.mjs): dist/dashboard, beside dist/apps. */
 const DASHBOARD_BUILD_DIR = join(__dirname, '..', '..', '..', '..', 'dashboard');
@@ -11,7 +12,7 @@ const ASSETS_DIR = join(DASHBOARD_BUILD_DIR, 'assets');
  * Everything the dashboard loads comes from this origin and it talks only to this origin's /v1 API:
  * no inline script, no third-party origin, not framed.
  */
-export const DASHBOARD_CSP = [
+const DASHBOARD_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -24,12 +25,7 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SECURITY_HEADERS = {
-  'content-security-policy': DASHBOARD_CSP,
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
+const SECURITY_HEADERS = pageHeaders(DASHBOARD_CSP);
 
 /**
  * The dashboard's static files at /dashboard/, outside /v1 and without a token (they hold no

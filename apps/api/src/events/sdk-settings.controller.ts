@@ -1,10 +1,17 @@
-import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
+import { Controller, Get, Header, Inject, Param, Req } from '@nestjs/common';
 import { ApiBasicAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig } from '@foresight/platform';
 import { CurrentPrincipal, RequireScope, SegmentCompatible } from '../http/access.decorators';
 import { basicUserName } from '../http/access.guard';
+
+/**
+ * Browser SDKs fetch the settings on every page load: the browser may keep them a few minutes. Only the
+ * SDK's own cache, never a shared one: the answer follows the credential, and without PUBLIC_URL the
+ * Host (or a trusted proxy's X-Forwarded-Host) the client used, which a private cache keys on already.
+ */
+const SETTINGS_CACHE_CONTROL = 'private, max-age=300';
 
 /**
  * The settings Segment and RudderStack SDKs fetch before they send anything, answered so that they
@@ -26,6 +33,7 @@ export class SdkSettingsController {
    * apiHost has no scheme (Segment's own is `api.segment.io/v1`).
    */
   @Get('projects/:writeKey/settings')
+  @Header('cache-control', SETTINGS_CACHE_CONTROL)
   @ApiOperation({ summary: 'Segment SDK settings: where to send (this deployment), no other destination' })
   @ApiOkResponse({ schema: { type: 'object' } })
   segmentSettings(@Param('writeKey') writeKey: string, @Req() request: FastifyRequest): Record<string, unknown> {
@@ -64,6 +72,7 @@ export class SdkSettingsController {
    * bare origin (getSourceConfigURL): read as this route (withoutSourceConfigSlash).
    */
   @Get('sourceConfig')
+  @Header('cache-control', SETTINGS_CACHE_CONTROL)
   @ApiOperation({ summary: 'Segment-compatible settings for RudderStack SDKs (sourceConfig): enabled, no destinations' })
   @ApiOkResponse({ schema: { type: 'object' } })
   rudderStackSourceConfig(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest): Record<string, unknown> {

@@ -30,6 +30,8 @@ export function decompressedBody(payload: Readable, header: string | undefined, 
   }) as EncodedBody;
   body.receivedEncodedLength = 0;
   payload.on('data', (chunk: Buffer) => (body.receivedEncodedLength += chunk.length));
+  // A connection closed before the body ended (the request timeout included) fails the body, as it fails a plain one.
+  payload.once('error', (error) => body.destroy(error));
   inflater.on('error', () => body.destroy(invalidRequest(`The request body is not complete ${encoding} data (truncated, corrupt, or not compressed as Content-Encoding says).`)));
   body.on('close', () => {
     payload.unpipe(inflater);

@@ -6,6 +6,9 @@ import { toErrorResponse } from './error-response';
 
 /** Sends any error as the API's error body. Used by the Nest filter and by Fastify's error handlers alike. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
+  // The connection closed before the body arrived (the client left, or the request timeout cut it off
+  // with a 408): no one is left to answer, and nothing of ours failed.
+  if (request.raw.destroyed && !request.raw.complete) return;
   const response = toErrorResponse(error);
   if (response.unexpected) {
     reply.header('x-correlation-id', request.id);

@@ -8,8 +8,11 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_token: 401,
   insufficient_scope: 403,
   not_found: 404,
+  request_timeout: 408,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
@@ -31,7 +34,7 @@ const FASTIFY_ERRORS: Record<string, KnownError> = {
   FST_ERR_BAD_URL: { code: 'invalid_request', message: 'The URL path is not validly percent-encoded.' },
   FST_ERR_MAX_PARAM_LENGTH: { code: 'invalid_request', message: 'A path segment of the URL is longer than 100 characters.' },
   HPE_HEADER_OVERFLOW: { code: 'invalid_request', message: 'The request headers are larger than the server accepts.' },
-  ERR_HTTP_REQUEST_TIMEOUT: { code: 'invalid_request', message: 'The request did not arrive in time.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: 'The request did not arrive in time; the connection is closed.' },
 };
 
 /** Any other error of Node's HTTP parser (bad header, Content-Length, method, chunking). */
@@ -90,6 +93,8 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   }
   const refusal = DATABASE_REFUSALS[postgresErrorCode(error) ?? ''];
   if (refusal) return known(refusal.code, refusal.message);
+  const staticFile = staticFileRefusal(error);
+  if (staticFile) return staticFile;
   const fastify = fastifyError(error);
   if (fastify) return known(fastify.code, fastify.message);
   if (error instanceof HttpException) {
@@ -111,6 +116,25 @@ function known(code: ErrorCode, message: string, details?: ErrorDetail[]): Error
   // Every 503, whether a driver error or a domain's AppError('unavailable'), tells when to come back.
   if (code === 'unavailable') headers['retry-after'] = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   return { status: STATUS_BY_CODE[code], body: details ? { error: code, message, details } : { error: code, message }, headers, unexpected: false };
+}
+
+/**
+ * The static file server's refusals (@fastify/static and its send, behind /dashboard and the docs'
+ * assets), which reach the filter as an HttpException Nest made of the plugin's error: the only
+ * framework errors with these statuses. A path it will not serve (`..`, an encoded slash or backslash,
+ * NUL) is answered as a file that is not there, revealing nothing of what lies outside.
+ */
+function staticFileRefusal(error: unknown): ErrorResponse | undefined {
+  if (!(error instanceof HttpException) || !(error.cause instanceof Error)) return undefined;
+  const { statusCode, headers } = error.cause as { statusCode?: unknown; headers?: Record<string, string> };
+  if (statusCode === 403) return known('not_found', 'No such file.');
+  if (statusCode === 412) return known('precondition_failed', 'The file does not meet the If-Match or If-Unmodified-Since condition.');
+  if (statusCode !== 416) return undefined;
+  const refusal = known('range_not_satisfiable', 'The requested range is not within the file.');
+  // `bytes */<size>`, as RFC 9110 asks of a 416: the file's length, for a client to ask again.
+  const contentRange = headers?.['Content-Range'];
+  if (contentRange !== undefined) refusal.headers['content-range'] = contentRange;
+  return refusal;
 }
 
 function fastifyError(error: unknown): KnownError | undefined {

@@ -1,7 +1,21 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { trace } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
 import type { Logger } from '@foresight/platform';
+
+/** A client's X-Request-Id worth keeping: short, and nothing that could forge or break a log line. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The request's id in the logs (and in X-Correlation-Id on a 500): the client's X-Request-Id when it
+ * is one worth keeping, so a caller's trace can be followed here, else a fresh one.
+ */
+export function requestIdOf(request: IncomingMessage): string {
+  const id = request.headers['x-request-id'];
+  return typeof id === 'string' && CLIENT_REQUEST_ID.test(id) ? id : randomUUID();
+}
 
 /**
  * One access log line and one histogram sample per request, both keyed by the route pattern:

@@ -18,6 +18,9 @@ const duration = z
     return Number(amount) * DURATION_UNITS_MS[unit as DurationUnit];
   });
 
+/** A duration that is not 0: for the HTTP timeouts, where Node reads 0 as "never". */
+const positiveDuration = duration.refine((ms) => ms > 0, 'a duration above 0');
+
 /** `10.0.0.0/8` or `fd00::/8`, in the shape node:net's BlockList.addSubnet takes; undefined if it is none. */
 function cidrBlock(text: string) {
   const [network = '', bits = ''] = text.split('/');
@@ -119,6 +122,13 @@ export const environmentSchema = z.object({
   /** Requests without a verified token, per client address: sustained rate and one-minute burst. */
   UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
   UNAUTHENTICATED_BURST_PER_MINUTE: z.coerce.number().int().min(2).max(2_000_000).default(120),
+  /** A request's headers must all arrive within this, its body included within HTTP_REQUEST_TIMEOUT: a slow client gets 408 and the connection closes. */
+  HTTP_HEADERS_TIMEOUT: positiveDuration.prefault('15s'),
+  HTTP_REQUEST_TIMEOUT: positiveDuration.prefault('60s'),
+  /** An idle kept-alive connection closes after this; keep it above the idle timeout of the load balancer in front (AWS ALB: 60 s). */
+  HTTP_KEEP_ALIVE_TIMEOUT: positiveDuration.prefault('72s'),
+  /** Connections one API process holds at once; more are closed as they arrive. Keep it under the open-file limit. */
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(10_000),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;

@@ -90,12 +90,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir, DATABASE_READ_URL: 'postgres://replica:5432/foresight' })).toThrow(/DATABASE_READ_URL: needs DATABASE_URL/);
   });
 
-  it('reads the HTTP edge settings: trusted proxies, public URL and the unauthenticated limit', () => {
+  it('reads the HTTP edge settings: trusted proxies, public URL, the unauthenticated limit, timeouts and connections', () => {
     expect(loadConfig({ ...external }).http).toEqual({
       trustedProxies: [],
       publicUrl: undefined,
       unauthenticatedRateLimitPerMinute: 60,
       unauthenticatedBurstPerMinute: 120,
+      headersTimeoutMs: 15_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnections: 10_000,
     });
     const config = loadConfig({
       ...external,
@@ -103,18 +107,30 @@ describe('loadConfig', () => {
       PUBLIC_URL: 'https://foresight.example.com/api/',
       UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '10',
       UNAUTHENTICATED_BURST_PER_MINUTE: '30',
+      HTTP_HEADERS_TIMEOUT: '10s',
+      HTTP_REQUEST_TIMEOUT: '2m',
+      HTTP_KEEP_ALIVE_TIMEOUT: '620s',
+      HTTP_MAX_CONNECTIONS: '2000',
     });
     expect(config.http).toEqual({
       trustedProxies: ['10.0.0.0/8', '192.0.2.7', 'fd00::/8'],
       publicUrl: 'https://foresight.example.com/api',
       unauthenticatedRateLimitPerMinute: 10,
       unauthenticatedBurstPerMinute: 30,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 120_000,
+      keepAliveTimeoutMs: 620_000,
+      maxConnections: 2000,
     });
     expect(loadConfig({ ...external, PUBLIC_URL: '' }).http.publicUrl).toBeUndefined();
   });
 
-  it('refuses proxies that are not addresses, links with a query, and a burst not above the rate', () => {
+  it('refuses proxies that are not addresses, links with a query, a burst not above the rate, and timeouts that never end', () => {
     for (const [name, value] of [
+      ['HTTP_HEADERS_TIMEOUT', '0s'],
+      ['HTTP_HEADERS_TIMEOUT', '2m'],
+      ['HTTP_KEEP_ALIVE_TIMEOUT', '0ms'],
+      ['HTTP_MAX_CONNECTIONS', '0'],
       ['TRUSTED_PROXIES', 'proxy.internal'],
       ['TRUSTED_PROXIES', '10.0.0.0/33'],
       ['TRUSTED_PROXIES', 'true'],

@@ -31,6 +31,12 @@ export interface HttpEdgeSettings {
   /** Per client address, for requests without a verified token. */
   readonly unauthenticatedRateLimitPerMinute: number;
   readonly unauthenticatedBurstPerMinute: number;
+  /** Bounds on slow and idle clients: Node's headersTimeout, requestTimeout and keepAliveTimeout. */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  /** Connections one process holds at once (server.maxConnections). */
+  readonly maxConnections: number;
 }
 
 /** Where traces go; absent from AppConfig when OTEL_EXPORTER_OTLP_ENDPOINT is unset (tracing off). */
@@ -103,6 +109,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (vars.UNAUTHENTICATED_BURST_PER_MINUTE <= vars.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE) {
     throw new ConfigError(['UNAUTHENTICATED_BURST_PER_MINUTE: must be greater than UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE']);
   }
+  if (vars.HTTP_HEADERS_TIMEOUT > vars.HTTP_REQUEST_TIMEOUT) {
+    throw new ConfigError(['HTTP_HEADERS_TIMEOUT: must not be longer than HTTP_REQUEST_TIMEOUT (the headers are part of the request)']);
+  }
   const embedded = vars.DATABASE_URL === undefined;
   if (embedded && vars.DATABASE_READ_URL !== undefined) {
     throw new ConfigError(['DATABASE_READ_URL: needs DATABASE_URL (the embedded database has no replica)']);
@@ -148,6 +157,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       publicUrl: vars.PUBLIC_URL,
       unauthenticatedRateLimitPerMinute: vars.UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE,
       unauthenticatedBurstPerMinute: vars.UNAUTHENTICATED_BURST_PER_MINUTE,
+      headersTimeoutMs: vars.HTTP_HEADERS_TIMEOUT,
+      requestTimeoutMs: vars.HTTP_REQUEST_TIMEOUT,
+      keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT,
+      maxConnections: vars.HTTP_MAX_CONNECTIONS,
     },
     tracing: tracingFrom(vars),
   };

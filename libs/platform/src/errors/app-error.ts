@@ -5,8 +5,11 @@ export type ErrorCode =
   | 'invalid_token'
   | 'insufficient_scope'
   | 'not_found'
+  | 'request_timeout'
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'range_not_satisfiable'
   | 'rate_limited'
   | 'internal_error'
   | 'unavailable';
