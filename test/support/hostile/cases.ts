@@ -209,7 +209,7 @@ export interface BuiltRequest {
   mayGoUnanswered: boolean;
   /** The request body is not well-formed UTF-8 JSON sent as application/json. */
   bodyMalformed: boolean;
-  /** A path parameter that can change routing (slash, empty, raw, oversized), or a URL the HTTP parser refuses (raw bytes, oversized). */
+  /** A path parameter that can change routing (slash, empty, raw, oversized), or a URL or head the HTTP parser refuses (raw bytes, oversized). */
   pathOdd: boolean;
   /** The body as the suite meant it, parsed (undefined when it is not JSON). */
   parsedBody?: unknown;
@@ -330,7 +330,7 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
   c.query.forEach(([k, v], i) => parts.push(Buffer.from(i === 0 ? '?' : '&'), writeUrlValue({ value: k, encoding: v.encoding === 'bytes' ? 'raw' : v.encoding }), Buffer.from('='), writeUrlValue(v)));
   const target = Buffer.concat(parts);
   // Node's HTTP parser answers these itself (400 for bytes a request line cannot hold, 431 past 16 KiB of head), before any route or guard.
-  const urlOdd = pathOdd || target.length > 8_000 || c.query.some(([, v]) => v.encoding !== 'component');
+  const urlOdd = pathOdd || target.length + c.headers.reduce((n, [, v]) => n + v.length, 0) > 8_000 || c.query.some(([, v]) => v.encoding !== 'component');
   const urlIds = [
     ...(operation.staticFiles ? [] : Object.entries(c.path).map(([name, v]): [string, UrlValue] => [`path ${name}`, v])),
     ...c.query.filter(([name]) => /Id$|^model$/.test(name) && operation.queryParams.some((p) => p.name === name)).map(([name, v]): [string, UrlValue] => [`query ${name}`, v]),

@@ -9,6 +9,10 @@ export const ERROR_STATUS: Record<string, number> = {
   not_found: 404,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  // Issue 40: the static file server's refusals and a request that did not arrive in time, in the contract's shape.
+  request_timeout: 408,
+  precondition_failed: 412,
+  range_not_satisfiable: 416,
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
