@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { eventually } from '../support/eventually';
-import { buildRequest, caseArb, describeCase, type HostileCase, SURFACES, type Surface, type Tokens } from '../support/hostile/cases';
+import { buildRequest, caseArb, describeCase, type HostileCase, type Surface, SURFACES, type Tokens } from '../support/hostile/cases';
 import { acceptedEventViolations, acceptedModelViolations, loggedFaults, shapeViolations } from '../support/hostile/contract';
 import { fold } from '../support/hostile/json-text';
 import { allowedWrites, changes, type Fingerprint, Ledger } from '../support/hostile/ledger';

@@ -390,7 +390,8 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
   if (/\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}/.test(text)) surfaces.add('lone surrogate escaped in the JSON body');
   if (!operation.ingestion && parsedBody !== undefined) notUnicode.push(...notUnicodeFields(parsedBody, operation.body, '').map((path) => `body ${path}`));
   const batch = (parsedBody as { batch?: unknown } | undefined)?.batch;
-  if (Array.isArray(parsedBody) ? parsedBody.length > 100 : [batch, ...Object.values((parsedBody as object | undefined) ?? {})].some((v) => Array.isArray(v) && v.length > 100)) {
+  const lists: unknown[] = Array.isArray(parsedBody) ? [parsedBody] : [batch, ...Object.values((parsedBody ?? {}) as Record<string, unknown>)];
+  if (lists.some((v) => Array.isArray(v) && v.length > 100)) {
     surfaces.add('batch of many items (events, user ids)');
   }
   const prototypeInMessage = Array.isArray(batch) && batch.some((m) => PROTOTYPE_KEY.test(JSON.stringify(m) ?? ''));
