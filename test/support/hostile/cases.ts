@@ -221,7 +221,7 @@ export interface BuiltRequest {
   notUnicode: string[];
   /**
    * A Segment batch the contract answers 200 whatever its messages hold (invalid ones are skipped): JSON within
-   * every limit of the body as a whole, sent by a caller with the ingest scope.
+   * every limit of the body as a whole, at a URL the API reads, sent by a caller with the ingest scope.
    */
   segmentBatchWithinLimits: boolean;
   /** Which hostile surfaces the case reaches (SURFACES), counted by the suite so a reader sees each was reached. */
@@ -336,6 +336,9 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
     ...c.query.filter(([name]) => /Id$|^model$/.test(name) && operation.queryParams.some((p) => p.name === name)).map(([name, v]): [string, UrlValue] => [`query ${name}`, v]),
   ];
   const notUnicode = urlIds.filter(([, v]) => !isUtf8(decodedBytes(writeUrlValue(v)))).map(([where]) => where);
+  // A query the API reads: UTF-8 once decoded, and no NUL (either is refused as a whole, whatever the route).
+  const readable = (v: UrlValue) => isUtf8(decodedBytes(writeUrlValue(v))) && !decodedBytes(writeUrlValue(v)).includes(0);
+  const queryReadable = c.query.every(([k, v]) => readable(v) && readable({ value: k, encoding: v.encoding === 'bytes' ? 'raw' : v.encoding }));
   if ([...pathValues, ...c.query.map(([, v]) => v)].some((v) => !isUtf8(decodedBytes(writeUrlValue(v))))) surfaces.add('lone surrogate or non-UTF-8 bytes in the URL');
   if (operation.staticFiles && pathValues.some((v) => /\.\.|%2e|%5c|\\|etc\/passwd|^\//i.test(v.value))) surfaces.add('static file path escaping its root');
 
@@ -468,6 +471,7 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
   const segmentBatchWithinLimits =
     operation.segmentCompatible &&
     credentialed &&
+    queryReadable &&
     c.token !== 'read' &&
     wholeBody &&
     !notUtf8 &&
