@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { eventually } from '../support/eventually';
-import { buildRequest, caseArb, describeCase, type HostileCase, type Tokens } from '../support/hostile/cases';
+import { buildRequest, caseArb, describeCase, type HostileCase, type Surface, SURFACES, type Tokens } from '../support/hostile/cases';
 import { acceptedEventViolations, acceptedModelViolations, loggedFaults, shapeViolations } from '../support/hostile/contract';
 import { fold } from '../support/hostile/json-text';
 import { allowedWrites, changes, type Fingerprint, Ledger } from '../support/hostile/ledger';
-import { type OpenApiDocument, type Operation, operationsOf, propertyNames } from '../support/hostile/openapi';
+import { type OpenApiDocument, type Operation, operationsOf, propertyNames, UNDOCUMENTED_OPERATIONS } from '../support/hostile/openapi';
 import { rawRequest } from '../support/hostile/raw-http';
 import type { ValueContext } from '../support/hostile/values';
 import { request } from '../support/http';
@@ -19,6 +19,10 @@ import { type OrganizationWithToken, TestSuite } from '../support/suite';
  * numbers, dates, nesting, keys and encodings (fast-check). Every answer must be below 500 and in
  * the error shape; an answer >= 300 must have stored nothing, a 2xx only what its route writes;
  * organization B, never addressed with its own token, must end as it began.
+ * Issue 40: also the routes outside the document (the dashboard's and the docs viewer's static files,
+ * with escapes from their root and Range and conditional headers), Segment's ways of presenting the
+ * write key, compressed bodies whole, broken and padded to the limit, and text that is not Unicode
+ * (lone surrogates, bytes that are not UTF-8) in bodies and URLs. Each such surface must get cases.
  *
  * `npm test` runs FUZZ_RUNS cases per operation with the fixed FUZZ_SEED; `npm run fuzz` runs 20 times
  * as many with a random seed it prints. FUZZ_COLLECT=1 keeps going after a failure, to list every
@@ -31,6 +35,13 @@ const COLLECT = process.env.FUZZ_COLLECT === '1';
 const SLOW_MS = Number(process.env.FUZZ_SLOW_MS ?? 3_000);
 const B_MARKER = 'bsecret';
 const FINDINGS_FILE = process.env.FUZZ_FINDINGS ?? join(tmpdir(), 'foresight-hostile-findings.json');
+
+/** The seed of one operation's cases: FUZZ_SEED and the operation's key, so a run replays with FUZZ_SEED alone. */
+function seedOf(key: string): number {
+  let hash = SEED | 0;
+  for (let i = 0; i < key.length; i++) hash = (Math.imul(hash, 31) + key.charCodeAt(i)) | 0;
+  return hash;
+}
 
 interface Finding {
   signature: string;
@@ -53,6 +64,8 @@ describe('hostile input, generated from the OpenAPI document', () => {
   let fingerprintB: Fingerprint;
   const findings = new Map<string, Finding>();
   const exercised = new Map<string, number>();
+  const spentMs = new Map<string, number>();
+  const reached = new Map<Surface, number>();
 
   const call = <T = Record<string, unknown>>(token: string, method: string, path: string, body?: unknown) =>
     request<T>(`${api.baseUrl}${path}`, { token, method, body });
@@ -77,7 +90,8 @@ describe('hostile input, generated from the OpenAPI document', () => {
         { event: 'checkout_start', userId, sessionId: `${prefix}-session-${i}`, timestamp: now, properties: { plan: marker } },
         { event: 'page_view', userId, anonymousId: `${prefix}-anon-${i}`, properties: { url: `https://${marker}.example/cart` } },
       ]);
-    const usersA = ['a-user-1', 'a-user-2'];
+    // U+FFFD is what a lone surrogate becomes once stored as UTF-8: a real user that such an id must never reach.
+    const usersA = ['a-user-1', 'a-user-2', '\ufffd'];
     const usersB = ['b-user-1'];
     await must(call(a, 'POST', '/v1/events', events('a', usersA, 'a-plan')));
     await must(call(b, 'POST', '/v1/events', events('b', usersB, B_MARKER)));
@@ -101,7 +115,11 @@ describe('hostile input, generated from the OpenAPI document', () => {
     tokens = { admin: a, ingest: ingest.token, read: read.token, revoked: revoked.token };
 
     const document = (await (await fetch(`${api.baseUrl}/v1/openapi.json`)).json()) as OpenApiDocument;
-    operations = operationsOf(document);
+    operations = [...operationsOf(document), ...UNDOCUMENTED_OPERATIONS];
+    // The files the static routes serve, as their own pages link them (hashed asset names change with every build).
+    const linked = async (page: string, root: string) =>
+      [...(await (await fetch(`${api.baseUrl}${page}`)).text()).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1].replace(root, '').replace(/^\.\//, '')).filter((f) => !/^[a-z]+:/.test(f));
+    const staticFiles = [...new Set(['index.html', ...(await linked('/dashboard/', '/dashboard/')), ...(await linked('/v1/docs', '/v1/docs/'))])];
     ctx = {
       // Ids that exist, of both organizations; never those of the tokens the suite itself sends (revoking them would end the run).
       knownIds: [...modelsA.map((m) => m.id), modelB.id, ...webhooksA.map((w) => w.id), webhookB.id, ...sacrificial.map((t) => t.id), tokenB.id, revoked.id],
@@ -113,6 +131,8 @@ describe('hostile input, generated from the OpenAPI document', () => {
         ...['originalTimestamp', 'sentAt', 'receivedAt', 'messageId', 'name', 'category', 'batch', 'writeKey', 'sessionId', 'screen', 'url', 'depth', 'dwellMs', 'hesitationMs'],
       ],
       nowIso: now,
+      writeKeys: [ingest.token, revoked.token],
+      staticFiles,
     };
     ledger = await Ledger.open(suite.env.DATABASE_URL);
     fingerprintB = await ledger.fingerprint(orgB.organization.id, true);
@@ -129,6 +149,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
   /** Sends one case and returns what it broke, if anything. */
   async function exercise(operation: Operation, c: HostileCase): Promise<string[]> {
     const built = buildRequest(operation, c, tokens);
+    for (const surface of built.surfaces) reached.set(surface, (reached.get(surface) ?? 0) + 1);
     const before = await ledger.fingerprint(orgA.organization.id);
     const logMark = api.output().length;
     const started = Date.now();
@@ -161,11 +182,20 @@ describe('hostile input, generated from the OpenAPI document', () => {
       if (!allowed.has(status)) violations.push(`token ${c.token}: expected 401 before anything else, got ${status} :: ${answer.text.slice(0, 200)}`);
     }
     if (answer && status < 300 && operation.authenticated) {
-      if (c.token === 'basic' && !operation.segmentCompatible) violations.push(`Basic auth accepted (${status}) on a route that is not Segment-compatible`);
-      if (c.token === 'ingest' && !operation.ingestion && !/any valid token/i.test(operation.summary)) {
+      if ((c.token === 'basic' || c.token === 'basic-ingest') && !operation.segmentCompatible) violations.push(`Basic auth accepted (${status}) on a route that is not Segment-compatible`);
+      if ((c.token === 'ingest' || c.token === 'basic-ingest') && !operation.ingestion && !/any valid token/i.test(operation.summary)) {
         violations.push(`an ingest-only token got ${status} on a route outside ingestion`);
       }
     }
+    // Issue 40 (6): Segment SDKs drop or endlessly retry a refused batch, so only the body as a whole may be refused.
+    if (answer && built.segmentBatchWithinLimits && status >= 400 && status !== 429) {
+      violations.push(`refused a whole Segment batch (${status}) for what its messages hold: valid messages are stored, invalid ones skipped :: ${answer.text.slice(0, 200)}`);
+    }
+    // Issue 40 (7): read as UTF-8, a lone surrogate is U+FFFD, and two of them the same id: it is refused where ingestion refuses it.
+    if (answer && status >= 200 && status < 300 && built.notUnicode.length > 0) {
+      violations.push(`accepted (${status}) text that is not Unicode in ${built.notUnicode.join(', ')} :: ${answer.text.slice(0, 200)}`);
+    }
+    if (answer && operation.staticFiles && /"name":\s*"foresight"|root:[^:\n]*:0:0:/.test(answer.text)) violations.push(`served a file outside its root (${status}) :: ${answer.text.slice(0, 120)}`);
     if (answer?.text.includes(B_MARKER)) violations.push(`answer to organization A shows organization B's data :: ${answer.text.slice(0, 300)}`);
 
     // Nothing stored unless answered 2xx, and then only what the route writes.
@@ -239,6 +269,7 @@ describe('hostile input, generated from the OpenAPI document', () => {
     async () => {
       const failures: string[] = [];
       for (const operation of operations) {
+        const started = Date.now();
         const property = fc.asyncProperty(caseArb(operation, ctx), async (c) => {
           exercised.set(operation.key, (exercised.get(operation.key) ?? 0) + 1);
           const violations = await exercise(operation, c);
@@ -246,12 +277,14 @@ describe('hostile input, generated from the OpenAPI document', () => {
           if (violations.length > 0 && !COLLECT) throw new Error(violations.join('\n'));
         });
         const details = await fc.check(property, {
-          seed: SEED,
+          // Its own seed per operation, derived from FUZZ_SEED: aliases with the same schema (/v1/track, /v1/t) get different cases.
+          seed: seedOf(operation.key),
           numRuns: RUNS,
           // Shrinking replays requests against a live server: bounded, and the best counterexample so far is reported.
           interruptAfterTimeLimit: Number(process.env.FUZZ_OPERATION_MS ?? 60_000),
           markInterruptAsFailure: false,
         });
+        spentMs.set(operation.key, Date.now() - started);
         if (details.failed) {
           const example = details.counterexample?.[0];
           const shown = example ? describeCase(operation, example, buildRequest(operation, example, tokens)) : '(no counterexample)';
@@ -267,10 +300,17 @@ describe('hostile input, generated from the OpenAPI document', () => {
     Math.max(110_000, RUNS * 30 * 1_500),
   );
 
-  it('exercised every operation the OpenAPI document lists', () => {
+  it('exercised every operation the OpenAPI document lists, and the routes outside it', () => {
+    const width = Math.max(...operations.map((o) => o.key.length));
+    console.log(`cases per operation (FUZZ_SEED=${SEED}, FUZZ_RUNS=${RUNS}):\n${operations.map((o) => `  ${o.key.padEnd(width)} ${String(exercised.get(o.key) ?? 0).padStart(6)} cases ${String(spentMs.get(o.key) ?? 0).padStart(7)} ms`).join('\n')}`);
     const missing = operations.filter((o) => !exercised.get(o.key)).map((o) => o.key);
-    expect(operations.length).toBeGreaterThan(0);
+    expect(operations.length).toBeGreaterThan(UNDOCUMENTED_OPERATIONS.length);
     expect(missing).toEqual([]);
+  });
+
+  it('reached every hostile surface issue 40 names', () => {
+    console.log(`cases per hostile surface:\n${SURFACES.map((s) => `  ${s.padEnd(96)} ${String(reached.get(s) ?? 0).padStart(6)}`).join('\n')}`);
+    expect(SURFACES.filter((s) => !reached.get(s))).toEqual([]);
   });
 
   it('left organization B as it was and still serves it', async () => {

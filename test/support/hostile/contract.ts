@@ -109,7 +109,8 @@ export function loggedFaults(output: string): string[] {
 }
 
 const CONTROL = /\p{Cc}/u;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** A UTF-16 half without its pair: not Unicode text, and stored as U+FFFD, another id's. */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function depthOf(value: unknown): number {
   // Iterative: the values checked may be nested far deeper than the call stack allows.

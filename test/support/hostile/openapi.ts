@@ -66,6 +66,8 @@ export interface Operation {
   segmentCompatible: boolean;
   /** Routes an ingest-only token may use: the document's `events` tag. */
   ingestion: boolean;
+  /** A file server below `pathTemplate`'s `{path}`: driven with escapes from its root, Range and conditional headers. */
+  staticFiles: boolean;
   summary: string;
 }
 
@@ -100,11 +102,42 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         authenticated: (operation.security ?? []).some((requirement) => Object.keys(requirement).length > 0),
         segmentCompatible: /segment/i.test(summary) || /segment/i.test(bodyDescription),
         ingestion: (operation.tags ?? []).includes('events'),
+        staticFiles: false,
         summary,
       });
     }
   }
   return operations;
+}
+
+/**
+ * Routes the API serves outside its OpenAPI document, driven and counted like the document's own:
+ * the dashboard's static files, the document itself and its viewer (whose assets are static files too).
+ */
+export const UNDOCUMENTED_OPERATIONS: Operation[] = [
+  unauthenticatedGet('/', 'Redirect to the dashboard'),
+  unauthenticatedGet('/dashboard', 'Redirect to /dashboard/'),
+  { ...unauthenticatedGet('/dashboard/{path}', "The dashboard's static files"), staticFiles: true },
+  unauthenticatedGet('/v1/openapi.json', 'The OpenAPI document'),
+  unauthenticatedGet('/v1/openapi.yaml', 'The OpenAPI document as YAML'),
+  unauthenticatedGet('/v1/docs', "The OpenAPI document's viewer"),
+  { ...unauthenticatedGet('/v1/docs/{path}', "The viewer's static files"), staticFiles: true },
+];
+
+function unauthenticatedGet(pathTemplate: string, summary: string): Operation {
+  const pathParams = [...pathTemplate.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], required: true, schema: { type: 'string' } }));
+  return {
+    key: `GET ${pathTemplate}`,
+    method: 'GET',
+    pathTemplate,
+    pathParams,
+    queryParams: [],
+    authenticated: false,
+    segmentCompatible: false,
+    ingestion: false,
+    staticFiles: false,
+    summary,
+  };
 }
 
 function resolveParameter(parameter: OpenApiParameter | { $ref: string }): OpenApiParameter {

@@ -6,8 +6,8 @@ import { connect, type Socket } from 'node:net';
  */
 export interface RawRequest {
   method: string;
-  /** The request-target exactly as written on the request line (already percent-encoded, or not). */
-  target: string;
+  /** The request-target's bytes exactly as written on the request line (already percent-encoded, or not; UTF-8, or not). */
+  target: Buffer;
   headers: Array<[string, string]>;
   body?: Buffer;
   /** `auto` writes the true length; a number writes that (a lie); `omit` writes none. */
@@ -26,13 +26,13 @@ export type RawOutcome = { kind: 'response'; response: RawResponse } | { kind: '
 
 export function rawRequest(baseUrl: string, request: RawRequest, timeoutMs = 15_000): Promise<RawOutcome> {
   const { hostname, port } = new URL(baseUrl);
-  const lines = [`${request.method} ${request.target} HTTP/1.1`, `host: ${hostname}:${port}`, 'connection: close'];
+  const lines = [` HTTP/1.1`, `host: ${hostname}:${port}`, 'connection: close'];
   for (const [name, value] of request.headers) lines.push(`${name}: ${value}`);
   const body = request.body ?? Buffer.alloc(0);
   const length = request.contentLength ?? (request.body === undefined ? 'omit' : 'auto');
   if (length === 'auto') lines.push(`content-length: ${body.length}`);
   else if (length !== 'omit') lines.push(`content-length: ${length}`);
-  const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'utf8');
+  const head = Buffer.concat([Buffer.from(`${request.method} `), request.target, Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'utf8')]);
 
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];

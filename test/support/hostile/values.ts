@@ -77,7 +77,18 @@ export const HOSTILE_STRINGS: string[] = [
   'mdl_aaaaaaaaaaaaaaa\u0000',
   'tok_aaaaaaaaaaaaaaaa',
   'whk_aaaaaaaaaaaaaaaa',
+  // Already percent-encoded, for URLs written raw: a lone surrogate's bytes, an overlong NUL, a byte that is never UTF-8.
+  '%ED%A0%80',
+  '%C0%80',
+  '%FF',
 ];
+
+/** Strings that are not Unicode text: lone UTF-16 halves, alone or beside text, and a pair in the wrong order. */
+export const LONE_SURROGATES: string[] = ['\ud800', '\udfff', 'x\udc00y', 'user-\ud83d', '\udc00\ud800'];
+export const loneSurrogate = fc.constantFrom(...LONE_SURROGATES);
+
+/** Bytes no UTF-8 decoder accepts, written into a URL as they are (not percent-encoded): ff, an overlong NUL, a surrogate's bytes, a cut sequence. */
+const RAW_URL_BYTES: number[][] = [[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0x80]];
 
 /** Number literals as raw JSON text: some are valid JSON that JavaScript turns into Infinity, 0 or a rounded integer; some are not JSON. */
 export const HOSTILE_NUMBER_TEXTS: string[] = [
@@ -180,6 +191,7 @@ export const hostileDate = fc.constantFrom(...HOSTILE_DATES);
 /** Any JSON value, hostile in type, size, depth, keys or bytes. */
 export const hostileJson: fc.Arbitrary<JsonText> = fc.oneof(
   hostileString.map(str),
+  loneSurrogate.map(str),
   hostileNumberText.map(raw),
   hostileDate.map(str),
   fc.constantFrom('null', 'true', 'false', '[]', '{}', '""').map(raw),
@@ -210,6 +222,10 @@ export interface ValueContext {
   dictionary: string[];
   /** Unique per case, so valid creations do not collide on unique names by accident. */
   nowIso: string;
+  /** Segment write keys: organization A's ingest token, and a revoked one. */
+  writeKeys: string[];
+  /** Files the static routes serve, relative to their root (`index.html`, `assets/index-….js`). */
+  staticFiles: string[];
 }
 
 export function fieldArb(schema: JsonSchema, ctx: ValueContext, name: string, depth = 0): fc.Arbitrary<JsonText> {
@@ -226,7 +242,11 @@ export function mutatedArb(schema: JsonSchema, ctx: ValueContext): fc.Arbitrary<
     at: fc.nat(),
     addKey: fc.boolean(),
     key: fc.constantFrom(...HOSTILE_KEYS),
-    value: fc.oneof({ weight: 3, arbitrary: hostileJson }, { weight: 1, arbitrary: validArb(schema, ctx, 'body', 0, true) }),
+    value: fc.oneof(
+      { weight: 3, arbitrary: hostileJson },
+      { weight: 1, arbitrary: loneSurrogate.map(str) },
+      { weight: 1, arbitrary: validArb(schema, ctx, 'body', 0, true) },
+    ),
   });
   return fc.tuple(validArb(schema, ctx, 'body', 0, true), fc.array(mutation, { minLength: 1, maxLength: 2 })).map(([tree, mutations]) => {
     let result = tree;
@@ -236,14 +256,67 @@ export function mutatedArb(schema: JsonSchema, ctx: ValueContext): fc.Arbitrary<
 }
 
 /**
- * For a body that may be an array (a batch): one mutated item repeated, so per-item work (regexes,
- * validation, writes) is multiplied by the batch, as a real client can.
+ * For a body that is a batch (an array of events, or an object whose list takes hundreds of ids such
+ * as `{"userIds": [...]}`): one mutated item among valid ones, in a batch as large as the document
+ * allows, so per-item work (regexes, validation, lookups, writes) is multiplied as a real client can.
  */
 export function amplifiedArb(schema: JsonSchema, ctx: ValueContext): fc.Arbitrary<JsonText> | undefined {
   const batch = [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].find((s) => s.type === 'array' && s.items);
-  if (!batch?.items) return undefined;
-  const most = Math.min(batch.maxItems ?? 30, 30);
-  return fc.tuple(mutatedArb(batch.items, ctx), fc.constantFrom(most, 2)).map(([item, n]) => arr(Array.from({ length: n }, () => item)));
+  if (batch?.items) {
+    const most = Math.min(batch.maxItems ?? 30, 30);
+    return fc.tuple(mutatedArb(batch.items, ctx), fc.constantFrom(most, 2)).map(([item, n]) => arr(Array.from({ length: n }, () => item)));
+  }
+  const [name, list] = Object.entries(schema.properties ?? {}).find(([, s]) => s.type === 'array' && s.items && (s.maxItems ?? 0) >= 100) ?? [];
+  if (!name || !list?.items) return undefined;
+  const most = list.maxItems ?? 100;
+  return fc
+    .tuple(validArb(list.items, ctx, name, 1, true), mutatedArb(list.items, ctx), fc.constantFrom(most, 2, most + 1), fc.nat())
+    .map(([valid, hostile, n, at]) => obj([[name, arr(Array.from({ length: n }, (_, i) => (i === at % n ? hostile : valid)))]]));
+}
+
+/** Message kinds of Segment's spec, each with the fields its mapping reads. */
+const SEGMENT_MESSAGES: Array<Array<[string, JsonText]>> = [
+  [['type', str('track')], ['event', str('checkout_start')]],
+  [['type', str('identify')], ['anonymousId', str('fuzz-anon')], ['traits', obj([['plan', str('pro')]])]],
+  [['type', str('page')], ['name', str('Pricing')], ['properties', obj([['url', str('https://shop.example/pricing')]])]],
+  [['type', str('screen')], ['name', str('Cart')]],
+  [['type', str('alias')], ['previousId', str('fuzz-anon')]],
+  [['type', str('group')], ['groupId', str('fuzz-group')]],
+];
+
+/** Where a message hides a prototype key: properties, context, traits, or one level further in. */
+const PROTOTYPE_POISONS: Array<[string, JsonText]> = [
+  ['properties', obj([['__proto__', obj([['event', str('polluted')], ['userId', str('polluted')]])]])],
+  ['context', obj([['page', obj([['constructor', obj([['prototype', obj([['userId', str('polluted')]])]])]])]])],
+  ['traits', obj([['__proto__', obj([['admin', raw('true')]])]])],
+  ['properties', obj([['cart', obj([['items', arr([obj([['__proto__', obj([['x', raw('1')]])]])])]])]])],
+  ['properties', obj([['constructor', obj([['prototype', obj([['x', raw('1')]])]])]])],
+];
+
+/**
+ * A Segment call as SDKs send it: one message, or `{"batch": [...]}` of valid messages with one hostile
+ * one among them (a prototype key, a mutated field, an id that is not Unicode text). Each message has
+ * its own messageId, so valid ones are stored rather than counted as duplicates.
+ */
+export function segmentBodyArb(ctx: ValueContext): fc.Arbitrary<JsonText> {
+  const message = (fields: Array<[string, JsonText]>, id: string): JsonText =>
+    obj([['userId', str(ctx.knownUsers[0])], ['messageId', str(id)], ['timestamp', str(ctx.nowIso)], ...fields]);
+  const valid = fc.constantFrom(...SEGMENT_MESSAGES);
+  const hostile: fc.Arbitrary<(id: string) => JsonText> = fc.oneof(
+    { weight: 3, arbitrary: fc.tuple(valid, fc.constantFrom(...PROTOTYPE_POISONS)).map(([fields, poison]) => (id: string) => message([...fields, poison], id)) },
+    { weight: 2, arbitrary: fc.tuple(valid, fc.constantFrom('userId', 'messageId', 'event'), loneSurrogate).map(([fields, key, text]) => (id: string) => message([...fields, [key, str(text)]], id)) },
+    { weight: 3, arbitrary: mutatedArb({ type: 'object' }, ctx).map((m) => () => m) },
+  );
+  const batch = fc.tuple(fc.array(valid, { minLength: 1, maxLength: 4 }), hostile, fc.nat(), fc.nat()).map(([fields, bad, at, nonce]) => {
+    const messages = fields.map((f, i) => message(f, `fuzz-${nonce}-${i}`));
+    messages.splice(at % (messages.length + 1), 0, bad(`fuzz-${nonce}-bad`));
+    return obj([['batch', arr(messages)]]);
+  });
+  return fc.oneof(
+    { weight: 3, arbitrary: batch },
+    { weight: 1, arbitrary: fc.tuple(valid, fc.nat()).map(([fields, nonce]) => message(fields, `fuzz-${nonce}`)) },
+    { weight: 1, arbitrary: fc.tuple(hostile, fc.nat()).map(([bad, nonce]) => bad(`fuzz-${nonce}`)) },
+  );
 }
 
 function mutate(tree: JsonText, m: { at: number; addKey: boolean; key: string; value: JsonText }): JsonText {
@@ -370,8 +443,11 @@ function stringArb(schema: JsonSchema, ctx: ValueContext, name: string, pure: bo
 /** A query or path value: which string, and how it is written into the URL. */
 export interface UrlValue {
   value: string;
-  /** `component`: percent-encoded (lone surrogates as their WTF-8 bytes); `raw`: written as is. */
-  encoding: 'component' | 'raw';
+  /**
+   * `component`: percent-encoded (lone surrogates as their WTF-8 bytes); `raw`: written as is (UTF-8);
+   * `bytes`: each character is one byte written as is (latin1), for bytes that are not UTF-8.
+   */
+  encoding: 'component' | 'raw' | 'bytes';
 }
 
 export function urlValueArb(name: string, schema: JsonSchema, ctx: ValueContext): fc.Arbitrary<UrlValue> {
@@ -380,6 +456,7 @@ export function urlValueArb(name: string, schema: JsonSchema, ctx: ValueContext)
   if (schema.example !== undefined) plausible.push(typeof schema.example === 'string' ? schema.example : JSON.stringify(schema.example));
   if (/userId/i.test(name)) plausible.push(...ctx.knownUsers);
   if (/Id$/.test(name)) plausible.push(...ctx.knownIds);
+  if (name === 'writeKey') plausible.push(...ctx.writeKeys);
   if (/^(since|until)$/.test(name)) plausible.push(ctx.nowIso.slice(0, 10), ctx.nowIso);
   if (/limit/i.test(name)) plausible.push('10');
   // Opaque paging tokens: base64url of what such a token usually holds (a position: time and id), with hostile parts.
@@ -400,12 +477,70 @@ export function urlValueArb(name: string, schema: JsonSchema, ctx: ValueContext)
   const value = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...plausible) },
     { weight: 2, arbitrary: hostileString },
+    { weight: 1, arbitrary: loneSurrogate },
     { weight: 1, arbitrary: hostileNumberText },
     { weight: 1, arbitrary: hostileDate },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...plausible), hostileString).map(([a, b]) => a + b) },
   );
   const encoding = fc.oneof({ weight: 12, arbitrary: fc.constant<'component'>('component') }, { weight: 1, arbitrary: fc.constant<'raw'>('raw') });
-  return fc.record({ value, encoding });
+  return fc.oneof({ weight: 14, arbitrary: fc.record({ value, encoding }) }, { weight: 1, arbitrary: rawBytesArb(fc.constantFrom(...plausible)) });
+}
+
+/** A plausible value with bytes that are not UTF-8 inside it, written into the URL as they are. */
+function rawBytesArb(plausible: fc.Arbitrary<string>): fc.Arbitrary<UrlValue> {
+  return fc
+    .tuple(plausible, fc.constantFrom(...RAW_URL_BYTES))
+    .map(([text, bytes]): UrlValue => ({ value: Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from(bytes)]).toString('latin1'), encoding: 'bytes' }));
+}
+
+/**
+ * Paths below a static route (`/dashboard/<path>`), written as they are: the files it serves, and
+ * escapes from its root in every spelling a file server or a URL normaliser may decode.
+ */
+const STATIC_ESCAPES: string[] = [
+  '../package.json',
+  '..%2fpackage.json',
+  '%2e%2e/package.json',
+  '%2e%2e%2fpackage.json',
+  '.%2e/.%2e/package.json',
+  '..%5cpackage.json',
+  '%5c..%5cpackage.json',
+  '..\\package.json',
+  '....//....//package.json',
+  'assets/../../package.json',
+  '%252e%252e/package.json',
+  '%c0%ae%c0%ae/package.json',
+  '../../../../../../etc/passwd',
+  '/etc/passwd',
+  '//etc/passwd',
+  'index.html%00',
+  'index.html%00.png',
+  '%00',
+  'index.html/',
+  'index.html/..',
+  'assets/',
+  'assets',
+  '.',
+  '..',
+  '%2e',
+  '.env',
+  '~',
+  'no-such-file.js',
+  `${'a'.repeat(300)}.js`,
+  '%ff',
+  '%ED%A0%80',
+  'index.html?x=1',
+  'index.html#x',
+];
+
+export function staticPathArb(ctx: ValueContext): fc.Arbitrary<UrlValue> {
+  const known = ['', ...ctx.staticFiles];
+  return fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom(...known).map((value): UrlValue => ({ value, encoding: 'raw' })) },
+    { weight: 4, arbitrary: fc.constantFrom(...STATIC_ESCAPES).map((value): UrlValue => ({ value, encoding: 'raw' })) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...known), hostileString).map(([file, tail]): UrlValue => ({ value: file + tail, encoding: 'component' })) },
+    { weight: 1, arbitrary: rawBytesArb(fc.constantFrom(...known)) },
+  );
 }
 
 /** Percent-encodes every byte outside the unreserved set; a lone surrogate becomes its (invalid) WTF-8 bytes. */
@@ -431,6 +566,7 @@ export function percentEncode(value: string): string {
   return out;
 }
 
-export function writeUrlValue(v: UrlValue): string {
-  return v.encoding === 'component' ? percentEncode(v.value) : v.value;
+export function writeUrlValue(v: UrlValue): Buffer {
+  if (v.encoding === 'component') return Buffer.from(percentEncode(v.value), 'latin1');
+  return Buffer.from(v.value, v.encoding === 'bytes' ? 'latin1' : 'utf8');
 }
