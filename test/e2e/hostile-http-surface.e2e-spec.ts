@@ -38,7 +38,7 @@ describe('hostile clients at the HTTP surface', () => {
   }
 
   const raw = async (api: RunningProcess, target: string, headers: Array<[string, string]> = []): Promise<RawResponse> => {
-    const outcome = await rawRequest(api.baseUrl, { method: 'GET', target, headers });
+    const outcome = await rawRequest(api.baseUrl, { method: 'GET', target: Buffer.from(target, 'latin1'), headers });
     const { violations } = shapeViolations(outcome, false);
     expect([target, headers, violations]).toEqual([target, headers, []]);
     if (outcome.kind !== 'response') throw new Error(`no answer to ${target}`);
