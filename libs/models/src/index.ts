@@ -13,6 +13,6 @@ export {
   confidenceHistogram,
   type ExplainableModel,
   explainableModelOf,
-  type Explanation,
   explainRow,
+  type Explanation,
   ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT, populationStabilityIndex, rocAuc, type TrainingSet, type TrainingSplit, trainModel } from './training';
