@@ -264,6 +264,15 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.locator('.predictions li').first().waitFor();
     await expect(page.locator('.predictions').textContent()).resolves.toMatch(/checkout_7d: (likely|unlikely) \(\d+\.\d% confident/);
+    // Why this score, as the API explains it: the features that raised it most and those that lowered it most.
+    type Explained = { predictions: Array<{ explanation: { contributions: Array<{ feature: string; label: string; contribution: number }> } | null }> };
+    const [{ explanation }] = (await request<Explained>(url(`/predict?userId=${encodeURIComponent(demoUser)}&explain=true`), admin())).body.predictions;
+    const features = explanation?.contributions.filter((c) => c.feature !== 'other') ?? [];
+    const side = (sign: number) => features.filter((c) => sign * c.contribution > 0).slice(0, 3).map((c) => c.label).join('; ');
+    expect(features.length).toBeGreaterThan(0);
+    const reasons = page.locator('.predictions .reasons');
+    if (side(1)) await expect(reasons.textContent()).resolves.toContain(`Raised by ${side(1)}.`);
+    if (side(-1)) await expect(reasons.textContent()).resolves.toContain(`Lowered by ${side(-1)}.`);
     const latest = await request<{ events: unknown[] }>(url(`/users/events?userId=${encodeURIComponent(demoUser)}&limit=50`), admin());
     const eventRows = page.getByRole('table', { name: "The user's latest events, newest first" }).locator('tbody tr');
     await eventRows.first().waitFor();

@@ -1,3 +1,4 @@
+import { type ExplainableModel, explainableModelOf } from '@foresight/models';
 import type { Prediction } from '@foresight/predictions';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
@@ -64,7 +65,10 @@ describe('predictions and their export', () => {
       ...recentBehavior('browser-1', false),
       { event: 'click', userId: 'session-user', sessionId: 'sess-42', timestamp: new Date(Date.now() - 60_000).toISOString() },
     ]);
-    await sendEvents(t.api.baseUrl, other.token.secret, [{ event: 'click', userId: 'outsider', timestamp: new Date().toISOString() }]);
+    await sendEvents(t.api.baseUrl, other.token.secret, [
+      { event: 'click', userId: 'outsider', timestamp: new Date().toISOString() },
+      { event: 'rival_secret_event', userId: 'outsider', timestamp: new Date().toISOString(), properties: { screen: '/rival-secret', dwellMs: 5000 } },
+    ]);
     worker = await startWorker(t.suite.env);
   });
 
@@ -117,6 +121,66 @@ describe('predictions and their export', () => {
     expect(answer.body).toMatchObject({ userId: 'session-user', sessionId: 'sess-42', predictions: expect.any(Array) });
     expect(answer.body.predictions).toHaveLength(MODELS.length);
     expect((await predict('sessionId=no-such-session')).status).toBe(404);
+  });
+
+  describe('explain=true', () => {
+    type Explained = Prediction & { explanation?: { base: number; contributions: Array<{ feature: string; label: string; value: number | null; contribution: number }> } | null };
+    const explain = (query: string, token?: string) => get<{ userId: string; predictions: Explained[] }>(`/v1/predict?${query}`, token);
+    /** Each serving version's model as its stored ONNX graph computes it, read back in this process. */
+    async function servingModels(): Promise<Map<string, ExplainableModel>> {
+      const rows = await t.suite.sql<{ model_id: string; onnx: Buffer }>(
+        `SELECT v.model_id, v.onnx FROM model_versions v JOIN models m ON m.serving_version_id = v.id WHERE m.organization_id = $1`,
+        [t.org.organization.id],
+      );
+      return new Map(rows.map((row) => [row.model_id, explainableModelOf(row.onnx) as ExplainableModel]));
+    }
+
+    it('splits each raw score exactly into base and at most 11 labelled contributions, for gbdt and logistic alike', async () => {
+      const models = await servingModels();
+      for (const user of ['buyer-1', 'browser-1', 'user-3']) {
+        const answer = await explain(`userId=${user}&explain=true`);
+        expect(answer.status).toBe(200);
+        expect(answer.body.predictions).toHaveLength(MODELS.length);
+        for (const prediction of answer.body.predictions) {
+          const { explanation } = prediction;
+          if (!explanation) throw new Error(`no explanation for ${prediction.model}`);
+          expect(explanation.contributions.length).toBeGreaterThan(0);
+          expect(explanation.contributions.length).toBeLessThanOrEqual(11);
+          for (const { feature, label, value } of explanation.contributions) {
+            expect(label.length).toBeGreaterThan(0);
+            expect(value === null).toBe(feature === 'other');
+          }
+          // Calibrated as the graph calibrates it, base + contributions is the served probability: the
+          // sum is the raw score of the very features the model read (float32 inference, hence 1e-5).
+          const { calibration } = models.get(prediction.modelId) as ExplainableModel;
+          const rawScore = explanation.contributions.reduce((sum, c) => sum + c.contribution, explanation.base);
+          const served = 1 / (1 + Math.exp(-(calibration.a * rawScore + calibration.b)));
+          expect(Math.abs(served - positiveProbability(prediction))).toBeLessThan(1e-5);
+        }
+      }
+    });
+
+    it('answers without explanations unless asked, from the cache alike, and refuses explain=maybe naming the field', async () => {
+      const explained = await explain('userId=user-5&explain=true');
+      expect(await loggedRows('user-5')).toBe(MODELS.length);
+      // Repeats come from the cache: explained when asked, never otherwise, and not logged again.
+      expect((await explain('userId=user-5&explain=true')).body).toEqual(explained.body);
+      const plain = await explain('userId=user-5');
+      const withoutExplanations = explained.body.predictions.map(({ explanation: _explanation, ...prediction }) => prediction);
+      expect(plain.body.predictions).toEqual(withoutExplanations);
+      expect((await explain('userId=user-5&explain=false')).body.predictions).toEqual(withoutExplanations);
+      expect(await loggedRows('user-5')).toBe(MODELS.length);
+
+      const refused = await explain('userId=user-5&explain=maybe');
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('explain') });
+    });
+
+    it("never names another organization's data, nor explains its users", async () => {
+      const answer = await explain('userId=buyer-1&explain=true');
+      expect(JSON.stringify(answer.body)).not.toMatch(/rival|outsider/u);
+      expect((await explain('userId=user-1&explain=true', other.token.secret)).status).toBe(404);
+    });
   });
 
   it("never shows another organization's users", async () => {

@@ -9,5 +9,6 @@ export {
   TARGET_NOT_IN_WINDOW_DAYS,
 } from './feature-definitions';
 export type { FeatureEvent } from './feature-event';
+export { featureLabel } from './feature-labels';
 export { buildManifest, type FeatureChoice, type FeatureManifest, type NumericProperty, type TrainingDraw } from './feature-manifest';
 export { normalisedScreenOf, normaliseScreen } from './screen-path';

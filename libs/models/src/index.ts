@@ -7,4 +7,12 @@ export { Model, type ModelAlgorithm, type ModelStatus } from './registry/model.e
 export { type CreateModel, createModelSchema, retrainSchema, type UpdateModel, updateModelSchema } from './registry/model.schema';
 export { ModelVersion, type VersionState } from './registry/model-version.entity';
 export { ModelsService, type ModelWithVersion, type RetrainStarted, type ServingVersionRef, type VersionArtifact } from './registry/models.service';
-export { CONFIDENCE_BIN_EDGES, type ConfidenceHistogram, confidenceHistogram, ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT, populationStabilityIndex, rocAuc, type TrainingSet, type TrainingSplit, trainModel } from './training';
+export {
+  CONFIDENCE_BIN_EDGES,
+  type ConfidenceHistogram,
+  confidenceHistogram,
+  type ExplainableModel,
+  explainableModelOf,
+  explainRow,
+  type Explanation,
+  ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT, populationStabilityIndex, rocAuc, type TrainingSet, type TrainingSplit, trainModel } from './training';

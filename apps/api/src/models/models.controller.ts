@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
+import { featureLabel } from '@foresight/features';
 import { type CreateModel, createModelSchema, ModelsService, type ModelVersion, type ModelWithVersion, retrainSchema, type UpdateModel, updateModelSchema } from '@foresight/models';
 import { ModelMonitoringService } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
@@ -24,6 +25,7 @@ const importanceSchema = z
   .array(
     z.object({
       feature: z.string(),
+      label: z.string().describe('the feature in words'),
       weight: z.number(),
       direction: z
         .enum(['raises', 'lowers', 'none'])
@@ -236,7 +238,7 @@ function details(entry: ModelWithVersion): ModelDetails {
 }
 
 function importanceView(importance: ModelVersion['featureImportance']): z.infer<typeof importanceSchema> {
-  return importance.map(({ feature, weight, direction }) => ({ feature, weight, direction: direction ?? null }));
+  return importance.map(({ feature, weight, direction }) => ({ feature, label: featureLabel(feature), weight, direction: direction ?? null }));
 }
 
 function versionDetails(version: ModelVersion): VersionDetails {

@@ -9,7 +9,11 @@ import { QueryUser } from '../http/caller-user.pipe';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
 const predictQuery = z
-  .object({ userId: userIdSchema.optional(), sessionId: sessionIdSchema.optional() })
+  .object({
+    userId: userIdSchema.optional(),
+    sessionId: sessionIdSchema.optional(),
+    explain: z.enum(['true', 'false']).default('false').describe('add to each prediction why it scored so: its explanation'),
+  })
   .refine((q) => q.userId !== undefined || q.sessionId !== undefined, { message: 'userId or sessionId is required', path: ['userId'] });
 
 /** Most users one batch request may name. */
@@ -39,6 +43,28 @@ const predictionSchema = z.object({
   version: z.number().int(),
 });
 
+const explanationSchema = z
+  .object({
+    base: z.number().describe("the raw score (log-odds before calibration) of a user the model knows nothing about: the training average"),
+    contributions: z
+      .array(
+        z.object({
+          feature: z.string().describe('the feature id, or "other" for the sum of every feature not listed'),
+          label: z.string().describe('the feature in words'),
+          value: z.number().nullable().describe("the user's value of the feature as the model read it; null for other"),
+          contribution: z.number().describe('how much it raised (> 0) or lowered (< 0) the raw score, in log-odds'),
+        }),
+      )
+      .describe('the 10 largest by size, then "other" summing the rest'),
+  })
+  .nullable()
+  .describe(
+    'with explain=true: the raw score split exactly (base + contributions, to 1e-6) by TreeSHAP (gbdt) or coefficient x standardized value (logistic); ' +
+      'null for a version trained before explanations were stored',
+  );
+
+const explainedPredictionSchema = predictionSchema.extend({ explanation: explanationSchema.optional() });
+
 const batchResultSchema = z.object({
   results: z.array(
     z.union([
@@ -54,7 +80,7 @@ const predictionResultSchema = z.object({
     .optional()
     .describe('the userId asked for; for a session, its user unless the organization hashes user ids (the id as sent is stored nowhere)'),
   sessionId: z.string().optional().describe('echoed when the user was found through a session'),
-  predictions: z.array(predictionSchema),
+  predictions: z.array(explainedPredictionSchema),
 });
 
 type PredictionResponse = z.infer<typeof predictionResultSchema>;
@@ -74,15 +100,17 @@ export class PredictionsController {
   @ApiOperation({ summary: 'Real-time predictions for a user (or the user of a session): one entry per model with a serving version' })
   @ApiQuery({ name: 'userId', required: false })
   @ApiQuery({ name: 'sessionId', required: false, description: 'used when userId is absent' })
+  @ApiQuery({ name: 'explain', required: false, enum: ['true', 'false'], description: 'add each prediction\'s explanation (default false)' })
   @ApiOkResponse({ schema: openApiSchema(predictionResultSchema) })
   async predict(
     @CurrentPrincipal() { organizationId }: Principal,
     @Query(new ZodPipe(predictQuery)) query: z.infer<typeof predictQuery>,
     @QueryUser() user: CallerUser | undefined,
   ): Promise<PredictionResponse> {
-    if (user) return { userId: user.id, predictions: (await this.predictions.predict(organizationId, { user: user.stored })).predictions };
+    const options = { explain: query.explain === 'true' };
+    if (user) return { userId: user.id, predictions: (await this.predictions.predict(organizationId, { user: user.stored }, options)).predictions };
     const sessionId = query.sessionId as string;
-    const found = await this.predictions.predict(organizationId, { sessionId });
+    const found = await this.predictions.predict(organizationId, { sessionId }, options);
     const userId = await this.userIds.callerIdOf(organizationId, found.user);
     return { ...(userId === undefined ? {} : { userId }), sessionId, predictions: found.predictions };
   }

@@ -35,6 +35,7 @@ export type DriftStatus = MonitoringFigures['drift']['status'];
 export type EventVolume = Ok<'/v1/events/volume'>;
 export type IngestionStats = Ok<'/v1/events/ingestion'>;
 export type Prediction = Item<Ok<'/v1/predict'>['predictions']>;
+export type PredictionExplanation = NonNullable<Prediction['explanation']>;
 export type Session = Item<Ok<'/v1/users/sessions'>['sessions']>;
 export type RecentEvent = Item<Ok<'/v1/users/events'>['events']>;
 

@@ -45,8 +45,8 @@ describe('applyCalibration', () => {
       kind: 'gbdt',
       baseScore: Math.fround(0.3),
       trees: [
-        { feature: [0, -1, -1], threshold: [Math.fround(0.75), 0, 0], left: [1, -1, -1], right: [2, -1, -1], value: [0, Math.fround(-1.2), Math.fround(0.9)] },
-        { feature: [0, -1, -1], threshold: [Math.fround(1.5), 0, 0], left: [1, -1, -1], right: [2, -1, -1], value: [0, Math.fround(0.25), Math.fround(-0.5)] },
+        { feature: [0, -1, -1], threshold: [Math.fround(0.75), 0, 0], left: [1, -1, -1], right: [2, -1, -1], value: [0, Math.fround(-1.2), Math.fround(0.9)], cover: [10, 4, 6] },
+        { feature: [0, -1, -1], threshold: [Math.fround(1.5), 0, 0], left: [1, -1, -1], right: [2, -1, -1], value: [0, Math.fround(0.25), Math.fround(-0.5)], cover: [10, 7, 3] },
       ],
     };
     const before = predictMargins(gbdt, features, 1);

@@ -16,7 +16,7 @@ describe('featureDirections', () => {
   });
 
   it('follows the leaves of a tree: a split whose right side scores higher raises, the reverse lowers', () => {
-    const stump = (feature: number, leftValue: number, rightValue: number) => ({ feature: [feature, -1, -1], threshold: [8, 0, 0], left: [1, 0, 0], right: [2, 0, 0], value: [0, leftValue, rightValue] });
+    const stump = (feature: number, leftValue: number, rightValue: number) => ({ feature: [feature, -1, -1], threshold: [8, 0, 0], left: [1, 0, 0], right: [2, 0, 0], value: [0, leftValue, rightValue], cover: [2, 1, 1] });
     const gbdt: GbdtParameters = { kind: 'gbdt', baseScore: 0, trees: [stump(0, -1, 1), stump(2, 0.5, -0.25)] };
     expect(featureDirections(gbdt, grid(300, 3), 3)).toEqual(['raises', 'none', 'lowers']);
   });

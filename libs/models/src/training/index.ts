@@ -1,6 +1,8 @@
 export type { PlattCalibration } from './calibration';
 export { applyCalibration, fitPlattScaling } from './calibration';
 export type { PositiveWeight } from './class-weight';
+export type { ExplainableModel, Explanation } from './explanation';
+export { explainableModelOf, explainRow } from './explanation';
 export type { FeatureDirection } from './feature-direction';
 export type { FeatureImportance } from './feature-importance';
 export type { GbdtFit, GbdtOptions, GbdtParameters, RegressionTree } from './gbdt';
@@ -21,6 +23,7 @@ export { predictMargins } from './model-parameters';
 export {
   exportOnnx,
   ONNX_ALGORITHM_KEY,
+  ONNX_EXPLANATION_KEY,
   ONNX_FEATURE_NAMES_KEY,
   ONNX_INPUT,
   ONNX_LABEL_OUTPUT,

@@ -226,16 +226,17 @@ function scaleFeatures(features: Float32Array, d: number, logScaled: readonly bo
 export function predictLogisticMargins(parameters: LogisticParameters, features: Float32Array, d: number): Float64Array {
   const n = features.length / d;
   const margins = new Float64Array(n);
-  const { coefficients, center, offset, logScaled } = parameters;
   for (let i = 0; i < n; i++) {
     let m = 0;
-    for (let j = 0; j < d; j++) {
-      const x = features[i * d + j];
-      m += coefficients[j] * Math.fround((logScaled[j] ? logScale(x) : x) - center[j]);
-    }
-    margins[i] = m + offset;
+    for (let j = 0; j < d; j++) m += logisticTerm(parameters, j, features[i * d + j]);
+    margins[i] = m + parameters.offset;
   }
   return margins;
+}
+
+/** Feature j's term of the margin: its coefficient times its centred (log-scaled where so fitted) value, float32 as ONNX centres it. */
+export function logisticTerm({ coefficients, center, logScaled }: LogisticParameters, j: number, x: number): number {
+  return coefficients[j] * Math.fround((logScaled[j] ? logScale(x) : x) - center[j]);
 }
 
 /**

@@ -1,56 +1,12 @@
 import { Reader } from 'protobufjs';
-import { runInThisContext } from 'vm';
 import { createRandom } from '@foresight/platform';
 import { GbdtParameters } from './gbdt';
 import { LogisticParameters } from './logistic.trainer';
 import { ModelParameters } from './model-parameters';
-import {
-  exportOnnx,
-  ONNX_ALGORITHM_KEY,
-  ONNX_FEATURE_NAMES_KEY,
-  ONNX_INPUT,
-  ONNX_LABEL_OUTPUT,
-  ONNX_PROBABILITIES_OUTPUT,
-} from './onnx-export';
+import { exportOnnx, ONNX_ALGORITHM_KEY, ONNX_FEATURE_NAMES_KEY } from './onnx-export';
+import { type OnnxOutput, runOnnx } from './onnx-runtime.fixture';
 import { makeSyntheticData } from './synthetic-data.fixture';
 import { predictProbabilities, trainModel } from './train-model';
-
-/**
- * Jest runs specs in their own realm, but onnxruntime-node hands back typed arrays of the
- * main realm and checks them with `instanceof` against constructors it captured when it
- * loaded. Pointing this realm's globals at the main realm's constructors before loading
- * ORT makes both sides agree; production code never runs inside such a sandbox.
- */
-async function loadOnnxRuntime(): Promise<typeof import('onnxruntime-node')> {
-  const realm = globalThis as unknown as Record<string, unknown>;
-  for (const name of ['Float32Array', 'BigInt64Array']) realm[name] = runInThisContext(name);
-  return import('onnxruntime-node');
-}
-
-interface OnnxOutput {
-  labels: BigInt64Array;
-  probabilities: Float32Array;
-}
-
-async function runOnnx(bytes: Uint8Array, features: Float32Array, d: number): Promise<OnnxOutput> {
-  const { InferenceSession, Tensor } = await loadOnnxRuntime();
-  const session = await InferenceSession.create(bytes);
-  try {
-    expect(session.inputNames).toEqual([ONNX_INPUT]);
-    expect([...session.outputNames].sort()).toEqual([ONNX_LABEL_OUTPUT, ONNX_PROBABILITIES_OUTPUT].sort());
-    const input = new Tensor('float32', Float32Array.from(features), [features.length / d, d]);
-    const result = await session.run({ [ONNX_INPUT]: input });
-    const label = result[ONNX_LABEL_OUTPUT];
-    const probabilities = result[ONNX_PROBABILITIES_OUTPUT];
-    expect(label.type).toBe('int64');
-    expect(label.dims).toEqual([features.length / d]);
-    expect(probabilities.type).toBe('float32');
-    expect(probabilities.dims).toEqual([features.length / d, 2]);
-    return { labels: label.data as BigInt64Array, probabilities: probabilities.data as Float32Array };
-  } finally {
-    await session.release();
-  }
-}
 
 /** ONNX and the TypeScript predictor agree on P(positive), its complement and the label. */
 function expectParity(onnx: OnnxOutput, expected: Float64Array): void {
@@ -82,7 +38,7 @@ describe('exportOnnx', () => {
     const metadata = readOnnxMetadata(model.onnx);
     expect(JSON.parse(metadata[ONNX_FEATURE_NAMES_KEY])).toEqual(validation.featureNames);
     expect(metadata[ONNX_ALGORITHM_KEY]).toBe('logistic');
-    expect(readOnnxMetadata(exportOnnx(model.parameters, ['a'], { 'foresight.model_id': 'mdl_x' }))).toMatchObject({
+    expect(readOnnxMetadata(exportOnnx(model.parameters, ['a'], undefined, { 'foresight.model_id': 'mdl_x' }))).toMatchObject({
       'foresight.model_id': 'mdl_x',
     });
   });
@@ -94,8 +50,8 @@ describe('exportOnnx', () => {
       kind: 'gbdt',
       baseScore: Math.fround(-0.2),
       trees: [
-        { feature: [0, -1, -1], threshold: [Math.fround(0.5), 0, 0], left: [1, -1, -1], right: [2, -1, -1], value: [0, Math.fround(0.3), Math.fround(0.5)] },
-        { feature: [-1], threshold: [0], left: [-1], right: [-1], value: [Math.fround(0.15)] },
+        { feature: [0, -1, -1], threshold: [Math.fround(0.5), 0, 0], left: [1, -1, -1], right: [2, -1, -1], value: [0, Math.fround(0.3), Math.fround(0.5)], cover: [10, 5, 5] },
+        { feature: [-1], threshold: [0], left: [-1], right: [-1], value: [Math.fround(0.15)], cover: [10] },
       ],
     };
     const features = Float32Array.from([0, 1, 0.5]);

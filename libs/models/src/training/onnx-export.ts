@@ -1,4 +1,5 @@
 import { INamespace, Root, Type } from 'protobufjs';
+import type { PlattCalibration } from './calibration';
 import { GbdtParameters } from './gbdt';
 import { LogisticParameters } from './logistic.trainer';
 import { ModelParameters } from './model-parameters';
@@ -12,6 +13,17 @@ export const ONNX_PROBABILITIES_OUTPUT = 'probabilities';
 /** Metadata key holding the JSON array of feature names (the input's column order). */
 export const ONNX_FEATURE_NAMES_KEY = 'foresight.feature_names';
 export const ONNX_ALGORITHM_KEY = 'foresight.algorithm';
+/** Metadata key of what explanations need beside the graph (OnnxExplanationData as JSON); absent in models exported before them. */
+export const ONNX_EXPLANATION_KEY = 'foresight.explanation';
+
+/** The Platt map folded into the graph (its margin is a * raw + b), and per GBDT tree the cover of each node by node id. */
+export interface OnnxExplanationData {
+  calibration: PlattCalibration;
+  covers?: number[][];
+}
+
+/** What a model exported without calibration has folded in. */
+const IDENTITY_CALIBRATION: PlattCalibration = { a: 1, b: 0 };
 
 const IR_VERSION = 8;
 const DEFAULT_OPSET = 17;
@@ -119,7 +131,7 @@ const ONNX_SCHEMA: INamespace = {
 };
 
 let modelType: Type | null = null;
-function onnxModelType(): Type {
+export function onnxModelType(): Type {
   modelType ??= Root.fromJSON(ONNX_SCHEMA).lookupType('onnx.ModelProto');
   return modelType;
 }
@@ -177,11 +189,13 @@ const BATCH: Dimension = { dim_param: 'N' };
 /**
  * Encodes a (calibrated) model as ONNX bytes. Input `features` float32 [N, d]; outputs
  * `label` int64 [N] and `probabilities` float32 [N, 2] for classes [0, 1]. The feature
- * names and algorithm ride along in metadata_props so a loader can check column order.
+ * names and algorithm ride along in metadata_props so a loader can check column order, and so does
+ * what explains a prediction: the calibration folded into `parameters` and the GBDT trees' node covers.
  */
 export function exportOnnx(
   parameters: ModelParameters,
   featureNames: string[],
+  calibration: PlattCalibration = IDENTITY_CALIBRATION,
   metadata: Record<string, string> = {},
 ): Uint8Array {
   const d = featureNames.length;
@@ -193,7 +207,16 @@ export function exportOnnx(
   ];
   const opsets = [{ domain: '', version: DEFAULT_OPSET }];
   if (parameters.kind === 'gbdt') opsets.push({ domain: ML_DOMAIN, version: ML_OPSET });
-  const props = { ...metadata, [ONNX_FEATURE_NAMES_KEY]: JSON.stringify(featureNames), [ONNX_ALGORITHM_KEY]: parameters.kind };
+  const explanation: OnnxExplanationData = {
+    calibration,
+    ...(parameters.kind === 'gbdt' && { covers: parameters.trees.map((tree) => tree.cover.map(Math.fround)) }),
+  };
+  const props = {
+    ...metadata,
+    [ONNX_FEATURE_NAMES_KEY]: JSON.stringify(featureNames),
+    [ONNX_ALGORITHM_KEY]: parameters.kind,
+    [ONNX_EXPLANATION_KEY]: JSON.stringify(explanation),
+  };
   const type = onnxModelType();
   const message = type.fromObject({
     ir_version: IR_VERSION,

@@ -52,7 +52,7 @@ export interface TrainedModel {
   curves: ValidationCurves;
   /** Calibrated parameters, the same model as `onnx` (used by predictProbabilities). */
   parameters: ModelParameters;
-  /** The Platt map already folded into `parameters` and `onnx`; kept for inspection. */
+  /** The Platt map already folded into `parameters` and `onnx` (whose metadata keeps it, to explain raw scores). */
   calibration: PlattCalibration;
   trainRows: number;
   trainPositives: number;
@@ -102,7 +102,7 @@ export function trainModel(input: TrainModelInput): TrainedModel {
 
   return {
     algorithm: input.algorithm,
-    onnx: exportOnnx(parameters, featureNames),
+    onnx: exportOnnx(parameters, featureNames, calibration),
     featureNames: [...featureNames],
     metrics: computeValidationMetrics(split.validation.labels, probabilities),
     featureImportance: withDirections(normalizeImportance(featureNames, importance), featureNames, featureDirections(parameters, split.validation.features, d)),

@@ -25,9 +25,15 @@ interface CachedPredictions {
 export class PredictionCacheService {
   private readonly entries = new Map<string, CachedPredictions>();
 
-  get(organizationId: string, userId: string, fingerprint: string, now = Date.now()): Prediction[] | undefined {
+  /**
+   * The cached answer, explained or not as asked: an explained answer is only the one computed with its
+   * explanations (from the same feature values), never an unexplained one; an unexplained answer drops them.
+   */
+  get(organizationId: string, userId: string, fingerprint: string, explained: boolean, now = Date.now()): Prediction[] | undefined {
     const cached = this.entries.get(key(organizationId, userId));
-    return cached && cached.fingerprint === fingerprint && now - cached.storedAt < CACHE_TTL_MS ? cached.predictions : undefined;
+    if (!cached || cached.fingerprint !== fingerprint || now - cached.storedAt >= CACHE_TTL_MS) return undefined;
+    if (!explained) return cached.predictions.map(({ explanation: _explanation, ...prediction }) => prediction);
+    return cached.predictions.every((prediction) => prediction.explanation !== undefined) ? cached.predictions : undefined;
   }
 
   set(organizationId: string, userId: string, fingerprint: string, predictions: Prediction[], now = Date.now()): void {

@@ -7,6 +7,7 @@ import { PredictionLogService } from '../log/prediction-log.service';
 import type { LoggedPrediction } from '../log/prediction-rows';
 import type { LabelChange, Prediction, PredictionSubject, UserPredictions } from './prediction';
 import { PredictionCacheService } from './prediction-cache.service';
+import { explainPrediction } from './prediction-explanation';
 import { PredictionMetricsService } from './prediction-metrics.service';
 import { type ServingModel, ServingModelsService, type ServingSet } from './serving-models.service';
 
@@ -25,7 +26,8 @@ export class PredictionService {
     private readonly metrics: PredictionMetricsService,
   ) {}
 
-  async predict(organizationId: string, subject: PredictionSubject): Promise<UserPredictions> {
+  /** With `explain`, each prediction carries its explanation (GET /v1/predict?explain=true). */
+  async predict(organizationId: string, subject: PredictionSubject, { explain = false } = {}): Promise<UserPredictions> {
     const now = Date.now();
     const userId = 'user' in subject ? subject.user : await this.userOfSession(organizationId, subject.sessionId);
     const result = (predictions: Prediction[]): UserPredictions => ({ user: userId, predictions });
@@ -35,13 +37,13 @@ export class PredictionService {
     // A repeat: one primary-key read tells whether anything of the user was stored since.
     if (this.cache.has(organizationId, userId)) {
       const [serving, revision] = await Promise.all([servingRead, this.userEvents.revision(organizationId, userId)]);
-      const cached = revision === undefined ? undefined : this.fromCache(organizationId, userId, revision, serving);
+      const cached = revision === undefined ? undefined : this.fromCache(organizationId, userId, revision, serving, explain);
       if (cached) return result(cached);
     }
 
     const [serving, history] = await Promise.all([servingRead, this.userEvents.window(organizationId, userId, ...featureWindow(now))]);
     if (!history) throw notFound('user');
-    const [predictions] = await this.inferFresh(organizationId, serving, [{ user: userId, history }], now);
+    const [predictions] = await this.inferFresh(organizationId, serving, [{ user: userId, history }], now, explain);
     return result(predictions);
   }
 
@@ -57,13 +59,13 @@ export class PredictionService {
       this.userEvents.windows(organizationId, users, ...featureWindow(now)),
     ]);
     const answers = histories.map((history, i) =>
-      history?.revision === undefined || history.revision === null ? undefined : this.fromCache(organizationId, users[i], history.revision, serving),
+      history?.revision === undefined || history.revision === null ? undefined : this.fromCache(organizationId, users[i], history.revision, serving, false),
     );
     const fresh = users.flatMap((user, i) => {
       const history = histories[i];
       return history && !answers[i] ? [{ user, history, index: i }] : [];
     });
-    const inferred = await this.inferFresh(organizationId, serving, fresh, now);
+    const inferred = await this.inferFresh(organizationId, serving, fresh, now, false);
     fresh.forEach(({ index }, k) => (answers[index] = inferred[k]));
     return answers;
   }
@@ -85,14 +87,17 @@ export class PredictionService {
     return userId;
   }
 
-  private fromCache(organizationId: string, userId: StoredUserId, revision: string, serving: ServingSet): Prediction[] | undefined {
-    const cached = this.cache.get(organizationId, userId, fingerprint(revision, serving));
+  private fromCache(organizationId: string, userId: StoredUserId, revision: string, serving: ServingSet, explain: boolean): Prediction[] | undefined {
+    const cached = this.cache.get(organizationId, userId, fingerprint(revision, serving), explain);
     for (const prediction of cached ?? []) this.metrics.cached(prediction.modelId);
     return cached;
   }
 
-  /** Predicts for users with their histories: one ONNX Runtime run per model over all of them, every answer logged and cached. */
-  private async inferFresh(organizationId: string, serving: ServingSet, users: ReadonlyArray<UserHistory>, now: number): Promise<Prediction[][]> {
+  /**
+   * Predicts for users with their histories: one ONNX Runtime run per model over all of them, every answer
+   * logged and cached (with `explain`, explained from the very feature values the model read).
+   */
+  private async inferFresh(organizationId: string, serving: ServingSet, users: ReadonlyArray<UserHistory>, now: number, explain: boolean): Promise<Prediction[][]> {
     const { models } = serving;
     if (users.length === 0) return [];
     if (models.length === 0) return users.map(() => []);
@@ -105,9 +110,14 @@ export class PredictionService {
     const byModel = await Promise.all(models.map((model, m) => this.infer(model, users, matrices[m], organizationId, now)));
     this.log.record(byModel.flat());
     return users.map(({ user, history }, i) => {
-      const predictions = byModel.map((logged) => {
+      const predictions = byModel.map((logged, m): Prediction => {
         const p = logged[i];
-        return { model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version };
+        const prediction = { model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version };
+        if (!explain) return prediction;
+        const { manifest } = models[m];
+        const explainer = models[m].explainer();
+        const d = manifest.names.length;
+        return { ...prediction, explanation: explainer && explainPrediction(explainer, manifest.names, matrices[m].subarray(i * d, (i + 1) * d)) };
       });
       if (history.revision !== null) this.cache.set(organizationId, user, fingerprint(history.revision, serving), predictions);
       return predictions;

@@ -1,4 +1,5 @@
 import type { StoredUserId } from '@foresight/events';
+import type { PredictionExplanation } from './prediction-explanation';
 
 /** One served prediction (the API's prediction, plus the additive modelId and version). */
 export interface Prediction {
@@ -7,6 +8,11 @@ export interface Prediction {
   confidence: number;
   modelId: string;
   version: number;
+  /**
+   * With `explain=true` only: why this score. Null for a version trained before explanations were
+   * stored; absent when not asked for.
+   */
+  explanation?: PredictionExplanation | null;
 }
 
 /** The predicted user, as stored (the caller's own id is the edge's to give back), and one prediction per serving model. */

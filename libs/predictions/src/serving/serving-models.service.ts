@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { InferenceSession } from 'onnxruntime-node';
 import type { FeatureManifest } from '@foresight/features';
-import { ModelsService, type ServingVersionRef } from '@foresight/models';
+import { type ExplainableModel, explainableModelOf, ModelsService, type ServingVersionRef } from '@foresight/models';
 import { LOGGER, type Logger, SameTurnBatches } from '@foresight/platform';
 import { CoalescedRuns } from './coalesced-runs';
 
@@ -16,6 +16,11 @@ interface LoadedVersion {
   session: InferenceSession;
   /** The session's runs for serving, coalesced across concurrent requests. */
   runs: CoalescedRuns;
+  /**
+   * The graph's model, read back from its bytes the first time a prediction of it is explained (most
+   * traffic never asks); null for a version trained before explanations were stored.
+   */
+  explainer: () => ExplainableModel | null;
 }
 
 export interface ServingModel extends ServingVersionRef, LoadedVersion {}
@@ -100,7 +105,13 @@ export class ServingModelsService implements OnModuleDestroy {
       graphOptimizationLevel: 'all',
     });
     this.logger.info({ modelId: ref.modelId, version: artifact.version }, 'model version loaded for serving');
-    return { version: artifact.version, manifest: artifact.manifest, session, runs: new CoalescedRuns(session, artifact.manifest.names.length) };
+    return {
+      version: artifact.version,
+      manifest: artifact.manifest,
+      session,
+      runs: new CoalescedRuns(session, artifact.manifest.names.length),
+      explainer: once(() => explainableModelOf(artifact.onnx)),
+    };
   }
 
   private retire(versionId: string): void {
@@ -108,4 +119,9 @@ export class ServingModelsService implements OnModuleDestroy {
     this.loaded.delete(versionId);
     setTimeout(() => void loading?.then((m) => m.session.release()).catch(() => undefined), RELEASE_DELAY_MS).unref();
   }
+}
+
+function once<T>(compute: () => T): () => T {
+  let computed: { value: T } | undefined;
+  return () => (computed ??= { value: compute() }).value;
 }

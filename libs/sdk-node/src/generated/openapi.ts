@@ -1855,6 +1855,8 @@ export interface operations {
                         /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
+                            /** @description the feature in words */
+                            label: string;
                             weight: number;
                             /**
                              * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
@@ -1941,6 +1943,8 @@ export interface operations {
                             /** @description most important first; weights sum to 1 */
                             featureImportance: {
                                 feature: string;
+                                /** @description the feature in words */
+                                label: string;
                                 weight: number;
                                 /**
                                  * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
@@ -2014,6 +2018,8 @@ export interface operations {
                         /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
+                            /** @description the feature in words */
+                            label: string;
                             weight: number;
                             /**
                              * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
@@ -2063,6 +2069,8 @@ export interface operations {
                         /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
+                            /** @description the feature in words */
+                            label: string;
                             weight: number;
                             /**
                              * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
@@ -2151,6 +2159,8 @@ export interface operations {
                         /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
+                            /** @description the feature in words */
+                            label: string;
                             weight: number;
                             /**
                              * @description whether a higher value raises or lowers the probability (partial dependence on the validation rows); null for versions trained before it was computed
@@ -2431,6 +2441,8 @@ export interface operations {
     PredictionsController_predict: {
         parameters: {
             query?: {
+                /** @description add each prediction's explanation (default false) */
+                explain?: "true" | "false";
                 /** @description used when userId is absent */
                 sessionId?: unknown;
                 userId?: unknown;
@@ -2460,6 +2472,22 @@ export interface operations {
                             confidence: number;
                             modelId: string;
                             version: number;
+                            /** @description with explain=true: the raw score split exactly (base + contributions, to 1e-6) by TreeSHAP (gbdt) or coefficient x standardized value (logistic); null for a version trained before explanations were stored */
+                            explanation?: {
+                                /** @description the raw score (log-odds before calibration) of a user the model knows nothing about: the training average */
+                                base: number;
+                                /** @description the 10 largest by size, then "other" summing the rest */
+                                contributions: {
+                                    /** @description the feature id, or "other" for the sum of every feature not listed */
+                                    feature: string;
+                                    /** @description the feature in words */
+                                    label: string;
+                                    /** @description the user's value of the feature as the model read it; null for other */
+                                    value: number | null;
+                                    /** @description how much it raised (> 0) or lowered (< 0) the raw score, in log-odds */
+                                    contribution: number;
+                                }[];
+                            } | null;
                         }[];
                     };
                 };

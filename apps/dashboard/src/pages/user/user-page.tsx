@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, ApiError } from '../../api/client';
+import type { PredictionExplanation } from '../../api/types';
 import { count, percent, when } from '../../components/format';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { href } from '../../routes';
@@ -21,6 +22,28 @@ export function UserPage({ userId }: { userId?: string }) {
       </form>
       {userId ? <UserDetails userId={userId} /> : <p className="muted">Type the id your app sends as userId to see the user's predictions now, their sessions and latest events.</p>}
     </>
+  );
+}
+
+/** Features shown on each side of a score. */
+const REASONS_SHOWN = 3;
+
+/** The features that moved the score (the likelihood of the model's second label) most, up and down. */
+function Reasons({ explanation }: { explanation: PredictionExplanation }) {
+  const features = explanation.contributions.filter((c) => c.feature !== 'other');
+  const side = (sign: 1 | -1) =>
+    features
+      .filter((c) => sign * c.contribution > 0)
+      .slice(0, REASONS_SHOWN)
+      .map((c) => c.label)
+      .join('; ');
+  const raised = side(1);
+  const lowered = side(-1);
+  return (
+    <p className="reasons muted">
+      {raised && <>Raised by {raised}. </>}
+      {lowered && <>Lowered by {lowered}.</>}
+    </p>
   );
 }
 
@@ -49,6 +72,7 @@ function UserDetails({ userId }: { userId: string }) {
             {predictions.data.predictions.map((p) => (
               <li key={p.modelId}>
                 <a href={href({ page: 'model', modelId: p.modelId })}>{p.model}</a>: <strong>{p.label}</strong> ({percent(p.confidence)} confident, v{p.version})
+                {p.explanation && <Reasons explanation={p.explanation} />}
               </li>
             ))}
           </ul>

@@ -6,4 +6,5 @@ export type { GbdtOptions } from './gbdt-options';
 export { DEFAULT_GBDT_OPTIONS, resolveGbdtOptions } from './gbdt-options';
 export { kthLargest } from './goss-sampler';
 export type { GbdtParameters, RegressionTree } from './regression-tree';
-export { predictGbdtMargins } from './regression-tree';
+export { leafOf, predictGbdtMargins } from './regression-tree';
+export { addTreeShap, expectedTreeValue } from './tree-shap';

@@ -11,6 +11,11 @@ export interface RegressionTree {
   right: number[];
   /** Contribution of a leaf to the margin (log-odds); 0 for split nodes. */
   value: number[];
+  /**
+   * Training hessian that reached each node (XGBoost's "cover"): how TreeSHAP weighs the two sides of a
+   * split whose feature it leaves out.
+   */
+  cover: number[];
 }
 
 export interface GbdtParameters {
@@ -21,12 +26,13 @@ export interface GbdtParameters {
 }
 
 
-function leafValue(tree: RegressionTree, features: Float32Array, rowOffset: number): number {
+/** The leaf a row reaches. A missing value (NaN) fails every `<=` and goes right, as in ONNX Runtime's BRANCH_LEQ. */
+export function leafOf(tree: RegressionTree, features: ArrayLike<number>, rowOffset = 0): number {
   let node = 0;
   while (tree.feature[node] >= 0) {
     node = features[rowOffset + tree.feature[node]] <= tree.threshold[node] ? tree.left[node] : tree.right[node];
   }
-  return tree.value[node];
+  return node;
 }
 
 /**
@@ -38,7 +44,7 @@ export function predictGbdtMargins(parameters: GbdtParameters, features: Float32
   const margins = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     let sum = 0;
-    for (const tree of parameters.trees) sum = Math.fround(sum + leafValue(tree, features, i * d));
+    for (const tree of parameters.trees) sum = Math.fround(sum + tree.value[leafOf(tree, features, i * d)]);
     margins[i] = Math.fround(sum + parameters.baseScore);
   }
   return margins;

@@ -92,7 +92,7 @@ export class TreeGrower {
   /** Grows one tree on the given rows (ascending ids) from their gradients and hessians. */
   grow(grad: Float64Array, hess: Float64Array, sample: Int32Array): GrownTree {
     const { opts } = this;
-    const tree: RegressionTree = { feature: [-1], threshold: [0], left: [-1], right: [-1], value: [0] };
+    const tree: RegressionTree = { feature: [-1], threshold: [0], left: [-1], right: [-1], value: [0], cover: [0] };
     const gainByFeature = new Float64Array(this.thresholds.length);
     const limits: number[] = [0];
 
@@ -106,6 +106,7 @@ export class TreeGrower {
       h += this.activeHess[k];
     }
     this.openLeaf(0, 0, m, 0, 0, g, h);
+    tree.cover[0] = h;
     this.buildHistogram(0);
     this.findBestSplit(0);
     let leaves = 1;
@@ -145,6 +146,7 @@ export class TreeGrower {
         tree.right.push(-1);
         tree.value.push(0);
       }
+      tree.cover.push(leftHess, rightHess);
 
       // The smaller child gets a fresh histogram; the larger one is parent minus smaller,
       // computed in the parent's slot, which it inherits.

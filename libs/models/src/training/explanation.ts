@@ -1,0 +1,135 @@
+import type { PlattCalibration } from './calibration';
+import { addTreeShap, expectedTreeValue, type GbdtParameters, type RegressionTree } from './gbdt';
+import { type LogisticParameters, logisticTerm } from './logistic.trainer';
+import type { ModelParameters } from './model-parameters';
+import { ONNX_ALGORITHM_KEY, ONNX_EXPLANATION_KEY, ONNX_INPUT, type OnnxExplanationData, onnxModelType } from './onnx-export';
+
+/** A model as its ONNX graph computes it, with the calibration folded into it. */
+export interface ExplainableModel {
+  /** The graph's own parameters: float32 values, calibrated; GBDT trees with their node covers. */
+  parameters: ModelParameters;
+  calibration: PlattCalibration;
+}
+
+/**
+ * One row's raw score (log-odds before calibration) split exactly: `base` plus every contribution.
+ * TreeSHAP (path-dependent) for trees; coefficient times centred value for logistic regression,
+ * which is its standardized coefficient times the standardized value.
+ */
+export interface Explanation {
+  base: number;
+  /** One per feature, in the model's feature order. */
+  contributions: Float64Array;
+}
+
+/**
+ * Explains one row (float32 values in the model's feature order). Platt scaling is affine in the
+ * margin, so the raw score's attributions are the graph's divided by its slope.
+ */
+export function explainRow({ parameters, calibration }: ExplainableModel, row: ArrayLike<number>): Explanation {
+  const { base, contributions } = parameters.kind === 'gbdt' ? explainTrees(parameters, row) : explainLogistic(parameters, row);
+  const { a, b } = calibration;
+  return { base: (base - b) / a, contributions: contributions.map((c) => c / a) };
+}
+
+function explainTrees({ baseScore, trees }: GbdtParameters, row: ArrayLike<number>): Explanation {
+  const contributions = new Float64Array(row.length);
+  let base = baseScore;
+  for (const tree of trees) {
+    base += expectedTreeValue(tree);
+    addTreeShap(tree, row, contributions);
+  }
+  return { base, contributions };
+}
+
+function explainLogistic(parameters: LogisticParameters, row: ArrayLike<number>): Explanation {
+  return { base: parameters.offset, contributions: Float64Array.from({ length: row.length }, (_, j) => logisticTerm(parameters, j, row[j])) };
+}
+
+interface DecodedAttribute {
+  name: string;
+  i?: number;
+  s?: Uint8Array;
+  floats?: number[];
+  ints?: number[];
+  strings?: Uint8Array[];
+}
+interface DecodedTensor {
+  name: string;
+  float_data?: number[];
+}
+interface DecodedModel {
+  metadata_props?: Array<{ key: string; value: string }>;
+  graph: {
+    node: Array<{ op_type: string; attribute?: DecodedAttribute[] }>;
+    initializer?: DecodedTensor[];
+    input: Array<{ name: string; type: { tensor_type: { shape: { dim: Array<{ dim_value?: number }> } } } }>;
+  };
+}
+
+/**
+ * The model an exported ONNX graph computes, read back from its bytes (the graph is the one source of
+ * the trees and coefficients). Null for a model exported before explanations were stored: its node
+ * covers came from training rows that are gone, and its calibration was not kept.
+ */
+export function explainableModelOf(onnx: Uint8Array): ExplainableModel | null {
+  const type = onnxModelType();
+  const model = type.toObject(type.decode(onnx), { longs: Number, defaults: false }) as DecodedModel;
+  const metadata = new Map((model.metadata_props ?? []).map(({ key, value }) => [key, value]));
+  const stored = metadata.get(ONNX_EXPLANATION_KEY);
+  if (stored === undefined) return null;
+  const explanation = JSON.parse(stored) as OnnxExplanationData;
+  const d = model.graph.input.find((input) => input.name === ONNX_INPUT)?.type.tensor_type.shape.dim[1]?.dim_value ?? 0;
+  const parameters = metadata.get(ONNX_ALGORITHM_KEY) === 'gbdt' ? gbdtOf(model, explanation.covers ?? []) : logisticOf(model, d);
+  return { parameters, calibration: explanation.calibration };
+}
+
+function gbdtOf(model: DecodedModel, covers: number[][]): GbdtParameters {
+  const ensemble = model.graph.node.find((node) => node.op_type === 'TreeEnsembleClassifier');
+  const attributes = new Map((ensemble?.attribute ?? []).map((attribute) => [attribute.name, attribute]));
+  const ints = (name: string) => attributes.get(name)?.ints ?? [];
+  const floats = (name: string) => attributes.get(name)?.floats ?? [];
+  const modes = (attributes.get('nodes_modes')?.strings ?? []).map((mode) => new TextDecoder().decode(mode));
+  const trees: RegressionTree[] = covers.map((cover) => {
+    const size = cover.length;
+    const zeros = () => new Array<number>(size).fill(0);
+    return { feature: zeros(), threshold: zeros(), left: zeros(), right: zeros(), value: zeros(), cover };
+  });
+  const [treeIds, nodeIds, featureIds, values, trueIds, falseIds] = [
+    ints('nodes_treeids'),
+    ints('nodes_nodeids'),
+    ints('nodes_featureids'),
+    floats('nodes_values'),
+    ints('nodes_truenodeids'),
+    ints('nodes_falsenodeids'),
+  ];
+  treeIds.forEach((t, k) => {
+    const tree = trees[t];
+    const node = nodeIds[k];
+    const leaf = modes[k] === 'LEAF';
+    tree.feature[node] = leaf ? -1 : featureIds[k];
+    tree.threshold[node] = leaf ? 0 : values[k];
+    tree.left[node] = leaf ? -1 : trueIds[k];
+    tree.right[node] = leaf ? -1 : falseIds[k];
+  });
+  const weights = floats('class_weights');
+  const leafNodes = ints('class_nodeids');
+  ints('class_treeids').forEach((t, k) => (trees[t].value[leafNodes[k]] = weights[k]));
+  return { kind: 'gbdt', baseScore: floats('base_values')[0] ?? 0, trees };
+}
+
+function logisticOf(model: DecodedModel, d: number): LogisticParameters {
+  const tensors = new Map((model.graph.initializer ?? []).map((tensor) => [tensor.name, tensor.float_data ?? []]));
+  const coefficients = tensors.get('coefficients') ?? [];
+  const center = tensors.get('center') ?? [];
+  const offset = tensors.get('offset')?.[0] ?? 0;
+  const logMask = tensors.get('log_mask');
+  return {
+    kind: 'logistic',
+    logScaled: Array.from({ length: d }, (_, j) => logMask?.[j] === 1),
+    coefficients,
+    center,
+    offset,
+    intercept: offset - coefficients.reduce((sum, c, j) => sum + c * center[j], 0),
+  };
+}
