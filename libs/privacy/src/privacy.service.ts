@@ -66,12 +66,12 @@ export class PrivacyService {
       await this.redis.within('queue the erasure sweep', () => this.sweeps.add(sweep.name, sweep.data, sweep.opts));
     } catch (error) {
       // No erasure record without the sweep that confirms it.
-      await this.records.discard(erasureId);
+      await this.records.discard(organizationId, erasureId);
       throw error;
     }
     // Suppress before erasing: nothing of the user is stored between the erasure and the suppression.
     if (request.suppress) await this.suppression.suppress(organizationId, user);
-    await this.records.recordPass(erasureId, await eraseEverywhere(stores, organizationId, forms), { sweep: false, confirmed: false });
+    await this.records.recordPass(organizationId, erasureId, await eraseEverywhere(stores, organizationId, forms), { sweep: false, confirmed: false });
   }
 
   /**
@@ -85,7 +85,7 @@ export class PrivacyService {
     const erased = await eraseEverywhere(stores, job.organizationId, forms);
     const left = await Promise.all(stores.map(async (store) => [store.name, await remainingOf(store, job.organizationId, forms)] as const));
     const holding = left.filter(([, rows]) => rows > 0);
-    await this.records.recordPass(job.erasureId, erased, { sweep: true, confirmed: holding.length === 0 });
+    await this.records.recordPass(job.organizationId, job.erasureId, erased, { sweep: true, confirmed: holding.length === 0 });
     if (holding.length > 0) throw new Error(`erasure ${job.erasureId}: still held by ${holding.map(([name, rows]) => `${name} (${rows})`).join(', ')}`);
     return erased;
   }

@@ -79,15 +79,15 @@ export class WebhooksService {
     const delivery = await this.deliveries.findOneBy({ id: deliveryId, webhookId, organizationId });
     if (!delivery) throw notFound(`delivery ${deliveryId}`);
     if (!webhook.enabled) throw invalidRequest(`webhook ${webhookId} is disabled: ${webhook.disabledReason ?? 'no reason recorded'}`);
-    if ((await this.sql.affected(RETRY_DELIVERY, [deliveryId])) === 0) {
+    if ((await this.sql.affected(RETRY_DELIVERY, [deliveryId, organizationId])) === 0) {
       throw invalidRequest(`delivery ${deliveryId} is ${delivery.status}; only failed or abandoned deliveries can be retried`);
     }
     await this.queueOrUndo(
       'the retry',
-      () => this.jobs.manual({ deliveryId, webhookId }, delivery.attempts),
-      () => this.deliveries.update({ id: deliveryId }, { status: delivery.status, nextAttemptAt: delivery.nextAttemptAt }),
+      () => this.jobs.manual({ deliveryId, webhookId, organizationId }, delivery.attempts),
+      () => this.deliveries.update({ id: deliveryId, organizationId }, { status: delivery.status, nextAttemptAt: delivery.nextAttemptAt }),
     );
-    return (await this.deliveries.findOneBy({ id: deliveryId })) as WebhookDelivery;
+    return (await this.deliveries.findOneBy({ id: deliveryId, organizationId })) as WebhookDelivery;
   }
 
   /**
@@ -118,10 +118,10 @@ export class WebhooksService {
     });
     await this.queueOrUndo(
       'the test event',
-      () => this.jobs.manual({ deliveryId, webhookId }, 0),
-      () => this.deliveries.delete({ id: deliveryId }),
+      () => this.jobs.manual({ deliveryId, webhookId, organizationId }, 0),
+      () => this.deliveries.delete({ id: deliveryId, organizationId }),
     );
-    return (await this.deliveries.findOneBy({ id: deliveryId })) as WebhookDelivery;
+    return (await this.deliveries.findOneBy({ id: deliveryId, organizationId })) as WebhookDelivery;
   }
 
   /** Never leaves a delivery "pending" with no job behind it: when the job cannot be queued, `undo` puts the row back. */

@@ -1,10 +1,10 @@
 import { sqlStatement } from '@foresight/platform';
 
 /** failed | abandoned → pending, due now; no row touched when the delivery is in any other state (a concurrent retry won). */
-export const RETRY_DELIVERY = sqlStatement<never, [deliveryId: string]>(
+export const RETRY_DELIVERY = sqlStatement<never, [deliveryId: string, organizationId: string]>(
   'webhooks.retry-delivery',
   `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), updated_at = now()
-    WHERE id = $1 AND status IN ('failed', 'abandoned')`,
+    WHERE id = $1 AND organization_id = $2 AND status IN ('failed', 'abandoned')`,
 );
 
 /** Whether an enabled webhook of the organization subscribes to prediction.updated. */

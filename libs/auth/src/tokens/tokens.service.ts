@@ -128,8 +128,8 @@ export class TokensService {
   }
 
   /** The condition keeps replicas that looked the token up at the same moment from writing twice. */
-  private async noteUse(tokenId: string): Promise<void> {
-    await this.sql.affected(NOTE_TOKEN_USE, [tokenId, LAST_USED_RESOLUTION_MS / 1000]);
+  private async noteUse(tokenId: string, organizationId: string): Promise<void> {
+    await this.sql.affected(NOTE_TOKEN_USE, [tokenId, organizationId, LAST_USED_RESOLUTION_MS / 1000]);
   }
 
   private hash(secret: string): Buffer {
@@ -140,7 +140,7 @@ export class TokensService {
     // On the primary: a token revoked a moment ago must not pass on a lagging replica.
     const row = await this.sql.first(TOKEN_BY_SECRET_HASH, [secretHash]);
     if (!row || row.revoked_at) return null;
-    if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) await this.noteUse(row.id);
+    if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) await this.noteUse(row.id, row.organization_id);
     return {
       tokenId: row.id,
       organizationId: row.organization_id,

@@ -23,10 +23,10 @@ export const TOKEN_BY_SECRET_HASH = sqlStatement<TokenRow, [secretHash: Buffer]>
 );
 
 /** The condition keeps processes that looked the token up at the same moment from writing twice. */
-export const NOTE_TOKEN_USE = sqlStatement<never, [tokenId: string, resolutionSeconds: number]>(
+export const NOTE_TOKEN_USE = sqlStatement<never, [tokenId: string, organizationId: string, resolutionSeconds: number]>(
   'auth.note-token-use',
   `UPDATE api_tokens SET last_used_at = now()
-    WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= now() - make_interval(secs => $2))`,
+    WHERE id = $1 AND organization_id = $2 AND (last_used_at IS NULL OR last_used_at <= now() - make_interval(secs => $3))`,
 );
 
 /** Revoking twice keeps the first time. */

@@ -39,7 +39,14 @@ export class EventReencryptionService {
         if (rows.length === 0) return 0;
         const reseal = (row: SealedRow, field: 'properties' | 'context') =>
           this.cipher.seal(row.organization_id, row.message_id, field, this.cipher.open(row.organization_id, row.message_id, field, row[field], row.encryption_key_id) ?? undefined);
-        await tx.affected(writeRows, [rows.map((row) => row.ctid), rows.map((row) => reseal(row, 'properties')), rows.map((row) => reseal(row, 'context')), this.cipher.keyId, ...range]);
+        await tx.affected(writeRows, [
+          rows.map((row) => row.ctid),
+          rows.map((row) => row.organization_id),
+          rows.map((row) => reseal(row, 'properties')),
+          rows.map((row) => reseal(row, 'context')),
+          this.cipher.keyId,
+          ...range,
+        ]);
         return rows.length;
       });
     }

@@ -34,11 +34,17 @@ export const sealedRowsOf = (partition: string) =>
       FOR UPDATE`,
   );
 
-/** Writes the rows re-sealed under key $4, in the pages [$5, $6) they were read from. */
+/**
+ * Writes the rows re-sealed under key $5, in the pages [$6, $7) they were read from, each only over
+ * a row of the organization it was sealed for ($2).
+ */
 export const resealRowsOf = (partition: string) =>
-  sqlStatement<never, [ctids: string[], properties: Array<string | null>, contexts: Array<string | null>, keyId: string, from: string, to: string]>(
+  sqlStatement<
+    never,
+    [ctids: string[], organizationIds: string[], properties: Array<string | null>, contexts: Array<string | null>, keyId: string, from: string, to: string]
+  >(
     'events.reencryption-reseal',
-    `UPDATE ${partition} AS e SET properties = u.properties, context = u.context, encryption_key_id = $4
-       FROM unnest($1::tid[], $2::text[], $3::text[]) AS u(ctid, properties, context)
-      WHERE e.ctid = u.ctid AND e.ctid >= $5::tid AND e.ctid < $6::tid`,
+    `UPDATE ${partition} AS e SET properties = u.properties, context = u.context, encryption_key_id = $5
+       FROM unnest($1::tid[], $2::text[], $3::text[], $4::text[]) AS u(ctid, organization_id, properties, context)
+      WHERE e.ctid = u.ctid AND e.organization_id = u.organization_id AND e.ctid >= $6::tid AND e.ctid < $7::tid`,
   );

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
-import { In, IsNull, Not, Repository } from 'typeorm';
+import { IsNull, Not, Repository } from 'typeorm';
 import type { FeatureManifest } from '@foresight/features';
 import {
   contractJob,
@@ -241,7 +241,7 @@ export class ModelsService {
   async servingInAllOrganizations(): Promise<Array<{ model: Model; serving: ModelVersion }>> {
     const models = await this.models.find({ where: { servingVersionId: Not(IsNull()) }, order: { createdAt: 'ASC' } });
     if (models.length === 0) return [];
-    const versions = await this.versions.findBy({ id: In(models.map((m) => m.servingVersionId as string)) });
+    const versions = await this.versions.findBy(models.map((m) => ({ id: m.servingVersionId as string, organizationId: m.organizationId })));
     const byId = new Map(versions.map((v) => [v.id, v]));
     return models.flatMap((model) => {
       const serving = byId.get(model.servingVersionId as string);

@@ -122,19 +122,19 @@ export class TrainingRunService {
     version: Omit<ModelVersion, 'id' | 'modelId' | 'organizationId' | 'version' | 'state' | 'rejectionReason' | 'createdAt'>,
   ): Promise<Pick<ModelVersion, 'id' | 'version' | 'state' | 'rejectionReason'>> {
     return this.dataSource.transaction(async (manager) => {
-      const serving = model.servingVersionId ? await manager.findOneBy(ModelVersion, { id: model.servingVersionId }) : null;
+      const serving = model.servingVersionId ? await manager.findOneBy(ModelVersion, { id: model.servingVersionId, organizationId: model.organizationId }) : null;
       const promote = !serving || version.metrics.auc >= serving.metrics.auc - PROMOTION_AUC_TOLERANCE;
-      const [{ next }] = await this.sql.within(manager).rows(NEXT_VERSION, [model.id]);
+      const [{ next }] = await this.sql.within(manager).rows(NEXT_VERSION, [model.organizationId, model.id]);
       const state: VersionState = promote ? 'serving' : 'rejected';
       const id = newId('ver');
       const rejectionReason = promote
         ? null
         : `validation AUC ${version.metrics.auc.toFixed(4)} is below the serving version's ${(serving?.metrics.auc ?? 0).toFixed(4)} minus ${PROMOTION_AUC_TOLERANCE}`;
       await manager.insert(ModelVersion, { ...version, id, modelId: model.id, organizationId: model.organizationId, version: next, state, rejectionReason });
-      if (promote && serving) await manager.update(ModelVersion, { id: serving.id }, { state: 'retired' });
+      if (promote && serving) await manager.update(ModelVersion, { id: serving.id, organizationId: model.organizationId }, { state: 'retired' });
       await manager.update(
         Model,
-        { id: model.id },
+        { id: model.id, organizationId: model.organizationId },
         { status: 'active', servingVersionId: promote ? id : model.servingVersionId, lastRetrainedAt: new Date(), lastError: null },
       );
       return { id, version: Number(next), state, rejectionReason };

@@ -1,9 +1,9 @@
 import { sqlStatement } from '@foresight/platform';
 
 /** The number a model's next version gets (read inside the transaction that stores it). */
-export const NEXT_VERSION = sqlStatement<{ next: number }, [modelId: string]>(
+export const NEXT_VERSION = sqlStatement<{ next: number }, [organizationId: string, modelId: string]>(
   'models.next-version',
-  `SELECT coalesce(max(version), 0) + 1 AS next FROM model_versions WHERE model_id = $1`,
+  `SELECT coalesce(max(version), 0) + 1 AS next FROM model_versions WHERE organization_id = $1 AND model_id = $2`,
 );
 
 /** retraining --error--> failed, or active when an earlier version keeps serving; no row when the run was superseded. */

@@ -3,9 +3,9 @@ import { contractJob, dispatchJob, type JobHandlers, JOBS, WEBHOOK_DELIVERY_BACK
 
 describe('the queue contract', () => {
   it("gives a job the contract's options for its payload, and the producer's job id", () => {
-    expect(contractJob(JOBS.webhooks.deliver, { deliveryId: 'dlv_1', webhookId: 'wh_1', retryDelaysMs: [1000, 5000] }, 'dlv_1')).toEqual({
+    expect(contractJob(JOBS.webhooks.deliver, { deliveryId: 'dlv_1', webhookId: 'wh_1', organizationId: 'org_1', retryDelaysMs: [1000, 5000] }, 'dlv_1')).toEqual({
       name: JOBS.webhooks.deliver,
-      data: { deliveryId: 'dlv_1', webhookId: 'wh_1', retryDelaysMs: [1000, 5000] },
+      data: { deliveryId: 'dlv_1', webhookId: 'wh_1', organizationId: 'org_1', retryDelaysMs: [1000, 5000] },
       opts: { attempts: 3, backoff: { type: WEBHOOK_DELIVERY_BACKOFF }, jobId: 'dlv_1' },
     });
     // A job without options of its own keeps the queue's defaults.

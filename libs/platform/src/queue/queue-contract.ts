@@ -80,7 +80,7 @@ export interface JobPayloads {
   [JOBS.scoring.scoreDaily]: Record<string, never>;
   [JOBS.domainEvents.announce]: DomainEvent;
   /** retryDelaysMs is the schedule in force when the delivery was queued (read by the worker's backoff strategy). */
-  [JOBS.webhooks.deliver]: { deliveryId: string; webhookId: string; retryDelaysMs: number[] };
+  [JOBS.webhooks.deliver]: { deliveryId: string; webhookId: string; organizationId: string; retryDelaysMs: number[] };
   /** The user id as the caller sent it travels only sealed with the Encryptor (bound to the erasure id); the job is removed once it confirms. */
   [JOBS.privacy.sweepErasure]: { erasureId: string; organizationId: string; sealedUserId: string };
   [JOBS.privacy.retention]: Record<string, never>;

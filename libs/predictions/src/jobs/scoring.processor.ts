@@ -21,7 +21,7 @@ export class ScoringProcessor extends WorkerHost implements OnApplicationBootstr
         return summary ?? { alreadyOver: true };
       } catch (error) {
         this.logger.warn({ err: error, runId, attempt: job.attemptsMade + 1 }, 'scoring run attempt failed');
-        await this.runs.fail(runId, error instanceof Error ? error.message : String(error), job.attemptsMade + 1 >= (job.opts.attempts ?? 1));
+        await this.runs.fail(runId, job.data.organizationId, error instanceof Error ? error.message : String(error), job.attemptsMade + 1 >= (job.opts.attempts ?? 1));
         throw error;
       }
     },

@@ -51,8 +51,8 @@ export class ModelMonitoringService {
     const now = new Date();
     const { serving } = await this.models.get(organizationId, modelId);
     const [live, load, snapshot] = await Promise.all([
-      this.queries.liveAccuracy(modelId, now),
-      this.queries.latencyAndThroughput(modelId, now),
+      this.queries.liveAccuracy(organizationId, modelId, now),
+      this.queries.latencyAndThroughput(organizationId, modelId, now),
       this.queries.latestSnapshot(organizationId, modelId),
     ]);
     const { accuracy, source } = currentAccuracy(live, serving);

@@ -53,14 +53,14 @@ export class MonitoringQueriesService {
   ) {}
 
   /** p95 of inference time and predictions per minute over the last RECENT_MINUTES, across all API processes. */
-  async latencyAndThroughput(modelId: string, now: Date): Promise<LatencyAndThroughput> {
-    const [row] = await this.sql.replica.rows(LATENCY_AND_THROUGHPUT, [modelId, now.toISOString(), RECENT_MINUTES]);
+  async latencyAndThroughput(organizationId: string, modelId: string, now: Date): Promise<LatencyAndThroughput> {
+    const [row] = await this.sql.replica.rows(LATENCY_AND_THROUGHPUT, [organizationId, modelId, now.toISOString(), RECENT_MINUTES]);
     return { latencyP95Ms: row.p95, perMinute: Number(row.n) / RECENT_MINUTES };
   }
 
   /** `on`: the primary right after matchOutcomes wrote outcomes. */
-  async liveAccuracy(modelId: string, now: Date, on: SqlTarget = 'replica'): Promise<LiveAccuracy> {
-    const [row] = await this.runner(on).rows(LIVE_ACCURACY, [modelId, now.toISOString(), ACCURACY_WINDOW_DAYS]);
+  async liveAccuracy(organizationId: string, modelId: string, now: Date, on: SqlTarget = 'replica'): Promise<LiveAccuracy> {
+    const [row] = await this.runner(on).rows(LIVE_ACCURACY, [organizationId, modelId, now.toISOString(), ACCURACY_WINDOW_DAYS]);
     return { matured: Number(row.matured), correct: Number(row.correct) };
   }
 
@@ -90,8 +90,8 @@ export class MonitoringQueriesService {
   }
 
   /** Confidences of the last 24 h served by one version, binned like the validation baseline. */
-  async confidenceBuckets(versionId: string, bins: number, now: Date): Promise<BucketCount[]> {
-    const rows = await this.sql.replica.rows(CONFIDENCE_BUCKETS, [versionId, bins, now.toISOString()]);
+  async confidenceBuckets(organizationId: string, versionId: string, bins: number, now: Date): Promise<BucketCount[]> {
+    const rows = await this.sql.replica.rows(CONFIDENCE_BUCKETS, [organizationId, versionId, bins, now.toISOString()]);
     return rows.map((r) => ({ bucket: r.bucket, count: Number(r.n), sum: r.total }));
   }
 

@@ -25,16 +25,17 @@ const SNAPSHOT_COLUMNS = `id::text, version_id AS "versionId", version, computed
   predictions_24h AS "predictions24h", mean_confidence_24h AS "meanConfidence24h", drift_delta AS "driftDelta", psi, drift_status AS "driftStatus"`;
 
 /** count(*) is a bigint: pg hands it over as text. */
-export const LATENCY_AND_THROUGHPUT = sqlStatement<{ p95: number | null; n: string }, [modelId: string, now: string, minutes: number]>(
+export const LATENCY_AND_THROUGHPUT = sqlStatement<{ p95: number | null; n: string }, [organizationId: string, modelId: string, now: string, minutes: number]>(
   'predictions.latency-and-throughput',
   `SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY inference_ms) AS p95, count(*) AS n
-     FROM predictions WHERE model_id = $1 AND predicted_at > $2::timestamptz - make_interval(mins => $3) AND predicted_at <= $2 AND scoring_run IS NULL`,
+     FROM predictions
+    WHERE organization_id = $1 AND model_id = $2 AND predicted_at > $3::timestamptz - make_interval(mins => $4) AND predicted_at <= $3 AND scoring_run IS NULL`,
 );
 
-export const LIVE_ACCURACY = sqlStatement<{ matured: string; correct: string }, [modelId: string, now: string, days: number]>(
+export const LIVE_ACCURACY = sqlStatement<{ matured: string; correct: string }, [organizationId: string, modelId: string, now: string, days: number]>(
   'predictions.live-accuracy',
   `SELECT count(*) AS matured, count(*) FILTER (WHERE predicted_positive = actual_positive) AS correct
-     FROM prediction_outcomes WHERE model_id = $1 AND predicted_at > $2::timestamptz - make_interval(days => $3)`,
+     FROM prediction_outcomes WHERE organization_id = $1 AND model_id = $2 AND predicted_at > $3::timestamptz - make_interval(days => $4)`,
 );
 
 export const MATURED_PREDICTIONS = sqlStatement<
@@ -45,7 +46,7 @@ export const MATURED_PREDICTIONS = sqlStatement<
   `SELECT p.id::text, p.user_id, p.predicted_at, p.positive FROM predictions p
     WHERE p.organization_id = $1 AND p.model_id = $2
       AND p.predicted_at > $4::timestamptz - make_interval(days => $5) AND p.predicted_at <= $4::timestamptz - make_interval(days => $3)
-      AND p.scoring_run IS NULL AND NOT EXISTS (SELECT 1 FROM prediction_outcomes o WHERE o.prediction_id = p.id)`,
+      AND p.scoring_run IS NULL AND NOT EXISTS (SELECT 1 FROM prediction_outcomes o WHERE o.organization_id = p.organization_id AND o.prediction_id = p.id)`,
 );
 
 export const INSERT_OUTCOMES = sqlStatement<
@@ -59,10 +60,11 @@ export const INSERT_OUTCOMES = sqlStatement<
    ON CONFLICT (organization_id, prediction_id) DO NOTHING`,
 );
 
-export const CONFIDENCE_BUCKETS = sqlStatement<{ bucket: number; n: string; total: number }, [versionId: string, bins: number, now: string]>(
+export const CONFIDENCE_BUCKETS = sqlStatement<{ bucket: number; n: string; total: number }, [organizationId: string, versionId: string, bins: number, now: string]>(
   'predictions.confidence-buckets',
-  `SELECT width_bucket(confidence, 0.5, 1.0, $2) AS bucket, count(*) AS n, sum(confidence) AS total
-     FROM predictions WHERE version_id = $1 AND predicted_at > $3::timestamptz - interval '24 hours' AND predicted_at <= $3 AND scoring_run IS NULL
+  `SELECT width_bucket(confidence, 0.5, 1.0, $3) AS bucket, count(*) AS n, sum(confidence) AS total
+     FROM predictions
+    WHERE organization_id = $1 AND version_id = $2 AND predicted_at > $4::timestamptz - interval '24 hours' AND predicted_at <= $4 AND scoring_run IS NULL
     GROUP BY 1`,
 );
 
@@ -87,7 +89,7 @@ export const HEALTH_BY_DAY = sqlStatement<HealthRow, [organizationId: string, mo
                    WHEN s.drift_status = 'moderate'
                      OR (s.accuracy_source = 'live' AND s.accuracy < (v.metrics->>'accuracy')::float8 - 0.05) THEN 1
                    ELSE 0 END)::int AS severity
-     FROM model_snapshots s LEFT JOIN model_versions v ON v.id = s.version_id
+     FROM model_snapshots s LEFT JOIN model_versions v ON v.organization_id = s.organization_id AND v.id = s.version_id
     WHERE s.organization_id = $1 AND s.model_id = ANY($2::text[]) AND s.computed_at >= $3
     GROUP BY 1, 2`,
 );

@@ -51,9 +51,9 @@ export class MonitoringRunService {
   private async monitor(model: Model, version: ModelVersion, now: Date): Promise<void> {
     const outcomes = await this.queries.matchOutcomes(model, now);
     const [live, load, buckets, previous] = await Promise.all([
-      this.queries.liveAccuracy(model.id, now, 'primary'),
-      this.queries.latencyAndThroughput(model.id, now),
-      this.queries.confidenceBuckets(version.id, CONFIDENCE_BIN_EDGES.length - 1, now),
+      this.queries.liveAccuracy(model.organizationId, model.id, now, 'primary'),
+      this.queries.latencyAndThroughput(model.organizationId, model.id, now),
+      this.queries.confidenceBuckets(model.organizationId, version.id, CONFIDENCE_BIN_EDGES.length - 1, now),
       this.queries.latestSnapshot(model.organizationId, model.id, 'primary'),
     ]);
     const { accuracy, source } = currentAccuracy(live, version);

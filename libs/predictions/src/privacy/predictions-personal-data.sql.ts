@@ -8,7 +8,7 @@ export const USER_PREDICTIONS = sqlStatement<Record<string, unknown>, [organizat
           CASE WHEN o.prediction_id IS NULL THEN NULL
                ELSE json_build_object('didTargetEvent', o.actual_positive, 'correct', o.predicted_positive = o.actual_positive, 'evaluatedAt', o.evaluated_at)
           END AS outcome
-     FROM predictions p LEFT JOIN prediction_outcomes o ON o.prediction_id = p.id
+     FROM predictions p LEFT JOIN prediction_outcomes o ON o.organization_id = p.organization_id AND o.prediction_id = p.id
     WHERE p.organization_id = $1 AND p.user_id = $2
     ORDER BY p.predicted_at, p.id`,
 );

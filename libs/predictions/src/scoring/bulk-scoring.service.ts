@@ -94,7 +94,7 @@ export class BulkScoringService {
     const at: ScoringCheckpoint = { ...checkpoint };
     let total = 0;
     const onStart = async ({ total: active, inactiveWindows }: ActiveUsersStart) => {
-      total = await this.runs.setTotalOnce(runId, active);
+      total = await this.runs.setTotalOnce(runId, organizationId, active);
       timings.setupMs = performance.now() - started;
       const mark = performance.now();
       await this.userWindows.keep(inactiveWindows);
@@ -128,7 +128,7 @@ export class BulkScoringService {
           const rows = logRows(runId, organizationId, models, scored, now);
           await this.dataSource.transaction(async (manager) => {
             await storePredictions(this.sql, manager, rows, this.config.embedded);
-            await this.runs.checkpoint(this.sql.within(manager), runId, at);
+            await this.runs.checkpoint(this.sql.within(manager), runId, organizationId, at);
           });
           timings.writeMs += performance.now() - mark;
           mark = performance.now();
@@ -162,7 +162,7 @@ export class BulkScoringService {
       // No serving model left (deleted since the run was asked for): nobody to score.
       await onStart({ total: 0, inactiveWindows: [] });
     }
-    await this.runs.complete(runId);
+    await this.runs.complete(runId, organizationId);
     timings.totalMs = performance.now() - started;
     return { scored: at.scored, total, changed: at.changed, timings };
   }

@@ -97,23 +97,23 @@ export class ScoringRunsService {
   }
 
   /** The run's total, set when it first starts: a resumed run keeps the first one it was given. */
-  async setTotalOnce(runId: string, total: number): Promise<number> {
-    return (await this.sql.first(SET_SCORING_RUN_TOTAL_ONCE, [runId, total]))?.total ?? total;
+  async setTotalOnce(runId: string, organizationId: string, total: number): Promise<number> {
+    return (await this.sql.first(SET_SCORING_RUN_TOTAL_ONCE, [runId, organizationId, total]))?.total ?? total;
   }
 
   /** Inside the chunk's transaction (`tx`): the rows written with it and this move commit together. */
-  async checkpoint(tx: SqlRunner, runId: string, at: ScoringCheckpoint): Promise<void> {
-    await tx.affected(CHECKPOINT_SCORING_RUN, [runId, at.lastUser, at.scored, at.changed]);
+  async checkpoint(tx: SqlRunner, runId: string, organizationId: string, at: ScoringCheckpoint): Promise<void> {
+    await tx.affected(CHECKPOINT_SCORING_RUN, [runId, organizationId, at.lastUser, at.scored, at.changed]);
   }
 
   /** Done: the checkpoint (a user id) is not kept past the run. */
-  async complete(runId: string): Promise<void> {
-    await this.sql.affected(COMPLETE_SCORING_RUN, [runId]);
+  async complete(runId: string, organizationId: string): Promise<void> {
+    await this.sql.affected(COMPLETE_SCORING_RUN, [runId, organizationId]);
   }
 
   /** A failed attempt (retried by the queue while attempts remain; the checkpoint stays for it). */
-  async fail(runId: string, error: string, final: boolean): Promise<void> {
-    await this.sql.affected(FAIL_SCORING_RUN, [runId, error, final]);
+  async fail(runId: string, organizationId: string, error: string, final: boolean): Promise<void> {
+    await this.sql.affected(FAIL_SCORING_RUN, [runId, organizationId, error, final]);
   }
 
   private async start(runId: string, job: ScoreUsers): Promise<ScoringRun> {

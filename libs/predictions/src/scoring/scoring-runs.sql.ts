@@ -30,27 +30,27 @@ export const BEGIN_SCORING_RUN = sqlStatement<RunRow, [runId: string, organizati
     WHERE id = $1 AND organization_id = $2 AND state IN ('queued', 'running', 'failed') RETURNING *`,
 );
 
-export const SET_SCORING_RUN_TOTAL_ONCE = sqlStatement<{ total: number }, [runId: string, total: number]>(
+export const SET_SCORING_RUN_TOTAL_ONCE = sqlStatement<{ total: number }, [runId: string, organizationId: string, total: number]>(
   'predictions.set-scoring-run-total-once',
-  `UPDATE scoring_runs SET total = coalesce(total, $2) WHERE id = $1 RETURNING total`,
+  `UPDATE scoring_runs SET total = coalesce(total, $3) WHERE id = $1 AND organization_id = $2 RETURNING total`,
 );
 
-export const CHECKPOINT_SCORING_RUN = sqlStatement<never, [runId: string, lastUser: string | null, scored: number, changed: number]>(
+export const CHECKPOINT_SCORING_RUN = sqlStatement<never, [runId: string, organizationId: string, lastUser: string | null, scored: number, changed: number]>(
   'predictions.checkpoint-scoring-run',
-  `UPDATE scoring_runs SET checkpoint_user_id = $2, scored = $3, changed = $4 WHERE id = $1`,
+  `UPDATE scoring_runs SET checkpoint_user_id = $3, scored = $4, changed = $5 WHERE id = $1 AND organization_id = $2`,
 );
 
-export const COMPLETE_SCORING_RUN = sqlStatement<never, [runId: string]>(
+export const COMPLETE_SCORING_RUN = sqlStatement<never, [runId: string, organizationId: string]>(
   'predictions.complete-scoring-run',
-  `UPDATE scoring_runs SET state = 'completed', checkpoint_user_id = NULL, finished_at = now() WHERE id = $1`,
+  `UPDATE scoring_runs SET state = 'completed', checkpoint_user_id = NULL, finished_at = now() WHERE id = $1 AND organization_id = $2`,
 );
 
-/** $3: the last attempt; the run then ends, and its checkpoint (a user id) goes. */
-export const FAIL_SCORING_RUN = sqlStatement<never, [runId: string, error: string, final: boolean]>(
+/** $4: the last attempt; the run then ends, and its checkpoint (a user id) goes. */
+export const FAIL_SCORING_RUN = sqlStatement<never, [runId: string, organizationId: string, error: string, final: boolean]>(
   'predictions.fail-scoring-run',
-  `UPDATE scoring_runs SET state = 'failed', error = $2, finished_at = CASE WHEN $3 THEN now() END,
-          checkpoint_user_id = CASE WHEN $3 THEN NULL ELSE checkpoint_user_id END
-    WHERE id = $1`,
+  `UPDATE scoring_runs SET state = 'failed', error = $3, finished_at = CASE WHEN $4 THEN now() END,
+          checkpoint_user_id = CASE WHEN $4 THEN NULL ELSE checkpoint_user_id END
+    WHERE id = $1 AND organization_id = $2`,
 );
 
 export const RECORD_SCORING_RUN = sqlStatement<never, [runId: string, organizationId: string, modelIds: readonly string[], trigger: ScoringTrigger]>(

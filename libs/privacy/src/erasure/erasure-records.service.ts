@@ -30,13 +30,13 @@ export class ErasureRecordsService {
   }
 
   /** Removes a record whose erasure could not start (its sweep could not be queued). */
-  async discard(id: string): Promise<void> {
-    await this.sql.affected(DISCARD_ERASURE, [id]);
+  async discard(organizationId: string, id: string): Promise<void> {
+    await this.sql.affected(DISCARD_ERASURE, [id, organizationId]);
   }
 
   /** Adds a pass's counts; `confirmed` when the pass found nothing left anywhere. */
-  async recordPass(id: string, erased: ErasedCounts, outcome: { sweep: boolean; confirmed: boolean }): Promise<void> {
-    await this.sql.affected(RECORD_ERASURE_PASS, [id, JSON.stringify(erased), outcome.sweep ? 1 : 0, outcome.confirmed]);
+  async recordPass(organizationId: string, id: string, erased: ErasedCounts, outcome: { sweep: boolean; confirmed: boolean }): Promise<void> {
+    await this.sql.affected(RECORD_ERASURE_PASS, [id, organizationId, JSON.stringify(erased), outcome.sweep ? 1 : 0, outcome.confirmed]);
   }
 
   /** Newest first; `userHashes` (UserIdsService.userHashes) narrows to one user's requests. */

@@ -21,20 +21,23 @@ export const OPEN_ERASURE = sqlStatement<never, [id: string, organizationId: str
   `INSERT INTO erasures (id, organization_id, user_hash) VALUES ($1, $2, $3)`,
 );
 
-export const DISCARD_ERASURE = sqlStatement<never, [id: string]>('privacy.discard-erasure', `DELETE FROM erasures WHERE id = $1`);
+export const DISCARD_ERASURE = sqlStatement<never, [id: string, organizationId: string]>(
+  'privacy.discard-erasure',
+  `DELETE FROM erasures WHERE id = $1 AND organization_id = $2`,
+);
 
-/** Adds a pass's counts ($2, a JSON object) to the record's; $3 sweeps more; $4 true: confirmed. */
-export const RECORD_ERASURE_PASS = sqlStatement<never, [id: string, erased: string, sweeps: number, confirmed: boolean]>(
+/** Adds a pass's counts ($3, a JSON object) to the record's; $4 sweeps more; $5 true: confirmed. */
+export const RECORD_ERASURE_PASS = sqlStatement<never, [id: string, organizationId: string, erased: string, sweeps: number, confirmed: boolean]>(
   'privacy.record-erasure-pass',
   `UPDATE erasures
       SET erased = (SELECT coalesce(jsonb_object_agg(key, total), '{}'::jsonb) FROM (
                       SELECT key, sum(value::bigint) AS total FROM (
-                        SELECT * FROM jsonb_each_text(erased) UNION ALL SELECT * FROM jsonb_each_text($2::jsonb)) AS counts
+                        SELECT * FROM jsonb_each_text(erased) UNION ALL SELECT * FROM jsonb_each_text($3::jsonb)) AS counts
                        GROUP BY key) AS summed),
-          attempts = attempts + $3,
-          status = CASE WHEN $4 THEN 'confirmed' ELSE status END,
-          confirmed_at = CASE WHEN $4 THEN now() ELSE confirmed_at END
-    WHERE id = $1`,
+          attempts = attempts + $4,
+          status = CASE WHEN $5 THEN 'confirmed' ELSE status END,
+          confirmed_at = CASE WHEN $5 THEN now() ELSE confirmed_at END
+    WHERE id = $1 AND organization_id = $2`,
 );
 
 /** Newest first; $2 (the userHash of each stored form of a user's id) narrows to one user's requests when not null. */

@@ -8,6 +8,7 @@ type DeliverPayload = JobPayloads[typeof JOBS.webhooks.deliver];
 export interface QueuedDelivery {
   deliveryId: string;
   webhookId: string;
+  organizationId: string;
 }
 
 /** Queues delivery jobs: the first attempt of a fan-out with the configured retries, or one manual retry. */
@@ -22,7 +23,7 @@ export class DeliveryJobsService {
   async scheduled(deliveries: readonly QueuedDelivery[]): Promise<void> {
     const retryDelaysMs = [...this.config.webhooks.retryScheduleMs];
     await this.queue.addBulk(
-      deliveries.map(({ deliveryId, webhookId }) => contractJob(JOBS.webhooks.deliver, { deliveryId, webhookId, retryDelaysMs }, deliveryId)),
+      deliveries.map((delivery) => contractJob(JOBS.webhooks.deliver, { ...delivery, retryDelaysMs }, delivery.deliveryId)),
     );
   }
 

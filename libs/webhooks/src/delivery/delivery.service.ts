@@ -29,30 +29,30 @@ export class DeliveryService {
   }
 
   /** `retryInMs`: when the next attempt will run if this one fails, or null when this is the last one. */
-  async attempt(deliveryId: string, retryInMs: number | null): Promise<AttemptOutcome> {
-    const delivery = await this.deliveries.findOneBy({ id: deliveryId });
+  async attempt(organizationId: string, deliveryId: string, retryInMs: number | null): Promise<AttemptOutcome> {
+    const delivery = await this.deliveries.findOneBy({ id: deliveryId, organizationId });
     // Gone with its webhook, or settled by an earlier run of a duplicated job.
     if (!delivery || delivery.status !== 'pending') return 'done';
     const webhook = await this.webhooks
       .createQueryBuilder('webhook')
       .addSelect('webhook.secretEncrypted')
-      .where('webhook.id = :id', { id: delivery.webhookId })
+      .where('webhook.id = :id AND webhook.organizationId = :organizationId', { id: delivery.webhookId, organizationId })
       .getOne();
     if (!webhook) return 'done';
     if (!webhook.enabled) {
-      await this.deliveries.update({ id: deliveryId }, { status: 'abandoned', lastError: `webhook disabled: ${webhook.disabledReason ?? ''}` });
+      await this.deliveries.update({ id: deliveryId, organizationId }, { status: 'abandoned', lastError: `webhook disabled: ${webhook.disabledReason ?? ''}` });
       return 'done';
     }
 
     const result = await this.send(webhook, delivery);
     const record = (status: DeliveryStatus, nextAttemptAt: Date | null) =>
-      this.sql.affected(RECORD_ATTEMPT, [deliveryId, result.statusCode, result.error, result.latencyMs, status, nextAttemptAt?.toISOString() ?? null]);
+      this.sql.affected(RECORD_ATTEMPT, [deliveryId, organizationId, result.statusCode, result.error, result.latencyMs, status, nextAttemptAt?.toISOString() ?? null]);
     if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
       await record('succeeded', null);
-      await this.webhooks.update({ id: webhook.id }, { failingSince: null });
+      await this.webhooks.update({ id: webhook.id, organizationId }, { failingSince: null });
       return 'done';
     }
-    const stillEnabled = await this.noteFailure(webhook.id);
+    const stillEnabled = await this.noteFailure(organizationId, webhook.id);
     const status: DeliveryStatus = !stillEnabled ? 'abandoned' : retryInMs === null ? 'failed' : 'pending';
     const nextAttemptAt = status === 'pending' && retryInMs !== null ? new Date(Date.now() + retryInMs) : null;
     await record(status, nextAttemptAt);
@@ -61,6 +61,14 @@ export class DeliveryService {
       'webhook delivery attempt failed',
     );
     return status === 'pending' ? 'retry' : 'done';
+  }
+
+  /**
+   * The organization of a delivery whose job names none (queued by the earlier release): the one read
+   * of a delivery by its id alone. Null when the delivery is gone.
+   */
+  async organizationOf(deliveryId: string): Promise<string | null> {
+    return (await this.deliveries.findOne({ select: { organizationId: true }, where: { id: deliveryId } }))?.organizationId ?? null;
   }
 
   private send(webhook: Webhook, delivery: WebhookDelivery): Promise<AttemptResult> {
@@ -76,8 +84,8 @@ export class DeliveryService {
   }
 
   /** NOTE_WEBHOOK_FAILURE after WEBHOOK_DISABLE_AFTER. Returns whether the webhook is still enabled (false: it is gone). */
-  private async noteFailure(webhookId: string): Promise<boolean> {
-    const enabled = (await this.sql.first(NOTE_WEBHOOK_FAILURE, [webhookId, this.config.webhooks.disableAfterMs, this.disabledReason]))?.enabled ?? false;
+  private async noteFailure(organizationId: string, webhookId: string): Promise<boolean> {
+    const enabled = (await this.sql.first(NOTE_WEBHOOK_FAILURE, [webhookId, organizationId, this.config.webhooks.disableAfterMs, this.disabledReason]))?.enabled ?? false;
     if (!enabled) this.logger.warn({ webhookId }, 'webhook disabled: its deliveries kept failing');
     return enabled;
   }

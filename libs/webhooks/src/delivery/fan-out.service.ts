@@ -44,9 +44,9 @@ export class FanOutService {
     // Queue whatever is still pending, the earlier run's rows included; BullMQ ignores job ids it already holds.
     const pending = await this.deliveries.find({
       select: { id: true, webhookId: true },
-      where: { webhookId: In(webhookIds), eventId: event.id, status: 'pending' },
+      where: { organizationId: event.organizationId, webhookId: In(webhookIds), eventId: event.id, status: 'pending' },
     });
-    await this.jobs.scheduled(pending.map((delivery) => ({ deliveryId: delivery.id, webhookId: delivery.webhookId })));
+    await this.jobs.scheduled(pending.map((delivery) => ({ deliveryId: delivery.id, webhookId: delivery.webhookId, organizationId: event.organizationId })));
     return pending.length;
   }
 }

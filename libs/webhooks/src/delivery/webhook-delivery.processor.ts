@@ -40,6 +40,9 @@ export class WebhookDeliveryProcessor extends WorkerHost {
 
   private async deliver(job: Job<DeliverPayload>, token?: string): Promise<void> {
     const { deliveryId, webhookId, retryDelaysMs } = job.data;
+    // A job queued by the earlier release names no organization; its delivery's row does.
+    const organizationId = (job.data as Partial<DeliverPayload>).organizationId ?? (await this.deliveries.organizationOf(deliveryId));
+    if (organizationId === null) return;
     const holder = job.id ?? deliveryId;
     if (!(await this.slots.acquire(webhookId, holder))) {
       // Wait outside the worker instead of occupying a slot; this does not count as an attempt.
@@ -49,7 +52,7 @@ export class WebhookDeliveryProcessor extends WorkerHost {
     try {
       // What BullMQ will wait before the next attempt if this one fails (undefined: this is the last one).
       const retryInMs = retryDelaysMs[job.attemptsMade] ?? null;
-      if ((await this.deliveries.attempt(deliveryId, retryInMs)) === 'retry') {
+      if ((await this.deliveries.attempt(organizationId, deliveryId, retryInMs)) === 'retry') {
         throw new Error(`delivery ${deliveryId} attempt ${job.attemptsMade + 1} failed; retrying in ${retryInMs} ms`);
       }
     } finally {
