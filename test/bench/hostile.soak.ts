@@ -306,6 +306,9 @@ class HostileClients {
       }
     });
     socket.on('error', () => undefined);
+    // Read (and drop) what the server answers: a paused socket never sees the server's FIN, so it would
+    // look open long after the server closed it.
+    socket.resume();
     socket.on('close', () => {
       clearInterval(trickle);
       this.slow.delete(socket);
