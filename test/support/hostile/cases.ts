@@ -474,6 +474,8 @@ export function buildRequest(operation: Operation, c: HostileCase, tokens: Token
     queryReadable &&
     c.token !== 'read' &&
     wholeBody &&
+    // A request line past Node's header limit (16 KiB with the headers) is refused before any message is read.
+    target.length <= 8_192 &&
     !notUtf8 &&
     decompressedLength <= LIMIT &&
     c.headers.every(([, v]) => v.length < 1_000) &&
