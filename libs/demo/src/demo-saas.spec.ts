@@ -1,6 +1,6 @@
 import { type EventInput, validateEvents } from '@foresight/events';
-import { DAY_MS } from '@foresight/platform';
 import { rocAuc } from '@foresight/models';
+import { DAY_MS } from '@foresight/platform';
 import { demoOracleProbability } from './demo-oracle';
 import { generateSaasUsers, type SaasOptions, type SaasUser } from './demo-saas';
 import { SAAS_PLANS, type SaasTarget } from './demo-saas-model';

@@ -3,8 +3,8 @@ import { createRandom, DAY_MS, type Random } from '@foresight/platform';
 import { clamp, exponential, gaussian, hashSeed, logNormal, pick, poisson, sigmoid } from './demo-random';
 import {
   cancelChance,
-  DUNNING_RESOLVE,
   drawSaasLatent,
+  DUNNING_RESOLVE,
   LEVEL_ACTIVITY,
   SAAS_LEVELS,
   SAAS_PLANS,

@@ -1,5 +1,5 @@
 import { type FileHandle, open } from 'node:fs/promises';
-import { type DemoTruth, demoOracleProbability, demoTargets } from './demo-oracle';
+import { demoOracleProbability, demoTargets, type DemoTruth } from './demo-oracle';
 import type { DemoIntentSignal } from './demo-population';
 
 /** One user in the truth file: the generator's parameters and the oracle at the file's cutoff, per target of the mode. */
