@@ -146,7 +146,7 @@ function generateSaasUser(tag: string, userId: string, days: number, now: Date):
     let clock = day === joinDay && !existing ? joinedAt + 1000 : -Infinity;
     for (const start of starts) {
       const session: SessionWriter = { random, level, pending, sessionId: `${idPrefix}-s${sessions++}`, clock: Math.max(start, clock + 60_000) };
-      regularEvents(session, level, plan, latent);
+      regularEvents(session, plan, latent);
       if (random() < rates.upgradePerSession[plan]) {
         view(session, SIGNAL_SCREENS.plans);
         emit(session, 'plan_upgraded', { from: SAAS_PLANS[plan], plan: SAAS_PLANS[plan + 1] });
@@ -205,6 +205,7 @@ function drawPlan(random: Random, latent: SaasLatent): number {
 
 interface SessionWriter {
   random: Random;
+  /** The user's engagement level that day: how much they do, and how long they dwell. */
   level: number;
   pending: PendingEvent[];
   sessionId: string;
@@ -212,8 +213,8 @@ interface SessionWriter {
 }
 
 /** The everyday part of a session: screens, features, items; usage limits and invites for growing teams. */
-function regularEvents(session: SessionWriter, level: number, plan: number, latent: SaasLatent): void {
-  const { random } = session;
+function regularEvents(session: SessionWriter, plan: number, latent: SaasLatent): void {
+  const { random, level } = session;
   view(session, pick(random, GENERIC_SCREENS));
   const count = clamp(poisson(random, 1.5 + level), 0, MAX_REGULAR_EVENTS);
   for (let i = 0; i < count; i++) {
