@@ -97,13 +97,15 @@ async function exportEvents(suite: TestSuite, config: AppConfig, target: Referen
      WHERE e.organization_id = '${target.organizationId}' AND coalesce(e.user_id, i.user_id) IS NOT NULL AND e.occurred_at < to_timestamp(${target.plan.windowEnd / 1000})
      ORDER BY 1, 2) TO STDOUT`;
   const psql = spawn('psql', [suite.env.DATABASE_URL, '-X', '-q', '-c', query], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Listened for before reading: psql may exit while the last lines are still being written.
+  const exited = once(psql, 'close') as Promise<[number | null]>;
   const out = createWriteStream(path);
   for await (const line of createInterface({ input: psql.stdout })) {
     const [user, at, session, event, messageId, sealed, keyId] = line.split('\t');
     const properties = sealed ? cipher.open(target.organizationId, messageId, 'properties', sealed, keyId || null) : null;
     await write(out, `${user}\t${at}\t${session}\t${event}\t${JSON.stringify(properties ?? {})}\n`);
   }
-  const [code] = (await once(psql, 'close')) as [number];
+  const [code] = await exited;
   out.end();
   await once(out, 'close');
   if (code !== 0) throw new Error(`psql COPY of the events exited with ${code}`);
