@@ -1,9 +1,11 @@
-// npm run bench:train — per demo mode (intent in event names, or only in screens), 50,000 demo users
-// through ingestion, then:
+// npm run bench:train — per demo mode (intent in event names, only in screens, or the SaaS product), 50,000
+// demo users through ingestion, then per target of the mode (checkout; SaaS: cancellation and upgrade):
 //  - a real training run in a real worker: wall time (matrix + fit + export), peak memory, validation AUC;
 //  - the same matrix, rebuilt here at the run's cutoff, fitted in this process by Foresight and, as
 //    references nobody here wrote, by XGBoost (hist) and scikit-learn HistGradientBoosting (python3):
 //    AUC, log loss, ECE and fit time of each, beside the generator's oracle AUC on the same holdout;
+//  - scikit-learn on generic features (support/generic_features.py): what a data scientist writes without
+//    knowing the generator, from the same users' raw events at the same cutoffs, labels and split;
 //  - "before": the same learners on the columns of the pre-issue feature set (version-1 manifests:
 //    event counts and session totals), the same rows.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -11,14 +13,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { DEMO_INTENT_SIGNALS, type DemoIntentSignal, type DemoUserTruth, oracleProbability } from '@foresight/demo';
+import { DEMO_INTENT_SIGNALS, type DemoIntentSignal, demoOracleProbability, type DemoTruth } from '@foresight/demo';
 import { UserEventsService } from '@foresight/events';
-import { ACTIVE_DAYS, DatasetBuilderService, isValidationUser, planTraining, rocAuc, type TrainingPlan, type TrainingSet, type TrainingSplit, trainModel } from '@foresight/models';
-import { loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
+import { DatasetBuilderService, planTraining, rocAuc, type TrainingSet, type TrainingSplit, trainModel } from '@foresight/models';
+import { type AppConfig, loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';
 import { benchmark } from './support/benchmark';
+import { genericReference, type LearnerResult, type ReferenceRow, referenceRows } from './support/generic-reference';
 
 const USERS = Number(process.env.BENCH_TRAIN_USERS ?? 50_000);
 const SIGNALS = (process.env.BENCH_TRAIN_SIGNALS?.split(',') ?? DEMO_INTENT_SIGNALS) as DemoIntentSignal[];
@@ -29,9 +32,15 @@ const DAYS = Number(process.env.BENCH_TRAIN_DAYS ?? 45);
  * fitted in this process on the whole matrix, would not fit in memory nor say anything new.
  */
 const REFERENCES_MAX_USERS = 100_000;
-const TARGET = 'checkout';
-const HORIZON_DAYS = 7;
-const DAY = 86_400_000;
+/** What each mode's models predict; the SaaS horizons are those its regimes play out over. */
+const MODE_TARGETS: Record<DemoIntentSignal, ReadonlyArray<{ target: string; horizonDays: number }>> = {
+  events: [{ target: 'checkout', horizonDays: 7 }],
+  screens: [{ target: 'checkout', horizonDays: 7 }],
+  saas: [
+    { target: 'subscription_cancelled', horizonDays: 14 },
+    { target: 'plan_upgraded', horizonDays: 7 },
+  ],
+};
 /** The machine the targets are stated for. */
 const THREADS = 2;
 /** TRAINING_MAX_USERS below the bench's users shows the bounded cost of a sampled run (e.g. 10000 of 50000). */
@@ -47,13 +56,6 @@ const VERSION_1_WINDOW_FEATURES = new Set([
 ]);
 const isVersion1Feature = (name: string) => name.startsWith('count_') || VERSION_1_WINDOW_FEATURES.has(name);
 
-interface LearnerResult {
-  auc: number;
-  logLoss: number;
-  calibrationError: number;
-  fitSeconds: number;
-}
-
 benchmark('bench_train', async (suite) => {
   const python = ensureReferenceLearners();
   const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
@@ -65,39 +67,59 @@ benchmark('bench_train', async (suite) => {
   const builder = new DatasetBuilderService(userEvents, config);
   const report: string[] = [];
   try {
-    for (const signal of SIGNALS) report.push(...(await benchMode(suite, api, builder, signal, python)));
+    for (const signal of SIGNALS) report.push(...(await benchMode(suite, api, builder, config, signal, python)));
   } finally {
     await dataSource.destroy();
     await api.stop();
   }
-  console.log(`\nbench:train (${USERS} users, target "${TARGET}" within ${HORIZON_DAYS} days, references on ${THREADS} threads)`);
+  console.log(`\nbench:train (${USERS} users, ${DAYS} days, references on ${THREADS} threads)`);
   for (const line of report) console.log(line);
-  console.log('targets: real run <= 60 s for 50,000 users; Foresight AUC >= XGBoost - 0.005; Foresight fit <= 3x XGBoost fit; ECE <= 0.03');
+  console.log('targets: real run <= 60 s for 50,000 users; Foresight AUC >= XGBoost - 0.005 and >= generic features; Foresight fit <= 3x XGBoost fit; ECE <= 0.03');
 });
 
-async function benchMode(suite: TestSuite, api: RunningProcess, builder: DatasetBuilderService, signal: DemoIntentSignal, python: string | undefined): Promise<string[]> {
+async function benchMode(suite: TestSuite, api: RunningProcess, builder: DatasetBuilderService, config: AppConfig, signal: DemoIntentSignal, python: string | undefined): Promise<string[]> {
   const { organization, token } = await suite.createOrganization(`Bench ${signal}`, ['--rate-limit', '100000000', '--burst', '200000000']);
   const truthFile = join(tmpdir(), `foresight-bench-truth-${process.pid}-${signal}.ndjson`);
   const seeded = await cliJson<{ accepted: number; seconds: number }>(suite.env, [
     'demo', 'seed', '--org', organization.id, '--users', String(USERS), '--days', String(DAYS), '--intent-signal', signal, '--truth-file', truthFile,
   ]);
   console.log(`[${signal}] seeded ${USERS} users, ${seeded.accepted} events through ingestion in ${seeded.seconds.toFixed(1)} s`);
-  const run = await realTrainingRun(suite, api, token.secret);
+  const truth = USERS > REFERENCES_MAX_USERS ? undefined : readTruth(truthFile);
+  if (!truth) rmSync(truthFile);
+  const lines: string[] = [];
+  for (const { target, horizonDays } of MODE_TARGETS[signal]) {
+    const mode = { suite, api, token: token.secret, organizationId: organization.id, builder, config, python, label: `${signal} ${target} ${horizonDays}d`, accepted: seeded.accepted };
+    lines.push(...(await benchTarget(mode, target, horizonDays, truth)));
+  }
+  return lines;
+}
+
+interface BenchedMode {
+  suite: TestSuite;
+  api: RunningProcess;
+  token: string;
+  organizationId: string;
+  builder: DatasetBuilderService;
+  config: AppConfig;
+  python: string | undefined;
+  label: string;
+  accepted: number;
+}
+
+async function benchTarget(mode: BenchedMode, target: string, horizonDays: number, truth: Map<string, DemoTruth> | undefined): Promise<string[]> {
+  const { suite, label, python } = mode;
+  const run = await realTrainingRun(suite, mode.api, mode.token, target, horizonDays);
   const [version] = await suite.sql<{ window_end: Date; validation_rows: number; train_rows: number; trained_on: { users: number; sampledUsers: number; cutoffStepDays: number } }>(
     `SELECT window_end, validation_rows, train_rows, manifest->'trainedOn' AS trained_on FROM model_versions WHERE model_id = $1`,
     [run.modelId],
   );
   const realRun =
-    `[${signal}] ${seeded.accepted} events; real run ${run.seconds.toFixed(1)} s (matrix + fit + export), worker peak ${run.peakMb.toFixed(0)} MB, validation AUC ${run.auc.toFixed(4)}` +
+    `[${label}] ${mode.accepted} events; real run ${run.seconds.toFixed(1)} s (matrix + fit + export), worker peak ${run.peakMb.toFixed(0)} MB, validation AUC ${run.auc.toFixed(4)}` +
     ` (${version.trained_on.sampledUsers} of ${version.trained_on.users} users sampled, cutoffs every ${version.trained_on.cutoffStepDays} d, ${version.train_rows} train + ${version.validation_rows} validation rows)`;
   console.log(realRun);
-  if (USERS > REFERENCES_MAX_USERS) {
-    rmSync(truthFile);
-    return ['', realRun];
-  }
-  const truth = readTruth(truthFile);
+  if (!truth) return ['', realRun];
   const matrixStarted = Date.now();
-  const dataset = await builder.build({ organizationId: organization.id, targetEvent: TARGET, horizonDays: HORIZON_DAYS }, version.window_end.getTime());
+  const dataset = await mode.builder.build({ organizationId: mode.organizationId, targetEvent: target, horizonDays }, version.window_end.getTime());
   const matrixSeconds = (Date.now() - matrixStarted) / 1000;
 
   const { split, manifest } = dataset;
@@ -114,14 +136,21 @@ async function benchMode(suite: TestSuite, api: RunningProcess, builder: Dataset
     for (const [name, result] of Object.entries(references)) learners.push([`${era}${name === 'xgboost' ? 'xgboost hist' : 'sklearn HistGB'}`, result]);
     if (!era) xgboostSeconds = references.xgboost?.fitSeconds;
   }
-  const oracle = await oracleAuc(suite, organization.id, planTraining(version.window_end.getTime(), HORIZON_DAYS, manifest.trainedOn?.cutoffStepDays), truth);
+  const reference = { organizationId: mode.organizationId, targetEvent: target, plan: planTraining(version.window_end.getTime(), horizonDays, manifest.trainedOn?.cutoffStepDays) };
+  const rows = await referenceRows(suite, reference);
+  const generic = python ? await genericReference(suite, mode.config, python, THREADS, reference, rows) : undefined;
+  for (const [name, result] of Object.entries(generic?.learners ?? {})) learners.push([name, result]);
+  const oracle = oracleAuc(rows, truth, target, horizonDays);
 
+  const partRows = (part: ReferenceRow['part']) => rows.filter((row) => row.part === part).length;
   const lines = [
     ``,
     realRun,
-    `[${signal}] matrix ${split.train.labels.length} train + ${split.tuning?.labels.length ?? 0} tuning + ${split.validation.labels.length} validation rows x ${manifest.names.length} features` +
-      ` (before: ${before.train.featureNames.length}), rebuilt here in ${matrixSeconds.toFixed(1)} s` +
+    `[${label}] matrix ${split.train.labels.length} train + ${split.tuning?.labels.length ?? 0} tuning + ${split.validation.labels.length} validation rows x ${manifest.names.length} features` +
+      ` (before: ${before.train.featureNames.length}; generic: ${generic?.features ?? '-'}), rebuilt here in ${matrixSeconds.toFixed(1)} s` +
       ` (cutoffs every ${manifest.trainedOn?.cutoffStepDays} d, ${manifest.trainedOn?.sampledUsers} of ${manifest.trainedOn?.users} users)`,
+    // The generic features' rows are found again from the events by the matrix's rules: the counts must agree.
+    `[${label}] generic rows ${partRows('train')} train + ${partRows('tuning')} tuning + ${partRows('validation')} validation`,
     `${'learner'.padEnd(26)}${'AUC'.padStart(8)}${'log loss'.padStart(10)}${'ECE'.padStart(8)}${'fit s'.padStart(8)}${'fit/xgb'.padStart(9)}`,
     ...learners.map(
       ([name, r]) =>
@@ -134,12 +163,12 @@ async function benchMode(suite: TestSuite, api: RunningProcess, builder: Dataset
   return lines;
 }
 
-/** The generator's per-user truth (propensities), read once and removed. */
-function readTruth(truthFile: string): Map<string, DemoUserTruth> {
-  const truth = new Map<string, DemoUserTruth>();
+/** The generator's per-user truth (propensities, hidden states), read once and removed. */
+function readTruth(truthFile: string): Map<string, DemoTruth> {
+  const truth = new Map<string, DemoTruth>();
   for (const line of readFileSync(truthFile, 'utf8').split('\n')) {
     if (!line) continue;
-    const user = JSON.parse(line) as DemoUserTruth;
+    const user = JSON.parse(line) as DemoTruth;
     truth.set(user.userId, user);
   }
   rmSync(truthFile);
@@ -147,11 +176,11 @@ function readTruth(truthFile: string): Map<string, DemoUserTruth> {
 }
 
 /** A retrain through the API, run by a fresh worker process (so its peak RSS is this run's). */
-async function realTrainingRun(suite: TestSuite, api: RunningProcess, token: string) {
+async function realTrainingRun(suite: TestSuite, api: RunningProcess, token: string, targetEvent: string, horizonDays: number) {
   const worker = await startWorker({ ...suite.env, ...TRAINING_ENV });
   try {
     const model = await request<{ id: string }>(`${api.baseUrl}/v1/models`, {
-      token, method: 'POST', body: { name: 'bench_gbdt', targetEvent: TARGET, horizonDays: HORIZON_DAYS, algorithm: 'gbdt' },
+      token, method: 'POST', body: { name: `bench_${targetEvent}_${horizonDays}d`, targetEvent, horizonDays, algorithm: 'gbdt' },
     });
     const started = Date.now();
     await request(`${api.baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId: model.body.id } });
@@ -214,25 +243,14 @@ function peakRssMb(pid: number): number {
 }
 
 /** AUC of the generator's true probabilities on the validation rows (validation users at the run's validation cutoffs). */
-async function oracleAuc(suite: TestSuite, organizationId: string, plan: TrainingPlan, truth: Map<string, DemoUserTruth>) {
+function oracleAuc(rows: readonly ReferenceRow[], truth: Map<string, DemoTruth>, target: string, horizonDays: number) {
   const labels: number[] = [];
   const scores: number[] = [];
-  for (const cutoff of plan.validationCutoffs) {
-    const users = await suite.sql<{ user_id: string; label: boolean }>(
-      `SELECT coalesce(e.user_id, i.user_id) AS user_id,
-              bool_or(e.event = $2 AND e.occurred_at >= $3 AND e.occurred_at < $4) AS label
-         FROM events e LEFT JOIN identities i ON i.organization_id = e.organization_id AND i.anonymous_id = e.anonymous_id
-        WHERE e.organization_id = $1 AND coalesce(e.user_id, i.user_id) IS NOT NULL
-        GROUP BY 1
-       HAVING bool_or(e.occurred_at >= $5 AND e.occurred_at < $3)`,
-      [organizationId, TARGET, new Date(cutoff), new Date(cutoff + plan.horizonMs), new Date(cutoff - ACTIVE_DAYS * DAY)],
-    );
-    for (const user of users) {
-      const userTruth = truth.get(user.user_id);
-      if (!isValidationUser(user.user_id) || !userTruth) continue;
-      labels.push(user.label ? 1 : 0);
-      scores.push(oracleProbability(userTruth, TARGET, new Date(cutoff), HORIZON_DAYS));
-    }
+  for (const row of rows) {
+    const userTruth = truth.get(row.userId);
+    if (row.part !== 'validation' || !userTruth) continue;
+    labels.push(row.label ? 1 : 0);
+    scores.push(demoOracleProbability(userTruth, target, new Date(row.cutoff), horizonDays));
   }
   return { auc: rocAuc(Uint8Array.from(labels), Float64Array.from(scores)), rows: labels.length };
 }

@@ -96,9 +96,27 @@ describe('demo seed', () => {
     expect(await count('SELECT count(*) AS n FROM events', [])).toBe(before);
   });
 
+  it('seeds the saas mode, with its own targets in the truth file', async () => {
+    const saas = await suite.createOrganization('Demo SaaS');
+    const output = await cliJson<SeedOutput>(suite.env, [
+      'demo', 'seed', '--org', saas.organization.id, '--users', '200', '--days', '30', '--intent-signal', 'saas', '--truth-file', join(dir, 'saas.ndjson'),
+    ]);
+    expect(await count('SELECT count(*) AS n FROM events WHERE organization_id = $1', [saas.organization.id])).toBe(output.accepted);
+    const names = await suite.sql<{ event: string }>('SELECT DISTINCT event FROM events WHERE organization_id = $1', [saas.organization.id]);
+    expect(names.map((n) => n.event)).toEqual(expect.arrayContaining(['screen_view', 'feature_used', 'subscription_cancelled', 'plan_upgraded']));
+    const users = (await readFile(join(dir, 'saas.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { oracle: Record<string, number> });
+    expect(users).toHaveLength(200);
+    for (const user of users) {
+      for (const target of ['subscription_cancelled', 'plan_upgraded']) expect(user.oracle[target]).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it('refuses a bad option before touching anything', async () => {
     const result = await runCli(suite.env, ['demo', 'seed', '--org', org.organization.id, '--users', '0', '--days', '3']);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('--users must be a whole number of at least 1');
+    const drifted = await runCli(suite.env, ['demo', 'seed', '--org', org.organization.id, '--users', '5', '--days', '3', '--intent-signal', 'saas', '--shift', '0.5']);
+    expect(drifted.code).not.toBe(0);
+    expect(drifted.stderr).toContain('the saas mode has none');
   });
 });

@@ -1,7 +1,7 @@
 import type { EventInput } from '@foresight/events';
 import { createRandom, DAY_MS, type Random } from '@foresight/platform';
 import type { DemoUserTruth } from './demo-oracle';
-import { type DemoIntentSignal, type DemoProfile, drawProfile } from './demo-population';
+import { type DemoIntentMode, type DemoProfile, drawProfile } from './demo-population';
 import { clamp, exponential, gaussian, hashSeed, logNormal, pick, poisson } from './demo-random';
 
 export interface DemoOptions {
@@ -15,7 +15,7 @@ export interface DemoOptions {
   /** End of the timeline; events fall in [now - days, now]. */
   now: Date;
   /** Where buying and upgrade intent show (see DemoIntentSignal); `events` when absent. */
-  intentSignal?: DemoIntentSignal;
+  intentSignal?: DemoIntentMode;
 }
 
 export const DEMO_DEFAULTS = { seed: 42, shift: 0, userPrefix: 'demo-', intentSignal: 'events' } as const;

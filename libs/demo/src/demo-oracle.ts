@@ -1,6 +1,8 @@
 import { DAY_MS } from '@foresight/platform';
-import type { DemoLatent, DemoPlatform, DemoTarget } from './demo-population';
-
+import { DEMO_TARGETS, type DemoIntentSignal, type DemoLatent, type DemoPlatform, type DemoTarget } from './demo-population';
+import type { SaasUserTruth } from './demo-saas';
+import { SAAS_TARGETS, type SaasTarget } from './demo-saas-model';
+import { saasOracleProbability } from './demo-saas-oracle';
 
 /**
  * Everything the generator knows about one user that matters after a cutoff. Plain JSON: it is
@@ -59,4 +61,22 @@ export function oracleProbability(truth: DemoUserTruth, target: DemoTarget, cuto
   const leave = rate * (1 - p) * churn;
   if (hit + leave === 0) return 0;
   return (hit / (hit + leave)) * (1 - Math.exp(-(hit + leave) * exposureDays));
+}
+
+/** Any mode's per-user truth: the intent modes' (DemoUserTruth) or the SaaS mode's. */
+export type DemoTruth = DemoUserTruth | SaasUserTruth;
+
+/** The target events a mode's users do with a known probability. */
+export function demoTargets(signal: DemoIntentSignal): readonly string[] {
+  return signal === 'saas' ? SAAS_TARGETS : DEMO_TARGETS;
+}
+
+/** The oracle of the user's mode (oracleProbability or saasOracleProbability) for one of that mode's targets. */
+export function demoOracleProbability(truth: DemoTruth, target: string, cutoff: Date, horizonDays: number): number {
+  if ('mode' in truth) {
+    if (!SAAS_TARGETS.includes(target as SaasTarget)) throw new Error(`"${target}" is not a target of the saas demo mode`);
+    return saasOracleProbability(truth, target as SaasTarget, cutoff, horizonDays);
+  }
+  if (!DEMO_TARGETS.includes(target as DemoTarget)) throw new Error(`"${target}" is not a target of this demo mode`);
+  return oracleProbability(truth, target as DemoTarget, cutoff, horizonDays);
 }

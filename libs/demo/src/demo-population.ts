@@ -17,10 +17,14 @@ export type DemoPlatform = 'web' | 'ios' | 'android';
  * Where intent shows. `events`: in which events users send (add_to_cart, more and longer sessions) as
  * well as in what they look at. `screens`: only in which screens/pages they view, how long they dwell
  * there and how hesitantly they act; every event name, the session rate and length are intent-free,
- * as in a product whose events are all generic screen views and taps.
+ * as in a product whose events are all generic screen views and taps. `saas`: another product, a
+ * subscription one (demo-saas.ts), with its own targets (SAAS_TARGETS): activity declining week over
+ * week before cancellations, rare decisive events, plan and feature names in string properties.
  */
-export const DEMO_INTENT_SIGNALS = ['events', 'screens'] as const;
+export const DEMO_INTENT_SIGNALS = ['events', 'screens', 'saas'] as const;
 export type DemoIntentSignal = (typeof DEMO_INTENT_SIGNALS)[number];
+/** The modes of this population (the checkout, upgrade and churn one); `saas` has its own generator. */
+export type DemoIntentMode = Exclude<DemoIntentSignal, 'saas'>;
 
 /**
  * Latent per-user factors, each N(mean, 1). `shift` moves the means (and the platform mix), which
@@ -82,7 +86,7 @@ const STYLE_NOISE = 0.2;
  * (engagement +0.5·shift, buying intent +0.9·shift, upgrade intent +0.7·shift) and the mobile share
  * (+0.35·shift): positive shifts give a more engaged, more buying population, negative ones the opposite.
  */
-export function drawProfile(random: Random, shift: number, intentSignal: DemoIntentSignal = 'events'): DemoProfile {
+export function drawProfile(random: Random, shift: number, intentSignal: DemoIntentMode = 'events'): DemoProfile {
   const engagement = gaussian(random) + 0.5 * shift;
   const buyIntent = gaussian(random) + 0.9 * shift;
   // Buyers are likelier upgraders: correlation 0.4 between the two intents.

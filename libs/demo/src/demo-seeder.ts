@@ -1,6 +1,11 @@
 import { type EventInput, MAX_EVENTS_PER_BATCH } from '@foresight/events';
 import { type DemoOptions, generateDemoUsers } from './demo-generator';
-import type { DemoUserTruth } from './demo-oracle';
+import type { DemoTruth } from './demo-oracle';
+import type { DemoIntentSignal } from './demo-population';
+import { generateSaasUsers } from './demo-saas';
+
+/** What `demo seed` generates: any mode, `saas` included. */
+export type DemoSeedOptions = Omit<DemoOptions, 'intentSignal'> & { intentSignal?: DemoIntentSignal };
 
 /** Sends one batch (at most MAX_EVENTS_PER_BATCH events) through the ingestion path. */
 export type IngestBatch = (events: EventInput[]) => Promise<{ accepted: number; duplicates: number }>;
@@ -21,7 +26,7 @@ export const SEED_CONCURRENCY = 4;
  * Streams the demo population into `ingest` in full batches, a few at a time, holding at most
  * SEED_CONCURRENCY + 1 batches. `onUser` sees each user's truth as it is generated (truth files).
  */
-export async function seedDemo(options: DemoOptions, ingest: IngestBatch, onUser?: (truth: DemoUserTruth) => Promise<void>): Promise<SeedResult> {
+export async function seedDemo(options: DemoSeedOptions, ingest: IngestBatch, onUser?: (truth: DemoTruth) => Promise<void>): Promise<SeedResult> {
   const started = performance.now();
   const totals = { users: 0, events: 0, accepted: 0, duplicates: 0 };
   const inFlight = new Set<Promise<void>>();
@@ -45,7 +50,8 @@ export async function seedDemo(options: DemoOptions, ingest: IngestBatch, onUser
   };
 
   let batch: EventInput[] = [];
-  for (const user of generateDemoUsers(options)) {
+  const { intentSignal, ...population } = options;
+  for (const user of intentSignal === 'saas' ? generateSaasUsers(population) : generateDemoUsers({ ...population, intentSignal })) {
     totals.users++;
     totals.events += user.events.length;
     if (onUser) await onUser(user.truth);

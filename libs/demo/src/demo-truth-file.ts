@@ -1,11 +1,11 @@
 import { type FileHandle, open } from 'node:fs/promises';
-import { type DemoUserTruth, oracleProbability } from './demo-oracle';
-import type { DemoIntentSignal, DemoTarget } from './demo-population';
+import { demoOracleProbability, demoTargets, type DemoTruth } from './demo-oracle';
+import type { DemoIntentSignal } from './demo-population';
 
-/** One user in the truth file: the generator's parameters and the oracle at the file's cutoff. */
-export interface DemoTruthRecord extends DemoUserTruth {
-  oracle: { cutoff: string; horizonDays: number } & Record<DemoTarget, number>;
-}
+/** One user in the truth file: the generator's parameters and the oracle at the file's cutoff, per target of the mode. */
+export type DemoTruthRecord = DemoTruth & {
+  oracle: { cutoff: string; horizonDays: number } & Record<string, number | string>;
+};
 
 /** What a JSON truth file says about the whole run (NDJSON files hold only user records). */
 export interface DemoTruthHeader {
@@ -44,10 +44,10 @@ export class DemoTruthFile {
     return file;
   }
 
-  async add(truth: DemoUserTruth): Promise<void> {
-    const { cutoff, horizonDays } = this.header;
-    const probability = (target: DemoTarget) => oracleProbability(truth, target, new Date(cutoff), horizonDays);
-    const oracle = { cutoff, horizonDays, checkout: probability('checkout'), upgrade: probability('upgrade'), churn: probability('churn') };
+  async add(truth: DemoTruth): Promise<void> {
+    const { cutoff, horizonDays, intentSignal } = this.header;
+    const oracle: DemoTruthRecord['oracle'] = { cutoff, horizonDays };
+    for (const target of demoTargets(intentSignal)) oracle[target] = demoOracleProbability(truth, target, new Date(cutoff), horizonDays);
     const record: DemoTruthRecord = { ...truth, oracle };
     this.buffer += this.lines ? `${JSON.stringify(record)}\n` : `${this.first ? '' : ',\n'}${JSON.stringify(record)}`;
     this.first = false;

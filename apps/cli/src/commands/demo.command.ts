@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { OrganizationsService } from '@foresight/auth';
-import { DEMO_DEFAULTS, DEMO_INTENT_SIGNALS, DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS, type DemoIntentSignal, type DemoOptions, DemoTruthFile, generateDemoUsers, oracleProbability, seedDemo } from '@foresight/demo';
+import { DEMO_DEFAULTS, DEMO_INTENT_SIGNALS, DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS, type DemoIntentSignal, type DemoSeedOptions, DemoTruthFile, generateDemoUsers, oracleProbability, SAAS_TARGETS, seedDemo } from '@foresight/demo';
 import { IngestService, validateEvents } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
 import type { CliContext } from '../cli-context';
@@ -37,7 +37,8 @@ export function registerDemoCommands(program: Command, context: CliContext): voi
     .option('--user-prefix <prefix>', 'user id prefix, so several populations can share an organization', parseUserPrefix, DEMO_DEFAULTS.userPrefix)
     .option(
       '--intent-signal <where>',
-      `where buying and upgrade intent show: ${DEMO_INTENT_SIGNALS.join(' or ')} (screens: only which screens are viewed, how long and how hesitantly; no event name carries it)`,
+      `where buying and upgrade intent show: ${DEMO_INTENT_SIGNALS.join(' or ')} (screens: only which screens are viewed, how long and how hesitantly; no event name carries it;` +
+        ` saas: a subscription product whose targets are ${SAAS_TARGETS.join(' and ')}, --shift does not apply)`,
       parseIntentSignal,
       DEMO_DEFAULTS.intentSignal,
     )
@@ -48,13 +49,14 @@ export function registerDemoCommands(program: Command, context: CliContext): voi
       parseWholeNumber('--horizon-days'),
       DEFAULT_HORIZON_DAYS,
     )
-    .action((options: SeedOptions) =>
-      context.run(async (app, { json }) => {
+    .action((options: SeedOptions, command: Command) => {
+      if (options.intentSignal === 'saas' && options.shift !== 0) command.error('error: --shift drifts the events and screens populations only; the saas mode has none');
+      return context.run(async (app, { json }) => {
         // Ingestion trusts its caller for the organization; an unknown id must not leave orphan events.
         await app.get(OrganizationsService).get(options.org);
         const ingest = app.get(IngestService);
         const { users, days, seed, shift, userPrefix, intentSignal } = options;
-        const generation: DemoOptions = { users, days, seed, shift, userPrefix, intentSignal, now: new Date() };
+        const generation: DemoSeedOptions = { users, days, seed, shift, userPrefix, intentSignal, now: new Date() };
         const truth = options.truthFile
           ? await DemoTruthFile.create(options.truthFile, {
               seed: options.seed,
@@ -98,8 +100,8 @@ export function registerDemoCommands(program: Command, context: CliContext): voi
         } finally {
           await truth?.close(complete);
         }
-      }),
-    );
+      });
+    });
 
   demo
     .command('targets')
