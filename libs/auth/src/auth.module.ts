@@ -6,10 +6,13 @@ import { OrganizationsService } from './organizations/organizations.service';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
 import { ApiToken } from './tokens/api-token.entity';
 import { TokensService } from './tokens/tokens.service';
+import { DashboardSessionsService } from './sso/dashboard-sessions.service';
+import { OpenIdProviderClient } from './sso/openid-provider.client';
+import { SignInAttempts } from './sso/sign-in-attempts';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Organization, ApiToken])],
-  providers: [OrganizationsService, TokensService, RateLimiterService, AuditLogService],
-  exports: [OrganizationsService, TokensService, RateLimiterService, AuditLogService],
+  providers: [OrganizationsService, TokensService, RateLimiterService, AuditLogService, OpenIdProviderClient, SignInAttempts, DashboardSessionsService],
+  exports: [OrganizationsService, TokensService, RateLimiterService, AuditLogService, OpenIdProviderClient, SignInAttempts, DashboardSessionsService],
 })
 export class AuthModule {}

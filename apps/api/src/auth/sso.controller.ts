@@ -1,0 +1,112 @@
+import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DashboardSessionsService, OpenIdProviderClient, type PersonPrincipal, type RouteScope, SignInAttempts } from '@foresight/auth';
+import { APP_CONFIG, type AppConfig, AppError, type DashboardSettings, notFound, type SsoSettings } from '@foresight/platform';
+import { Public } from '../http/access.decorators';
+import { SessionCookies } from '../http/session-cookie';
+
+/** A sign-in must come back from the provider within this (the Redis attempt lives as long). */
+const SIGN_IN_COOKIE_SECONDS = 600;
+
+/** What the dashboard learns at start: how it may sign in, and who is signed in. */
+interface SessionAnswer {
+  tokenSignIn: boolean;
+  singleSignOn: boolean;
+  session: { person: PersonPrincipal['person']; organizationId: string; role: PersonPrincipal['role']; scopes: readonly RouteScope[]; csrfToken: string } | null;
+}
+
+/**
+ * Single sign-on for the dashboard (OpenID Connect, authorization code + PKCE), outside /v1: the
+ * browser navigates to /auth/login and comes back to /auth/callback; the dashboard asks /auth/session
+ * who is signed in (and its CSRF token), and ends the session with POST /auth/logout.
+ */
+@ApiExcludeController()
+@Public()
+@Controller('auth')
+export class SsoController {
+  private readonly cookies: SessionCookies;
+  private readonly dashboard: DashboardSettings;
+
+  constructor(
+    private readonly provider: OpenIdProviderClient,
+    private readonly attempts: SignInAttempts,
+    private readonly sessions: DashboardSessionsService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.dashboard = config.dashboard;
+    this.cookies = new SessionCookies(config.dashboard);
+  }
+
+  @Get('login')
+  async login(@Res() reply: FastifyReply): Promise<void> {
+    this.sso();
+    const { state, checks } = await this.attempts.begin();
+    const url = await this.provider.authorizationUrl(state, checks);
+    // The state also goes into a cookie: the callback must come back to the browser that started it.
+    this.cookies.set(reply, this.cookies.signInName, state, SIGN_IN_COOKIE_SECONDS);
+    await reply.header('cache-control', 'no-store').redirect(url.href, 302);
+  }
+
+  @Get('callback')
+  async callback(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const sso = this.sso();
+    const callbackUrl = new URL(sso.redirectUrl);
+    callbackUrl.search = new URL(request.url, callbackUrl).search;
+    const state = callbackUrl.searchParams.get('state');
+    const started = this.cookies.value(request, this.cookies.signInName);
+    this.cookies.clear(reply, this.cookies.signInName);
+    if (state === null || state !== started) throw signInRefused("The sign-in's state does not match the one this browser started; sign in again from the dashboard.");
+    const checks = await this.attempts.take(state);
+    if (!checks) throw signInRefused('This sign-in is unknown, expired or already used; sign in again from the dashboard.');
+    const answer = await this.provider.finishSignIn(callbackUrl, state, checks).catch((error: unknown) => {
+      throw signInRefused(`The identity provider's answer was refused: ${error instanceof Error ? error.message : 'it failed its checks'}. Sign in again.`);
+    });
+    const grant = this.sessions.grantOf(answer);
+    if (!grant) throw new AppError('insufficient_scope', 'None of your groups is granted a role in Foresight; ask an administrator.');
+    const secret = await this.sessions.create(grant, answer);
+    this.cookies.set(reply, this.cookies.sessionName, secret, Math.floor(this.dashboard.sessionMaxAgeMs / 1000));
+    await reply.header('cache-control', 'no-store').redirect('/dashboard/', 302);
+  }
+
+  @Get('session')
+  async session(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionAnswer> {
+    void reply.header('cache-control', 'no-store');
+    const answer: SessionAnswer = { tokenSignIn: this.dashboard.tokenSignIn, singleSignOn: this.provider.enabled, session: null };
+    const secret = this.cookies.value(request, this.cookies.sessionName);
+    if (secret === undefined || !this.provider.enabled || !this.cookies.sameOrigin(request)) return answer;
+    try {
+      const principal = await this.sessions.authenticate(secret);
+      const { person, organizationId, role, scopes } = principal;
+      return { ...answer, session: { person, organizationId, role, scopes, csrfToken: this.sessions.csrfToken(secret) } };
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'invalid_token')) throw error;
+      this.cookies.clear(reply, this.cookies.sessionName);
+      return answer;
+    }
+  }
+
+  /** Ends the session (with its CSRF token, from the dashboard's origin); answers where to send the browser for the provider's logout. */
+  @Post('logout')
+  @HttpCode(200)
+  async logout(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ redirect: string | null }> {
+    this.sso();
+    const session = this.cookies.sessionSecret(request);
+    if (!session || !this.cookies.sameOrigin(request) || !this.sessions.csrfTokenMatches(session.secret, session.csrf)) {
+      throw new AppError('invalid_token', 'Sign-out needs the session cookie and its CSRF token, from the dashboard.');
+    }
+    this.cookies.clear(reply, this.cookies.sessionName);
+    const principal = await this.sessions.authenticate(session.secret).catch(() => null);
+    const idToken = principal ? await this.sessions.end(principal) : null;
+    return { redirect: idToken === null ? null : await this.provider.endSessionUrl(idToken, `${this.cookies.origin}/dashboard/`) };
+  }
+
+  private sso(): SsoSettings {
+    if (!this.dashboard.sso) throw notFound('single sign-on (OIDC_ISSUER is not set)');
+    return this.dashboard.sso;
+  }
+}
+
+function signInRefused(message: string): AppError {
+  return new AppError('invalid_request', message);
+}
