@@ -78,7 +78,7 @@ export class DashboardSessionsService {
       throw sessionEnded('The session has expired; sign in again.');
     }
     const refreshIntervalMs = this.config.dashboard.sso?.refreshIntervalMs;
-    if (refreshIntervalMs !== undefined && row.refreshed_at.getTime() <= now - refreshIntervalMs) row = await this.refresh(row);
+    if (refreshIntervalMs !== undefined && row.refreshed_at.getTime() <= now - refreshIntervalMs) row = await this.refresh(row, refreshIntervalMs);
     await this.sql.affected(TOUCH_DASHBOARD_SESSION, [row.organization_id, row.id, TOUCH_RESOLUTION_SECONDS]);
     return {
       kind: 'person',
@@ -114,8 +114,8 @@ export class DashboardSessionsService {
    * before). A refusal, or an answer that no longer grants a role in this organization, ends the
    * session; a changed role applies at once. An unreachable provider is asked again next interval.
    */
-  private async refresh(row: DashboardSessionRow): Promise<DashboardSessionRow> {
-    const claimed = await this.sql.first(CLAIM_DASHBOARD_SESSION_REFRESH, [row.organization_id, row.id, row.refreshed_at]);
+  private async refresh(row: DashboardSessionRow, intervalMs: number): Promise<DashboardSessionRow> {
+    const claimed = await this.sql.first(CLAIM_DASHBOARD_SESSION_REFRESH, [row.organization_id, row.id, intervalMs]);
     if (!claimed) return row;
     const tokens = this.unseal(row.id, row.provider_tokens);
     if (tokens.refreshToken === null) return this.endSession(row, 'The session must be renewed; sign in again.');

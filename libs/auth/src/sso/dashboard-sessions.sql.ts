@@ -43,10 +43,10 @@ export const TOUCH_DASHBOARD_SESSION = sqlStatement<never, [organizationId: stri
 );
 
 /** One request claims a due refresh; the others see no row and go on with the session as it is. */
-export const CLAIM_DASHBOARD_SESSION_REFRESH = sqlStatement<{ id: string }, [organizationId: string, id: string, seenRefreshedAt: Date]>(
+export const CLAIM_DASHBOARD_SESSION_REFRESH = sqlStatement<{ id: string }, [organizationId: string, id: string, intervalMs: number]>(
   'auth.claim-dashboard-session-refresh',
   `UPDATE dashboard_sessions SET refreshed_at = now()
-    WHERE organization_id = $1 AND id = $2 AND refreshed_at = $3
+    WHERE organization_id = $1 AND id = $2 AND refreshed_at <= now() - make_interval(secs => $3 / 1000.0)
     RETURNING id`,
 );
 

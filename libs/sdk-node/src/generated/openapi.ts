@@ -1079,8 +1079,14 @@ export interface operations {
                     "application/json": {
                         entries: {
                             id: string;
-                            /** @description null: an operator at the CLI */
+                            /** @description null: a person (actorPerson) or an operator at the CLI */
                             actorTokenId: string | null;
+                            /** @description the person signed in through single sign-on who acted; null: a token or an operator at the CLI */
+                            actorPerson: {
+                                subject: string;
+                                email: string | null;
+                                name: string | null;
+                            } | null;
                             /** @enum {string} */
                             action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update";
                             /** @description a token, model, webhook or organization id, or user:<keyed hash> (never a user id in clear) */
