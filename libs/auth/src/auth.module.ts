@@ -4,11 +4,11 @@ import { AuditLogService } from './audit/audit-log.service';
 import { Organization } from './organizations/organization.entity';
 import { OrganizationsService } from './organizations/organizations.service';
 import { RateLimiterService } from './rate-limit/rate-limiter.service';
-import { ApiToken } from './tokens/api-token.entity';
-import { TokensService } from './tokens/tokens.service';
 import { DashboardSessionsService } from './sso/dashboard-sessions.service';
 import { OpenIdProviderClient } from './sso/openid-provider.client';
 import { SignInAttempts } from './sso/sign-in-attempts';
+import { ApiToken } from './tokens/api-token.entity';
+import { TokensService } from './tokens/tokens.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Organization, ApiToken])],

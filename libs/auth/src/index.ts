@@ -9,12 +9,12 @@ export {
   type RateLimitSettings,
   type UpdateOrganization,
 } from './organizations/organizations.service';
-export { DashboardSessionsService } from './sso/dashboard-sessions.service';
-export { OpenIdProviderClient, type ProviderAnswer } from './sso/openid-provider.client';
-export { SignInAttempts } from './sso/sign-in-attempts';
 export { RateLimitedError } from './rate-limit/rate-limited.error';
 export { RateLimiterService } from './rate-limit/rate-limiter.service';
 export type { BucketDecision } from './rate-limit/token-bucket';
+export { DashboardSessionsService } from './sso/dashboard-sessions.service';
+export { OpenIdProviderClient, type ProviderAnswer } from './sso/openid-provider.client';
+export { SignInAttempts } from './sso/sign-in-attempts';
 export { ApiToken } from './tokens/api-token.entity';
 export type { Person, PersonPrincipal, Principal, TokenPrincipal } from './tokens/principal';
 export { ENVIRONMENTS, isEnvironment, isRole, isScope, type Role, ROLE_SCOPES, ROLES, type RouteScope, type Scope, SCOPES, type TokenEnvironment } from './tokens/scopes';

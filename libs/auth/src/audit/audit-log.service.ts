@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { newId, SqlExecutor } from '@foresight/platform';
-import { AUDIT_ENTRIES, INSERT_AUDIT_ENTRY } from './audit-log.sql';
 import type { Person } from '../tokens/principal';
+import { AUDIT_ENTRIES, INSERT_AUDIT_ENTRY } from './audit-log.sql';
 import type { AuditedAction } from './audited-actions';
 
 export interface AuditEntry {

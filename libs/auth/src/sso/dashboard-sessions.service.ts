@@ -154,7 +154,10 @@ export class DashboardSessionsService {
 }
 
 function personOf(answer: ProviderAnswer): Person {
-  const text = (name: string) => (typeof answer.claims[name] === 'string' ? (answer.claims[name] as string) : null);
+  const text = (name: string) => {
+    const value = answer.claims[name];
+    return typeof value === 'string' ? value : null;
+  };
   return { subject: String(answer.claims.sub), email: text('email'), name: text('name') };
 }
 

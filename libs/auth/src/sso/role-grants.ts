@@ -1,5 +1,5 @@
 import type { RoleGrant } from '@foresight/platform';
-import { ROLES, type Role } from '../tokens/scopes';
+import { type Role, ROLES } from '../tokens/scopes';
 
 export interface GrantedRole {
   readonly organizationId: string;
