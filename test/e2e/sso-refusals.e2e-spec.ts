@@ -97,4 +97,27 @@ describe('single sign-on refusals', () => {
     for (const refused of [wrongState, otherBrowser]) expect({ status: refused.status, error: (JSON.parse(refused.body) as { error: string }).error }).toEqual({ status: 400, error: 'invalid_request' });
     expect(await sessions()).toBe(before);
   });
+
+  it('starting sign-ins spends the client address budget: a flood of /auth/login gets 429 before it fills Redis', async () => {
+    const port = await freePort();
+    const limited = await startApi(
+      {
+        ...suite.env,
+        OIDC_ISSUER: provider.issuer,
+        OIDC_CLIENT_ID: 'foresight-dashboard',
+        OIDC_REDIRECT_URL: `http://127.0.0.1:${port}/auth/callback`,
+        UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1',
+        UNAUTHENTICATED_BURST_PER_MINUTE: '3',
+      },
+      port,
+    );
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await fetch(`${limited.baseUrl}/auth/login`, { redirect: 'manual' })).status);
+      expect(statuses).toContain(302);
+      expect(statuses[statuses.length - 1]).toBe(429);
+    } finally {
+      await limited.stop();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DashboardSessionsService, OpenIdProviderClient, type PersonPrincipal, type RouteScope, SignInAttempts } from '@foresight/auth';
+import { DashboardSessionsService, OpenIdProviderClient, type PersonPrincipal, RateLimitedError, RateLimiterService, type RouteScope, SignInAttempts } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig, AppError, type DashboardSettings, notFound, type SsoSettings } from '@foresight/platform';
 import { Public } from '../http/access.decorators';
 import { SessionCookies } from '../http/session-cookie';
@@ -32,6 +32,7 @@ export class SsoController {
     private readonly provider: OpenIdProviderClient,
     private readonly attempts: SignInAttempts,
     private readonly sessions: DashboardSessionsService,
+    private readonly rateLimiter: RateLimiterService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.dashboard = config.dashboard;
@@ -39,8 +40,9 @@ export class SsoController {
   }
 
   @Get('login')
-  async login(@Res() reply: FastifyReply): Promise<void> {
+  async login(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     this.sso();
+    await this.limit(request);
     const { state, checks } = await this.attempts.begin();
     const url = await this.provider.authorizationUrl(state, checks);
     // The state also goes into a cookie: the callback must come back to the browser that started it.
@@ -51,6 +53,7 @@ export class SsoController {
   @Get('callback')
   async callback(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const sso = this.sso();
+    await this.limit(request);
     const callbackUrl = new URL(sso.redirectUrl);
     callbackUrl.search = new URL(request.url, callbackUrl).search;
     const state = callbackUrl.searchParams.get('state');
@@ -99,6 +102,12 @@ export class SsoController {
     const principal = await this.sessions.authenticate(session.secret).catch(() => null);
     const idToken = principal ? await this.sessions.end(principal) : null;
     return { redirect: idToken === null ? null : await this.provider.endSessionUrl(idToken, `${this.cookies.origin}/dashboard/`) };
+  }
+
+  /** Each sign-in step spends from its client address's unauthenticated budget: starting sign-ins stores state in Redis. */
+  private async limit(request: FastifyRequest): Promise<void> {
+    const decision = await this.rateLimiter.takeUnauthenticated(request.ip);
+    if (!decision.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
   }
 
   private sso(): SsoSettings {
