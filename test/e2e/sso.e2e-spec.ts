@@ -191,6 +191,10 @@ describe('single sign-on in Chromium', () => {
     expect(audit.body.entries).toContainEqual(
       expect.objectContaining({ action: 'model.create', actorTokenId: null, actorPerson: { subject: 'eve', email: 'eve@example.com', name: 'Eve Editor' } }),
     );
+    // The dashboard's audit page names the person too.
+    await ada.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
+    await ada.page.getByRole('cell', { name: 'Eve Editor <eve@example.com>' }).first().waitFor();
+    await screenshot(ada.page, 'sso-audit-people');
     // A token's entries still name the token.
     await request(`${api.baseUrl}/v1/models`, { token: org.token.secret, method: 'POST', body: { name: 'churn_by_token', targetEvent: 'checkout' } });
     const byToken = await ada.call<{ entries: Array<Record<string, unknown>> }>('/v1/audit?action=model.create');
