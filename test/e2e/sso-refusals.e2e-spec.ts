@@ -11,6 +11,7 @@ interface Callback {
   body: string;
   url: URL;
   cookie: string;
+  setCookie: string | null;
 }
 
 /**
@@ -62,7 +63,8 @@ describe('single sign-on refusals', () => {
     const back = await fetch(authorization, { redirect: 'manual' });
     const { url, cookie } = tamper(new URL(back.headers.get('location') ?? ''), started);
     const answer = await fetch(url, { redirect: 'manual', headers: { cookie } });
-    return { status: answer.status, location: answer.headers.get('location'), body: await answer.text(), url, cookie };
+    const setCookie = answer.headers.getSetCookie().find((header) => header.startsWith('foresight-session=')) ?? null;
+    return { status: answer.status, location: answer.headers.get('location'), body: await answer.text(), url, cookie, setCookie };
   }
 
   it('an honest answer signs in, once: the same callback replayed is refused', async () => {
@@ -75,6 +77,18 @@ describe('single sign-on refusals', () => {
     const replayed = await fetch(first.url, { redirect: 'manual', headers: { cookie: first.cookie } });
     expect(replayed.status).toBe(400);
     expect(await replayed.json()).toEqual({ error: 'invalid_request', message: expect.stringContaining('already used') });
+    expect(await sessions()).toBe(before + 1);
+  });
+
+  it('signing in again rotates the session: the one the browser held before ends', async () => {
+    provider.forgery = 'honest';
+    const before = await sessions();
+    const first = await signIn();
+    const firstSession = (first.setCookie ?? '').split(';')[0];
+    expect(firstSession).toMatch(/^foresight-session=fss_/);
+    const second = await signIn((url, cookie) => ({ url, cookie: `${cookie}; ${firstSession}` }));
+    expect(second.status).toBe(302);
+    expect((second.setCookie ?? '').split(';')[0]).not.toBe(firstSession);
     expect(await sessions()).toBe(before + 1);
   });
 

@@ -67,6 +67,8 @@ export class SsoController {
     });
     const grant = this.sessions.grantOf(answer);
     if (!grant) throw new AppError('insufficient_scope', 'None of your groups is granted a role in Foresight; ask an administrator.');
+    const previous = this.cookies.value(request, this.cookies.sessionName);
+    if (previous !== undefined) await this.sessions.replace(previous);
     const secret = await this.sessions.create(grant, answer);
     this.cookies.set(reply, this.cookies.sessionName, secret, Math.floor(this.dashboard.sessionMaxAgeMs / 1000));
     await reply.header('cache-control', 'no-store').redirect('/dashboard/', 302);

@@ -92,6 +92,12 @@ export class DashboardSessionsService {
     };
   }
 
+  /** Ends the session a browser held before signing in again (rotation: one browser, one live session). */
+  async replace(previousSecret: string): Promise<void> {
+    const previous = await this.sql.first(DASHBOARD_SESSION_BY_SECRET_HASH, [this.hash(previousSecret)]);
+    if (previous) await this.sql.affected(DELETE_DASHBOARD_SESSION, [previous.organization_id, previous.id]);
+  }
+
   /** Ends the session; answers the ID token the provider's end-session endpoint wants as a hint. */
   async end(principal: PersonPrincipal): Promise<string | null> {
     const ended = await this.sql.first(DELETE_DASHBOARD_SESSION, [principal.organizationId, principal.sessionId]);
