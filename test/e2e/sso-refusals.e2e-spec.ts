@@ -1,6 +1,6 @@
 import { ForgedOpenIdProvider, type IdTokenForgery } from '../support/forged-openid-provider';
 import { freePort } from '../support/ports';
-import { type RunningProcess, startApi } from '../support/processes';
+import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 
 jest.setTimeout(120_000);
@@ -9,6 +9,9 @@ interface Callback {
   status: number;
   location: string | null;
   body: string;
+  contentType: string | null;
+  csp: string | null;
+  frames: string | null;
   url: URL;
   cookie: string;
   setCookie: string | null;
@@ -37,10 +40,10 @@ describe('single sign-on refusals', () => {
         OIDC_ISSUER: provider.issuer,
         OIDC_CLIENT_ID: 'foresight-dashboard',
         OIDC_REDIRECT_URL: `http://127.0.0.1:${port}/auth/callback`,
-        OIDC_ROLE_GRANTS: JSON.stringify([{ group: 'fs-admins', organizationId: org.organization.id, role: 'admin' }]),
       },
       port,
     );
+    await grantAdmins();
   });
 
   afterAll(async () => {
@@ -48,6 +51,22 @@ describe('single sign-on refusals', () => {
     await provider?.close();
     await suite?.destroy();
   });
+
+  const grantAdmins = () => cliJson(suite.env, ['sso', 'grant', '--org', org.organization.id, '--group', 'fs-admins', '--role', 'admin']);
+
+  /** A refused callback: a page (never JSON) with the strict headers of every page, linking back to the dashboard. */
+  function expectRefusalPage(callback: Callback, status: number, text: string): void {
+    expect({ status: callback.status, contentType: callback.contentType, csp: callback.csp, frames: callback.frames }).toEqual({
+      status,
+      contentType: 'text/html; charset=utf-8',
+      csp: expect.stringContaining("default-src 'none'"),
+      frames: 'DENY',
+    });
+    expect(callback.body).toContain(text);
+    expect(callback.body).toContain('<a href="/dashboard/">');
+    expect(callback.body).not.toContain('<script');
+    expect(callback.setCookie).toBeNull();
+  }
 
   /** /auth/login, the provider's redirect, and the callback as a browser would follow them; `tamper` changes the callback first. */
   async function signIn(tamper: (callback: URL, cookie: string) => { url: URL; cookie: string } = (url, cookie) => ({ url, cookie })): Promise<Callback> {
@@ -64,7 +83,8 @@ describe('single sign-on refusals', () => {
     const { url, cookie } = tamper(new URL(back.headers.get('location') ?? ''), started);
     const answer = await fetch(url, { redirect: 'manual', headers: { cookie } });
     const setCookie = answer.headers.getSetCookie().find((header) => header.startsWith('foresight-session=')) ?? null;
-    return { status: answer.status, location: answer.headers.get('location'), body: await answer.text(), url, cookie, setCookie };
+    const header = (name: string) => answer.headers.get(name);
+    return { status: answer.status, location: header('location'), body: await answer.text(), contentType: header('content-type'), csp: header('content-security-policy'), frames: header('x-frame-options'), url, cookie, setCookie };
   }
 
   it('an honest answer signs in, once: the same callback replayed is refused', async () => {
@@ -74,9 +94,8 @@ describe('single sign-on refusals', () => {
     expect({ status: first.status, location: first.location }).toEqual({ status: 302, location: '/dashboard/' });
     expect(await sessions()).toBe(before + 1);
 
-    const replayed = await fetch(first.url, { redirect: 'manual', headers: { cookie: first.cookie } });
-    expect(replayed.status).toBe(400);
-    expect(await replayed.json()).toEqual({ error: 'invalid_request', message: expect.stringContaining('already used') });
+    const replayed = await signIn(() => ({ url: first.url, cookie: first.cookie }));
+    expectRefusalPage(replayed, 400, 'already used');
     expect(await sessions()).toBe(before + 1);
   });
 
@@ -96,7 +115,7 @@ describe('single sign-on refusals', () => {
     provider.forgery = forgery;
     const before = await sessions();
     const callback = await signIn();
-    expect({ status: callback.status, body: JSON.parse(callback.body) }).toEqual({ status: 400, body: { error: 'invalid_request', message: expect.stringContaining('refused') } });
+    expectRefusalPage(callback, 400, 'refused');
     expect(await sessions()).toBe(before);
   });
 
@@ -108,8 +127,21 @@ describe('single sign-on refusals', () => {
       return { url, cookie };
     });
     const otherBrowser = await signIn((url) => ({ url, cookie: '' }));
-    for (const refused of [wrongState, otherBrowser]) expect({ status: refused.status, error: (JSON.parse(refused.body) as { error: string }).error }).toEqual({ status: 400, error: 'invalid_request' });
+    for (const refused of [wrongState, otherBrowser]) expectRefusalPage(refused, 400, 'does not match');
     expect(await sessions()).toBe(before);
+  });
+
+  it('a person whose groups hold no grant (revoked with the CLI) is refused with a 403 page, and no session is created', async () => {
+    provider.forgery = 'honest';
+    expect(await cliJson(suite.env, ['sso', 'grants', '--org', org.organization.id])).toEqual({ organizationId: org.organization.id, grants: [{ group: 'fs-admins', role: 'admin' }] });
+    await cliJson(suite.env, ['sso', 'revoke', '--org', org.organization.id, '--group', 'fs-admins']);
+    try {
+      const before = await sessions();
+      expectRefusalPage(await signIn(), 403, 'None of your groups is granted a role');
+      expect(await sessions()).toBe(before);
+    } finally {
+      await grantAdmins();
+    }
   });
 
   it('starting sign-ins spends the client address budget: a flood of /auth/login gets 429 before it fills Redis', async () => {

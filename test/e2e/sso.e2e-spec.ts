@@ -18,8 +18,16 @@ const PEOPLE = {
   dan: { email: 'dan@example.com', name: 'Dan Demoted', groups: ['fs-admins'] },
   rex: { email: 'rex@example.com', name: 'Rex Removed', groups: ['fs-editors'] },
   olga: { email: 'olga@example.com', name: 'Olga Outsider', groups: ['contractors'] },
+  gus: { email: 'gus@example.com', name: 'Gus Guest', groups: ['fs-guests'] },
 };
 type Account = keyof typeof PEOPLE;
+
+const GRANTS = [
+  { group: 'fs-viewers', role: 'viewer' },
+  { group: 'fs-editors', role: 'editor' },
+  { group: 'fs-admins', role: 'admin' },
+  { group: 'fs-guests', role: 'viewer' },
+];
 
 interface Answer<T = Record<string, unknown>> {
   status: number;
@@ -66,11 +74,6 @@ describe('single sign-on in Chromium', () => {
       postLogoutRedirectUrl: `${origin}/dashboard/`,
       accounts: PEOPLE,
     });
-    const grants = [
-      { group: 'fs-viewers', organizationId: org.organization.id, role: 'viewer' },
-      { group: 'fs-editors', organizationId: org.organization.id, role: 'editor' },
-      { group: 'fs-admins', organizationId: org.organization.id, role: 'admin' },
-    ];
     api = await startApi(
       {
         ...suite.env,
@@ -79,12 +82,13 @@ describe('single sign-on in Chromium', () => {
         OIDC_CLIENT_SECRET: clientSecret,
         OIDC_REDIRECT_URL: `${origin}/auth/callback`,
         OIDC_SCOPES: 'openid profile email groups',
-        OIDC_ROLE_GRANTS: JSON.stringify(grants),
         OIDC_REFRESH_INTERVAL: '1s',
         DASHBOARD_TOKEN_SIGN_IN: 'false',
       },
       port,
     );
+    // An admin grants the groups their roles (CONTRACT.md "Dashboard"), as data, through the API.
+    expect((await putGrants(GRANTS)).status).toBe(200);
   });
 
   afterAll(async () => {
@@ -93,6 +97,9 @@ describe('single sign-on in Chromium', () => {
     await provider?.stop();
     await suite?.destroy();
   });
+
+  const putGrants = (grants: ReadonlyArray<{ group: string; role: string }>) =>
+    request(`${api.baseUrl}/v1/organization/sso-grants`, { token: org.token.secret, method: 'PUT', body: grants });
 
   async function signInAs(account: Account): Promise<SignedIn> {
     const { browser, close } = await launchChromium();
@@ -246,9 +253,36 @@ describe('single sign-on in Chromium', () => {
     expect(await rex.page.getByLabel('Organization token').count()).toBe(0);
   });
 
-  it('a person whose groups hold no grant is refused, and nothing is created', async () => {
+  it('an admin reads the grants and revoking one ends the access it gave at the next refresh, on record in the audit log', async () => {
+    const gus = await signInAs('gus');
+    await gus.page.getByText('gus@example.com · viewer').waitFor();
+    expect((await gus.call('/v1/models')).status).toBe(200);
+    const read = await request(`${api.baseUrl}/v1/organization/sso-grants`, { token: org.token.secret });
+    expect(read.body).toEqual({ organizationId: org.organization.id, grants: expect.arrayContaining(GRANTS) });
+
+    const revoked = await putGrants(GRANTS.filter((grant) => grant.group !== 'fs-guests'));
+    expect(revoked.body).toEqual({ organizationId: org.organization.id, grants: expect.not.arrayContaining([expect.objectContaining({ group: 'fs-guests' })]) });
+    await eventually('the session to end', async () => ((await gus.call('/v1/models')).status === 401 ? true : undefined));
+    expect(await sessionsOf('gus')).toBe('0');
+    const audit = await request<{ entries: Array<Record<string, unknown>> }>(`${api.baseUrl}/v1/audit?action=organization.sso-grants`, { token: org.token.secret });
+    expect(audit.body.entries[0]).toMatchObject({ action: 'organization.sso-grants', actorTokenId: org.token.id, target: org.organization.id });
+  });
+
+  it('grants are refused unless each names a printable group once, with a known role', async () => {
+    for (const grants of [[{ group: 'a\u0000b', role: 'viewer' }], [{ group: 'fs-viewers', role: 'owner' }], [GRANTS[0], GRANTS[0]], [{ group: '', role: 'viewer' }]]) {
+      const refused = await putGrants(grants);
+      expect({ grants, status: refused.status, error: refused.body.error }).toEqual({ grants, status: 400, error: 'invalid_request' });
+    }
+    expect((await request(`${api.baseUrl}/v1/organization/sso-grants`, { token: org.token.secret })).body.grants).toHaveLength(GRANTS.length - 1);
+  });
+
+  it('a person whose groups hold no grant is refused with a page, and nothing is created', async () => {
     const olga = await signInAs('olga');
-    await olga.page.getByText('insufficient_scope').waitFor();
+    await olga.page.getByRole('heading', { name: 'Sign-in refused' }).waitFor();
+    await olga.page.getByText('None of your groups is granted a role').waitFor();
+    await screenshot(olga.page, 'sso-refused');
+    await olga.page.getByRole('link', { name: 'Back to the dashboard' }).click();
+    await olga.page.getByRole('link', { name: 'Sign in with your organization account' }).waitFor();
     expect(await sessionsOf('olga')).toBe('0');
   });
 });

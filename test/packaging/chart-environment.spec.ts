@@ -227,7 +227,6 @@ describe('single sign-on values', () => {
     issuer: 'https://keycloak.example.com/realms/acme',
     clientId: 'foresight-dashboard',
     clientSecret: { secretName: EXISTING_SECRET.name, key: 'oidc-client-secret' },
-    roleGrants: [{ group: 'fs-platform', organizationId: 'org_a', role: 'admin' }],
     tokenSignIn: false,
   };
   const values = [{ image: { repository: 'r/foresight' }, existingSecret: EXISTING_SECRET.name, http: { publicUrl: 'https://foresight.example.com' }, sso }];
@@ -240,7 +239,7 @@ describe('single sign-on values', () => {
       const { dashboard } = loadConfig(variables);
       expect(dashboard).toMatchObject({
         tokenSignIn: false,
-        sso: { issuer: sso.issuer, clientId: sso.clientId, redirectUrl: 'https://foresight.example.com/auth/callback', grants: sso.roleGrants, refreshIntervalMs: 300_000 },
+        sso: { issuer: sso.issuer, clientId: sso.clientId, redirectUrl: 'https://foresight.example.com/auth/callback', refreshIntervalMs: 300_000 },
       });
       expect(dashboard.sso?.clientSecret?.reveal()).toBe('the-client-secret');
     }

@@ -93,7 +93,6 @@ OIDC_REDIRECT_URL: {{ . | quote }}
 {{- end }}
 OIDC_SCOPES: {{ .scopes | quote }}
 OIDC_GROUPS_CLAIM: {{ .groupsClaim | quote }}
-OIDC_ROLE_GRANTS: {{ .roleGrants | toJson | quote }}
 OIDC_REFRESH_INTERVAL: {{ .refreshInterval | quote }}
 {{- end }}
 SESSION_IDLE_TIMEOUT: {{ .sessionIdleTimeout | quote }}

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DashboardSessionsService, OpenIdProviderClient, type PersonPrincipal, RateLimitedError, RateLimiterService, type RouteScope, SignInAttempts } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig, AppError, type DashboardSettings, notFound, type SsoSettings } from '@foresight/platform';
 import { Public } from '../http/access.decorators';
+import { pageHeaders } from '../http/page-headers';
 import { SessionCookies } from '../http/session-cookie';
 
 /** A sign-in must come back from the provider within this (the Redis attempt lives as long). */
@@ -50,28 +51,39 @@ export class SsoController {
     await reply.header('cache-control', 'no-store').redirect(url.href, 302);
   }
 
+  /** Refusals answer a small page (the browser is on a navigation, not a fetch), with their status; nothing is created. */
   @Get('callback')
   async callback(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const sso = this.sso();
     await this.limit(request);
+    const started = this.cookies.value(request, this.cookies.signInName);
+    this.cookies.clear(reply, this.cookies.signInName);
+    try {
+      const secret = await this.signIn(request, sso, started);
+      this.cookies.set(reply, this.cookies.sessionName, secret, Math.floor(this.dashboard.sessionMaxAgeMs / 1000));
+      await reply.header('cache-control', 'no-store').redirect('/dashboard/', 302);
+    } catch (error) {
+      if (!(error instanceof SignInRefused)) throw error;
+      await reply.status(error.status).headers({ ...REFUSAL_PAGE_HEADERS, 'cache-control': 'no-store', 'content-type': 'text/html; charset=utf-8' }).send(refusalPage(error));
+    }
+  }
+
+  /** Checks the provider's answer and the person's grant; answers the new session's secret. */
+  private async signIn(request: FastifyRequest, sso: SsoSettings, started: string | undefined): Promise<string> {
     const callbackUrl = new URL(sso.redirectUrl);
     callbackUrl.search = new URL(request.url, callbackUrl).search;
     const state = callbackUrl.searchParams.get('state');
-    const started = this.cookies.value(request, this.cookies.signInName);
-    this.cookies.clear(reply, this.cookies.signInName);
-    if (state === null || state !== started) throw signInRefused("The sign-in's state does not match the one this browser started; sign in again from the dashboard.");
+    if (state === null || state !== started) throw new SignInRefused(400, "The sign-in's state does not match the one this browser started.");
     const checks = await this.attempts.take(state);
-    if (!checks) throw signInRefused('This sign-in is unknown, expired or already used; sign in again from the dashboard.');
+    if (!checks) throw new SignInRefused(400, 'This sign-in is unknown, expired or already used.');
     const answer = await this.provider.finishSignIn(callbackUrl, state, checks).catch((error: unknown) => {
-      throw signInRefused(`The identity provider's answer was refused: ${error instanceof Error ? error.message : 'it failed its checks'}. Sign in again.`);
+      throw new SignInRefused(400, `The identity provider's answer was refused: ${error instanceof Error ? error.message : 'it failed its checks'}.`);
     });
-    const grant = this.sessions.grantOf(answer);
-    if (!grant) throw new AppError('insufficient_scope', 'None of your groups is granted a role in Foresight; ask an administrator.');
+    const grant = await this.sessions.grantOf(answer);
+    if (!grant) throw new SignInRefused(403, 'None of your groups is granted a role in Foresight. Ask an administrator of your organization to grant one of your groups a role.');
     const previous = this.cookies.value(request, this.cookies.sessionName);
     if (previous !== undefined) await this.sessions.replace(previous);
-    const secret = await this.sessions.create(grant, answer);
-    this.cookies.set(reply, this.cookies.sessionName, secret, Math.floor(this.dashboard.sessionMaxAgeMs / 1000));
-    await reply.header('cache-control', 'no-store').redirect('/dashboard/', 302);
+    return this.sessions.create(grant, answer);
   }
 
   @Get('session')
@@ -118,6 +130,35 @@ export class SsoController {
   }
 }
 
-function signInRefused(message: string): AppError {
-  return new AppError('invalid_request', message);
+/** A sign-in the callback refuses: 400 (state, code or ID token refused) or 403 (no grant). */
+class SignInRefused extends Error {
+  constructor(
+    readonly status: 400 | 403,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The refusal page has no script, style or image: it loads nothing, and nothing may frame it. */
+const REFUSAL_PAGE_HEADERS = pageHeaders("default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+
+function refusalPage(refusal: SignInRefused): string {
+  const title = refusal.status === 403 ? 'Sign-in refused' : 'Sign-in failed';
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>${title} · Foresight</title></head>
+<body>
+<main>
+<h1>${title}</h1>
+<p>${escapeHtml(refusal.message)}</p>
+<p><a href="/dashboard/">Back to the dashboard</a></p>
+</main>
+</body>
+</html>
+`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -15,7 +15,8 @@ import {
   TOUCH_DASHBOARD_SESSION,
 } from './dashboard-sessions.sql';
 import { OpenIdProviderClient, type ProviderAnswer, providerRefused } from './openid-provider.client';
-import { type GrantedRole, grantedRole } from './role-grants';
+import { groupsOf } from './role-grants';
+import { type GrantedRole, SsoGrantsService } from './sso-grants.service';
 
 /** The provider's tokens a session keeps, encrypted at rest: the refresh token, and the ID token for RP-initiated logout. */
 interface ProviderTokens {
@@ -30,7 +31,8 @@ const TOUCH_RESOLUTION_SECONDS = 10;
  * Server-side sessions of people signed in through single sign-on. The browser holds only a random
  * secret; the table holds its keyed hash (as for tokens), the person, their role, and the provider's
  * tokens. A session ends when idle too long, at its absolute lifetime, at sign-out, or when the
- * provider, asked again every OIDC_REFRESH_INTERVAL, refuses the refresh or no longer grants a role.
+ * provider, asked again every OIDC_REFRESH_INTERVAL, refuses the refresh, or when the person's groups
+ * (as the provider then tells them) no longer hold a grant in the organization (grants are re-read too).
  */
 @Injectable()
 export class DashboardSessionsService {
@@ -38,14 +40,14 @@ export class DashboardSessionsService {
     private readonly sql: SqlExecutor,
     private readonly encryptor: Encryptor,
     private readonly provider: OpenIdProviderClient,
+    private readonly grants: SsoGrantsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** The organization and role the provider's answer grants, or null. */
-  grantOf(answer: ProviderAnswer): GrantedRole | null {
-    const sso = this.config.dashboard.sso;
-    return sso ? grantedRole(answer.claims, sso.groupsClaim, sso.grants) : null;
+  /** The organization and role the groups in the provider's answer are granted (SsoGrantsService.grantFor), or null. */
+  async grantOf(answer: ProviderAnswer): Promise<GrantedRole | null> {
+    return this.grants.grantFor(this.groupsOf(answer));
   }
 
   /** A new session (a new secret at every sign-in: nothing a browser held before names it). */
@@ -133,12 +135,17 @@ export class DashboardSessionsService {
       this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'the OpenID provider could not be reached to refresh a dashboard session; it is asked again next interval');
       return row;
     }
-    const grant = this.grantOf(answer);
-    if (!grant || grant.organizationId !== row.organization_id) return this.endSession(row, 'Your groups no longer grant access to this organization.');
+    const role = await this.grants.roleIn(row.organization_id, this.groupsOf(answer));
+    if (role === null) return this.endSession(row, 'Your groups no longer grant access to this organization.');
     const person = personOf(answer);
     const sealed = this.seal(row.id, { idToken: answer.idToken, refreshToken: answer.refreshToken });
-    await this.sql.affected(REFRESH_DASHBOARD_SESSION, [row.organization_id, row.id, grant.role, person.email, person.name, sealed]);
-    return { ...row, role: grant.role, email: person.email, name: person.name, provider_tokens: sealed };
+    await this.sql.affected(REFRESH_DASHBOARD_SESSION, [row.organization_id, row.id, role, person.email, person.name, sealed]);
+    return { ...row, role, email: person.email, name: person.name, provider_tokens: sealed };
+  }
+
+  private groupsOf(answer: ProviderAnswer): string[] {
+    const sso = this.config.dashboard.sso;
+    return sso ? groupsOf(answer.claims, sso.groupsClaim) : [];
   }
 
   private async endSession(row: DashboardSessionRow, message: string): Promise<never> {

@@ -73,19 +73,6 @@ const issuerAddress = baseAddress(
   }, 'https (http only on localhost)'),
 );
 
-/** Which value of the groups claim grants which role in which organization, as JSON. */
-const roleGrants = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'JSON: [{"group": "...", "organizationId": "org_...", "role": "viewer|editor|admin"}]' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.array(z.strictObject({ group: z.string().min(1), organizationId: z.string().min(1), role: z.enum(['viewer', 'editor', 'admin']) })));
-
 /** Every environment variable the service reads, with defaults. Validated once, before start-up. */
 export const environmentSchema = z.object({
   PORT: port.default(3000),
@@ -155,7 +142,6 @@ export const environmentSchema = z.object({
   OIDC_SCOPES: z.string().trim().min(1).default('openid profile email'),
   /** The claim (ID token or userinfo) whose values the grants name: a list of group names, or one. */
   OIDC_GROUPS_CLAIM: z.string().trim().min(1).default('groups'),
-  OIDC_ROLE_GRANTS: roleGrants.prefault('[]'),
   /** How often a session asks the provider again (refresh token, userinfo): the delay before a removed or demoted person loses access. */
   OIDC_REFRESH_INTERVAL: positiveDuration.prefault('5m'),
   /** A dashboard session unused this long ends. */

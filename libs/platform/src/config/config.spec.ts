@@ -178,14 +178,13 @@ describe('loadConfig', () => {
       OIDC_CLIENT_ID: 'foresight',
       OIDC_CLIENT_SECRET: 'client-secret-value',
       PUBLIC_URL: 'https://foresight.example.com',
-      OIDC_ROLE_GRANTS: '[{"group": "analysts", "organizationId": "org_a", "role": "viewer"}]',
     };
 
     it('is off without OIDC_ISSUER, with token sign-in on', () => {
       expect(loadConfig({ ...external }).dashboard).toEqual({ tokenSignIn: true, sessionIdleTimeoutMs: 30 * 60_000, sessionMaxAgeMs: 12 * 3_600_000, sso: undefined });
     });
 
-    it('reads the provider, the grants and the intervals, the redirect defaulting under PUBLIC_URL, the secret redacted', () => {
+    it('reads the provider and the intervals, the redirect defaulting under PUBLIC_URL, the secret redacted', () => {
       const config = loadConfig({ ...sso, OIDC_REFRESH_INTERVAL: '1m', DASHBOARD_TOKEN_SIGN_IN: 'false' });
       expect(config.dashboard).toMatchObject({
         tokenSignIn: false,
@@ -195,7 +194,6 @@ describe('loadConfig', () => {
           redirectUrl: 'https://foresight.example.com/auth/callback',
           scopes: 'openid profile email',
           groupsClaim: 'groups',
-          grants: [{ group: 'analysts', organizationId: 'org_a', role: 'viewer' }],
           refreshIntervalMs: 60_000,
         },
       });
@@ -210,8 +208,6 @@ describe('loadConfig', () => {
         ['OIDC_REDIRECT_URL', withoutPublicUrl],
         ['OIDC_ISSUER', { ...sso, OIDC_ISSUER: 'http://id.example.com' }],
         ['OIDC_SCOPES', { ...sso, OIDC_SCOPES: 'profile email' }],
-        ['OIDC_ROLE_GRANTS', { ...sso, OIDC_ROLE_GRANTS: '[{"group": "analysts", "organizationId": "org_a", "role": "owner"}]' }],
-        ['OIDC_ROLE_GRANTS', { ...sso, OIDC_ROLE_GRANTS: 'analysts=viewer' }],
         ['DASHBOARD_TOKEN_SIGN_IN', { ...external, DASHBOARD_TOKEN_SIGN_IN: 'false' }],
         ['SESSION_IDLE_TIMEOUT', { ...sso, SESSION_IDLE_TIMEOUT: '2d' }],
       ] as const) {

@@ -39,13 +39,6 @@ export interface HttpEdgeSettings {
   readonly maxConnections: number;
 }
 
-/** One value of the groups claim granting a role in an organization. */
-export interface RoleGrant {
-  readonly group: string;
-  readonly organizationId: string;
-  readonly role: 'viewer' | 'editor' | 'admin';
-}
-
 /** OpenID Connect single sign-on for the dashboard; absent from AppConfig when OIDC_ISSUER is unset. */
 export interface SsoSettings {
   readonly issuer: string;
@@ -54,7 +47,6 @@ export interface SsoSettings {
   readonly redirectUrl: string;
   readonly scopes: string;
   readonly groupsClaim: string;
-  readonly grants: readonly RoleGrant[];
   readonly refreshIntervalMs: number;
 }
 
@@ -223,7 +215,6 @@ function dashboardFrom(vars: Environment): DashboardSettings {
             redirectUrl,
             scopes: vars.OIDC_SCOPES,
             groupsClaim: vars.OIDC_GROUPS_CLAIM,
-            grants: vars.OIDC_ROLE_GRANTS,
             refreshIntervalMs: vars.OIDC_REFRESH_INTERVAL,
           },
   };

@@ -22,6 +22,7 @@ const ACTION_OPTIONS: Record<AuditAction, true> = {
   'webhook.create': true,
   'webhook.delete': true,
   'organization.update': true,
+  'organization.sso-grants': true,
 };
 const ACTIONS = Object.keys(ACTION_OPTIONS) as AuditAction[];
 
