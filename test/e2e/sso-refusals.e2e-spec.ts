@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ForgedOpenIdProvider, type IdTokenForgery } from '../support/forged-openid-provider';
+import { request } from '../support/http';
 import { freePort } from '../support/ports';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
@@ -69,8 +71,8 @@ describe('single sign-on refusals', () => {
   }
 
   /** /auth/login, the provider's redirect, and the callback as a browser would follow them; `tamper` changes the callback first. */
-  async function signIn(tamper: (callback: URL, cookie: string) => { url: URL; cookie: string } = (url, cookie) => ({ url, cookie })): Promise<Callback> {
-    const login = await fetch(`${api.baseUrl}/auth/login`, { redirect: 'manual' });
+  async function signIn(tamper: (callback: URL, cookie: string) => { url: URL; cookie: string } = (url, cookie) => ({ url, cookie }), on: RunningProcess = api): Promise<Callback> {
+    const login = await fetch(`${on.baseUrl}/auth/login`, { redirect: 'manual' });
     expect(login.status).toBe(302);
     const authorization = new URL(login.headers.get('location') ?? '');
     expect(Object.fromEntries(['response_type', 'code_challenge_method'].map((name) => [name, authorization.searchParams.get(name)]))).toEqual({
@@ -144,6 +146,32 @@ describe('single sign-on refusals', () => {
     }
   });
 
+  it('a session in use lives on past SESSION_IDLE_TIMEOUT; one left unused longer than it is refused and deleted', async () => {
+    provider.forgery = 'honest';
+    const idleTimeoutMs = 3_000;
+    const port = await freePort();
+    const shortIdle = await startApi(
+      { ...suite.env, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: 'foresight-dashboard', OIDC_REDIRECT_URL: `http://127.0.0.1:${port}/auth/callback`, SESSION_IDLE_TIMEOUT: '3s' },
+      port,
+    );
+    try {
+      const session = ((await signIn(undefined, shortIdle)).setCookie ?? '').split(';')[0];
+      const signedIn = async () => (await request<{ session: { person: { subject: string } } | null }>(`${shortIdle.baseUrl}/auth/session`, { headers: { cookie: session } })).body.session;
+      // Used every half interval for twice the timeout: each use keeps it alive.
+      const inUseUntil = Date.now() + 2 * idleTimeoutMs;
+      while (Date.now() < inUseUntil) {
+        expect(await signedIn()).toMatchObject({ person: { subject: 'mallory' } });
+        await sleep(idleTimeoutMs / 6);
+      }
+      const before = await sessions();
+      await sleep(idleTimeoutMs + 1_000);
+      expect(await signedIn()).toBeNull();
+      expect(await sessions()).toBe(before - 1);
+    } finally {
+      await shortIdle.stop();
+    }
+  });
+
   it('starting sign-ins spends the client address budget: a flood of /auth/login gets 429 before it fills Redis', async () => {
     const port = await freePort();
     const limited = await startApi(
@@ -161,6 +189,31 @@ describe('single sign-on refusals', () => {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await fetch(`${limited.baseUrl}/auth/login`, { redirect: 'manual' })).status);
       expect(statuses).toContain(302);
+      expect(statuses[statuses.length - 1]).toBe(429);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('guessing session cookies at /auth/session spends the client address budget: 429 once it is spent', async () => {
+    const port = await freePort();
+    const limited = await startApi(
+      {
+        ...suite.env,
+        OIDC_ISSUER: provider.issuer,
+        OIDC_CLIENT_ID: 'foresight-dashboard',
+        OIDC_REDIRECT_URL: `http://127.0.0.1:${port}/auth/callback`,
+        UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1',
+        UNAUTHENTICATED_BURST_PER_MINUTE: '3',
+        // A budget of its own: the /auth/login flood above spent this address's.
+        REDIS_PREFIX: `${suite.env.REDIS_PREFIX}guesses:`,
+      },
+      port,
+    );
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await fetch(`${limited.baseUrl}/auth/session`, { headers: { cookie: `foresight-session=fss_guess${i}` } })).status);
+      expect(statuses[0]).toBe(200);
       expect(statuses[statuses.length - 1]).toBe(429);
     } finally {
       await limited.stop();

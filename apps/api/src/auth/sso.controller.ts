@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DashboardSessionsService, OpenIdProviderClient, type PersonPrincipal, RateLimitedError, RateLimiterService, type RouteScope, SignInAttempts } from '@foresight/auth';
+import { type BucketDecision, DashboardSessionsService, OpenIdProviderClient, type PersonPrincipal, RateLimitedError, RateLimiterService, type RouteScope, SignInAttempts } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig, AppError, type DashboardSettings, notFound, type SsoSettings } from '@foresight/platform';
 import { Public } from '../http/access.decorators';
 import { pageHeaders } from '../http/page-headers';
@@ -92,12 +92,15 @@ export class SsoController {
     const answer: SessionAnswer = { tokenSignIn: this.dashboard.tokenSignIn, singleSignOn: this.provider.enabled, session: null };
     const secret = this.cookies.value(request, this.cookies.sessionName);
     if (secret === undefined || !this.provider.enabled || !this.cookies.sameOrigin(request)) return answer;
+    // As the access guard does: an address that spent its budget on unknown cookies is refused before the lookup.
+    refuseWhenSpent(await this.rateLimiter.checkUnauthenticated(request.ip));
     try {
       const principal = await this.sessions.authenticate(secret);
       const { person, organizationId, role, scopes } = principal;
       return { ...answer, session: { person, organizationId, role, scopes, csrfToken: this.sessions.csrfToken(secret) } };
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'invalid_token')) throw error;
+      await this.rateLimiter.takeUnauthenticated(request.ip);
       this.cookies.clear(reply, this.cookies.sessionName);
       return answer;
     }
@@ -120,14 +123,17 @@ export class SsoController {
 
   /** Each sign-in step spends from its client address's unauthenticated budget: starting sign-ins stores state in Redis. */
   private async limit(request: FastifyRequest): Promise<void> {
-    const decision = await this.rateLimiter.takeUnauthenticated(request.ip);
-    if (!decision.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
+    refuseWhenSpent(await this.rateLimiter.takeUnauthenticated(request.ip));
   }
 
   private sso(): SsoSettings {
     if (!this.dashboard.sso) throw notFound('single sign-on (OIDC_ISSUER is not set)');
     return this.dashboard.sso;
   }
+}
+
+function refuseWhenSpent(decision: BucketDecision): void {
+  if (!decision.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
 }
 
 /** A sign-in the callback refuses: 400 (state, code or ID token refused) or 403 (no grant). */

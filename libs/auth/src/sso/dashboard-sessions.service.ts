@@ -24,7 +24,7 @@ interface ProviderTokens {
   refreshToken: string | null;
 }
 
-/** `last_seen_at` is written at most this often. */
+/** `last_seen_at` is written at most this often, or a tenth of the idle timeout when that is shorter (else a busy session would idle out). */
 const TOUCH_RESOLUTION_SECONDS = 10;
 
 /**
@@ -81,7 +81,8 @@ export class DashboardSessionsService {
     }
     const refreshIntervalMs = this.config.dashboard.sso?.refreshIntervalMs;
     if (refreshIntervalMs !== undefined && row.refreshed_at.getTime() <= now - refreshIntervalMs) row = await this.refresh(row, refreshIntervalMs);
-    await this.sql.affected(TOUCH_DASHBOARD_SESSION, [row.organization_id, row.id, TOUCH_RESOLUTION_SECONDS]);
+    const touchResolutionSeconds = Math.min(TOUCH_RESOLUTION_SECONDS, this.config.dashboard.sessionIdleTimeoutMs / 10_000);
+    await this.sql.affected(TOUCH_DASHBOARD_SESSION, [row.organization_id, row.id, touchResolutionSeconds]);
     return {
       kind: 'person',
       sessionId: row.id,
