@@ -16,9 +16,10 @@ const moduleNameMapper = {
 };
 const common = {
   rootDir: __dirname,
-  // NestJS 12 ships ES modules; Node loads them with require(esm), Jest needs them compiled to CommonJS.
+  // NestJS 12 and openid-client (with jose and oauth4webapi) ship ES modules; Node loads them with
+  // require(esm), Jest needs them compiled to CommonJS.
   transform: { '^.+\\.[cm]?[tj]s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|openid-client|oauth4webapi|jose)/)'],
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
   moduleNameMapper,
   testEnvironment: 'node',

@@ -221,3 +221,34 @@ describe('a read replica', () => {
     expect(config.databaseReadUrl?.reveal()).toBe(READ_URL);
   });
 });
+
+describe('single sign-on values', () => {
+  const sso = {
+    issuer: 'https://keycloak.example.com/realms/acme',
+    clientId: 'foresight-dashboard',
+    clientSecret: { secretName: EXISTING_SECRET.name, key: 'oidc-client-secret' },
+    tokenSignIn: false,
+  };
+  const values = [{ image: { repository: 'r/foresight' }, existingSecret: EXISTING_SECRET.name, http: { publicUrl: 'https://foresight.example.com' }, sso }];
+
+  it('configure the dashboard sign-in in every container, the client secret read from its Secret by key', () => {
+    const release = renderRelease(values);
+    for (const component of ['api', 'worker', 'migrations'] as const) {
+      const { variables, sources } = environment(release, workload(release, component), { ...EXISTING_SECRET.data, 'oidc-client-secret': 'the-client-secret' });
+      expect(sources.OIDC_CLIENT_SECRET).toBe('Secret');
+      const { dashboard } = loadConfig(variables);
+      expect(dashboard).toMatchObject({
+        tokenSignIn: false,
+        sso: { issuer: sso.issuer, clientId: sso.clientId, redirectUrl: 'https://foresight.example.com/auth/callback', refreshIntervalMs: 300_000 },
+      });
+      expect(dashboard.sso?.clientSecret?.reveal()).toBe('the-client-secret');
+    }
+  });
+
+  it('set no OIDC variable without an issuer, and token sign-in stays', () => {
+    const release = renderRelease([REQUIRED_INLINE]);
+    const { variables } = environment(release, workload(release, 'api'));
+    expect(Object.keys(variables).filter((name) => name.startsWith('OIDC_'))).toEqual([]);
+    expect(loadConfig(variables).dashboard).toMatchObject({ tokenSignIn: true, sso: undefined });
+  });
+});

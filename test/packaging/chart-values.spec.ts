@@ -63,6 +63,8 @@ describe('chart values', () => {
     expect(errorPaths(REQUIRED_INLINE, { api: { replica: 3 } })).toEqual(['/api']);
     expect(errorPaths(REQUIRED_INLINE, { ingress: { enabled: true } })).toEqual(['/ingress/host']);
     expect(errorPaths(REQUIRED_INLINE, { ports: { http: 80 } })).toEqual(['/ports/http']);
+    // Grants are data an admin sets (PUT /v1/organization/sso-grants), never values.
+    expect(errorPaths(REQUIRED_INLINE, { sso: { roleGrants: [{ group: 'fs-platform', organizationId: 'org_a', role: 'admin' }] } })).toEqual(['/sso']);
   });
 
   it('are refused by helm itself, with what is wrong: a type, an enum, a pattern, a required value', () => {

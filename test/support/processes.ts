@@ -20,8 +20,8 @@ export interface RunningProcess {
 }
 
 /** Starts the built API (`dist/apps/api/src/main.js`) with the flags it runs with in production, and waits until /livez answers. */
-export function startApi(env: Record<string, string>): Promise<RunningProcess> {
-  return startServer([...nodeFlags.flags, join(ROOT, 'dist/apps/api/src/main.js')], env);
+export function startApi(env: Record<string, string>, port?: number): Promise<RunningProcess> {
+  return startServer([...nodeFlags.flags, join(ROOT, 'dist/apps/api/src/main.js')], env, 3, port);
 }
 
 /**
@@ -29,8 +29,9 @@ export function startApi(env: Record<string, string>): Promise<RunningProcess> {
  * free port can be taken by another suite between choosing it and the server binding it; the
  * server is then started again on new ports.
  */
-export async function startServer(nodeArgs: string[], env: Record<string, string>, attempts = 3): Promise<RunningProcess> {
-  const port = await freePort();
+export async function startServer(nodeArgs: string[], env: Record<string, string>, attempts = 3, chosenPort?: number): Promise<RunningProcess> {
+  // A chosen port (an address the configuration must name before start, as an OpenID redirect URL) is not changed on a retry.
+  const port = chosenPort ?? (await freePort());
   const metricsPort = await freePort();
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
@@ -40,7 +41,7 @@ export async function startServer(nodeArgs: string[], env: Record<string, string
   const running = wrap(child, `http://127.0.0.1:${port}`, `http://127.0.0.1:${metricsPort}`);
   const outcome = await started(running, `${nodeArgs.join(' ')}`, async () => ((await fetch(`${running.baseUrl}/livez`).then((r) => r.ok, () => false)) ? true : undefined));
   if (outcome === 'live') return running;
-  if (attempts > 1 && running.output().includes('EADDRINUSE')) return startServer(nodeArgs, env, attempts - 1);
+  if (attempts > 1 && chosenPort === undefined && running.output().includes('EADDRINUSE')) return startServer(nodeArgs, env, attempts - 1);
   throw new Error(`${nodeArgs.join(' ')} exited with ${child.exitCode} during start:\n${running.output()}`);
 }
 

@@ -8,6 +8,7 @@ import { PredictionsModule, PredictionsProcessorsModule } from '@foresight/predi
 import { PrivacyModule, PrivacyProcessorsModule } from '@foresight/privacy';
 import { WebhooksModule, WebhooksProcessorsModule } from '@foresight/webhooks';
 import { AuditController } from './audit/audit.controller';
+import { SsoController } from './auth/sso.controller';
 import { ActivityController } from './events/activity.controller';
 import { EventsController } from './events/events.controller';
 import { LiveEventsController } from './events/live-events.controller';
@@ -62,6 +63,7 @@ export class ApiModule {
         PredictionsController,
         ProbesController,
         SdkSettingsController,
+        SsoController,
         TokensController,
         UsersController,
         WebhooksController,

@@ -10,6 +10,7 @@ import { registerModelCommands } from './commands/model.command';
 import { registerMonitorCommands } from './commands/monitor.command';
 import { registerOrgCommands } from './commands/org.command';
 import { registerPrivacyCommands } from './commands/privacy.command';
+import { registerSsoCommands } from './commands/sso.command';
 import { registerTokenCommands } from './commands/token.command';
 
 const program = new Command('foresight')
@@ -28,6 +29,7 @@ registerMonitorCommands(program, context);
 registerPrivacyCommands(program, context);
 registerKeyCommands(program, context);
 registerAuditCommands(program, context);
+registerSsoCommands(program, context);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

@@ -1,9 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
 import { api, whenTokenRefused } from './api/client';
-import type { CurrentToken } from './api/types';
-import { AccessContext } from './auth/access';
-import { forgetToken, storedToken } from './auth/session';
+import type { CurrentToken, SignInState } from './api/types';
+import { type Access, AccessContext } from './auth/access';
+import { forgetToken, keepCsrfToken, storedToken } from './auth/session';
 import { AuditPage } from './pages/audit/audit-page';
 import { InstallPage } from './pages/install/install-page';
 import { LivePage } from './pages/live/live-page';
@@ -13,7 +13,7 @@ import { MonitoringPage } from './pages/monitoring/monitoring-page';
 import { OverviewPage } from './pages/overview/overview-page';
 import { PrivacyPage } from './pages/privacy/privacy-page';
 import { SettingsPage } from './pages/settings/settings-page';
-import { SignInPage } from './pages/sign-in/sign-in-page';
+import { SignInPage, type SignInWays } from './pages/sign-in/sign-in-page';
 import { TokensPage } from './pages/tokens/tokens-page';
 import { UserPage } from './pages/user/user-page';
 import { WebhooksPage } from './pages/webhooks/webhooks-page';
@@ -35,15 +35,17 @@ const NAVIGATION: Array<{ route: Route; label: string }> = [
 
 export function App() {
   const queries = useQueryClient();
-  const [token, setToken] = useState<CurrentToken | null>(null);
-  const [checking, setChecking] = useState(storedToken() !== null);
+  const [access, setAccess] = useState<Access | null>(null);
+  const [ways, setWays] = useState<SignInWays>({ token: true, singleSignOn: false });
+  const [checking, setChecking] = useState(true);
   const [notice, setNotice] = useState<string | null>(null);
 
   const signOut = useCallback(
     (message: string | null) => {
       forgetToken();
+      keepCsrfToken(null);
       queries.clear();
-      setToken(null);
+      setAccess(null);
       setNotice(message);
     },
     [queries],
@@ -51,23 +53,52 @@ export function App() {
 
   useEffect(() => {
     whenTokenRefused((message) => signOut(message));
-    if (storedToken() === null) return;
-    api
-      .currentToken()
-      .then(setToken, () => signOut('Your session ended: the token expired or was revoked. Sign in again with a valid token.'))
-      .finally(() => setChecking(false));
+    void (async () => {
+      try {
+        const state = await api.signInState();
+        setWays({ token: state.tokenSignIn, singleSignOn: state.singleSignOn });
+        if (state.session) {
+          keepCsrfToken(state.session.csrfToken);
+          setAccess(personAccess(state.session));
+        } else if (state.tokenSignIn && storedToken() !== null) {
+          setAccess(tokenAccess(await api.currentToken()));
+        }
+      } catch {
+        signOut('Your session ended: the token expired or was revoked. Sign in again with a valid token.');
+      } finally {
+        setChecking(false);
+      }
+    })();
   }, [signOut]);
 
-  if (checking) return <p className="state loading">Checking your token…</p>;
-  if (!token) return <SignInPage notice={notice} onSignedIn={(signedIn) => { setNotice(null); setToken(signedIn); }} />;
+  const signOutEverywhere = useCallback(async () => {
+    if (!access?.person) return signOut('You signed out. The token was removed from this tab.');
+    const { redirect } = await api.signOut().catch(() => ({ redirect: null }));
+    signOut('You signed out.');
+    // RP-initiated logout: the provider ends its own session too, then sends the browser back here.
+    if (redirect) window.location.assign(redirect);
+  }, [access, signOut]);
+
+  if (checking) return <p className="state loading">Checking your sign-in…</p>;
+  if (!access) return <SignInPage notice={notice} ways={ways} onSignedIn={(token) => { setNotice(null); setAccess(tokenAccess(token)); }} />;
   return (
-    <AccessContext.Provider value={token}>
-      <Shell token={token} onSignOut={() => signOut('You signed out. The token was removed from this tab.')} />
+    <AccessContext.Provider value={access}>
+      <Shell access={access} onSignOut={() => void signOutEverywhere()} />
     </AccessContext.Provider>
   );
 }
 
-function Shell({ token, onSignOut }: { token: CurrentToken; onSignOut: () => void }) {
+function tokenAccess(token: CurrentToken): Access {
+  const scopes = token.scopes.includes('admin') ? [...token.scopes, 'manage'] : token.scopes;
+  return { scopes, person: false, label: `${token.environment} · ${token.scopes.includes('admin') ? 'admin' : 'read only'}` };
+}
+
+function personAccess(session: NonNullable<SignInState['session']>): Access {
+  const who = session.person.email ?? session.person.name ?? session.person.subject;
+  return { scopes: session.scopes, person: true, label: `${who} · ${session.role}` };
+}
+
+function Shell({ access, onSignOut }: { access: Access; onSignOut: () => void }) {
   const route = useRoute();
   const current = route.page === 'model' ? 'models' : route.page;
   return (
@@ -88,9 +119,7 @@ function Shell({ token, onSignOut }: { token: CurrentToken; onSignOut: () => voi
             ))}
           </ul>
         </nav>
-        <span className="who">
-          {token.environment} · {token.scopes.includes('admin') ? 'admin' : 'read only'}
-        </span>
+        <span className="who">{access.label}</span>
         <button type="button" className="secondary" onClick={onSignOut}>
           Sign out
         </button>

@@ -84,6 +84,21 @@ HTTP_MAX_CONNECTIONS: {{ .Values.http.maxConnections | quote }}
 OTEL_EXPORTER_OTLP_ENDPOINT: {{ .Values.tracing.endpoint | quote }}
 OTEL_SERVICE_NAME: {{ .Values.tracing.serviceName | quote }}
 OTEL_TRACES_SAMPLER_ARG: {{ .Values.tracing.sampleRatio | quote }}
+{{- with .Values.sso }}
+{{- if .issuer }}
+OIDC_ISSUER: {{ .issuer | quote }}
+OIDC_CLIENT_ID: {{ .clientId | quote }}
+{{- with .redirectUrl }}
+OIDC_REDIRECT_URL: {{ . | quote }}
+{{- end }}
+OIDC_SCOPES: {{ .scopes | quote }}
+OIDC_GROUPS_CLAIM: {{ .groupsClaim | quote }}
+OIDC_REFRESH_INTERVAL: {{ .refreshInterval | quote }}
+{{- end }}
+SESSION_IDLE_TIMEOUT: {{ .sessionIdleTimeout | quote }}
+SESSION_MAX_AGE: {{ .sessionMaxAge | quote }}
+DASHBOARD_TOKEN_SIGN_IN: {{ .tokenSignIn | quote }}
+{{- end }}
 # The worker runs as its own Deployment: the API must not run the background processors as well.
 WORKER_MODE: "off"
 {{- end }}
@@ -139,6 +154,13 @@ env:
       secretKeyRef:
         name: {{ .secret }}
         key: ENCRYPTION_KEY
+  {{- if and .root.Values.sso.issuer .root.Values.sso.clientSecret.secretName }}
+  - name: OIDC_CLIENT_SECRET
+    valueFrom:
+      secretKeyRef:
+        name: {{ .root.Values.sso.clientSecret.secretName }}
+        key: {{ .root.Values.sso.clientSecret.key }}
+  {{- end }}
   {{- with .root.Values.extraEnv }}
   {{- toYaml . | nindent 2 }}
   {{- end }}

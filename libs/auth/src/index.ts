@@ -12,8 +12,12 @@ export {
 export { RateLimitedError } from './rate-limit/rate-limited.error';
 export { RateLimiterService } from './rate-limit/rate-limiter.service';
 export type { BucketDecision } from './rate-limit/token-bucket';
+export { DashboardSessionsService } from './sso/dashboard-sessions.service';
+export { OpenIdProviderClient, type ProviderAnswer } from './sso/openid-provider.client';
+export { SignInAttempts } from './sso/sign-in-attempts';
+export { type SsoGrant, ssoGrantSchema, SsoGrantsService } from './sso/sso-grants.service';
 export { ApiToken } from './tokens/api-token.entity';
-export type { Principal } from './tokens/principal';
-export { ENVIRONMENTS, isEnvironment, isScope, type Scope, SCOPES, type TokenEnvironment } from './tokens/scopes';
+export type { Person, PersonPrincipal, Principal, TokenPrincipal } from './tokens/principal';
+export { ENVIRONMENTS, isEnvironment, isRole, isScope, type Role, ROLE_SCOPES, ROLES, type RouteScope, type Scope, SCOPES, type TokenEnvironment } from './tokens/scopes';
 export { type TokenView, tokenView } from './tokens/token-view';
 export { type IssuedToken, type IssueToken, TokensService } from './tokens/tokens.service';

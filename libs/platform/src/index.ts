@@ -1,5 +1,5 @@
 export { SameTurnBatches } from './concurrency/same-turn-batches';
-export { type AppConfig, ConfigError, loadConfig, type Region, type Subnet, type TrainingSettings, type WebhookSettings, type WorkerMode } from './config/config';
+export { type AppConfig, ConfigError, type DashboardSettings, loadConfig, type Region, type SsoSettings, type Subnet, type TrainingSettings, type WebhookSettings, type WorkerMode } from './config/config';
 export { APP_CONFIG } from './config/config.module';
 export { type Environment, environmentSchema } from './config/config.schema';
 export { cronExpression, isMinuteCron, minuteSchedule } from './config/cron-expression';

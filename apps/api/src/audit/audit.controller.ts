@@ -16,7 +16,11 @@ const auditQuery = z
 
 const auditEntrySchema = z.object({
   id: z.string(),
-  actorTokenId: z.string().nullable().describe('null: an operator at the CLI'),
+  actorTokenId: z.string().nullable().describe('null: a person (actorPerson) or an operator at the CLI'),
+  actorPerson: z
+    .object({ subject: z.string(), email: z.string().nullable(), name: z.string().nullable() })
+    .nullable()
+    .describe('the person signed in through single sign-on who acted; null: a token or an operator at the CLI'),
   action: z.enum(AUDITED_ACTIONS),
   target: z.string().nullable().describe('a token, model, webhook or organization id, or user:<keyed hash> (never a user id in clear)'),
   createdAt: z.string(),

@@ -1,9 +1,9 @@
 import { Controller, Get, Header, Inject, Param, Req } from '@nestjs/common';
 import { ApiBasicAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '@foresight/auth';
+import type { TokenPrincipal } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig } from '@foresight/platform';
-import { CurrentPrincipal, RequireScope, SegmentCompatible } from '../http/access.decorators';
+import { CurrentToken, RequireScope, SegmentCompatible } from '../http/access.decorators';
 import { basicUserName } from '../http/access.guard';
 
 /**
@@ -75,7 +75,7 @@ export class SdkSettingsController {
   @Header('cache-control', SETTINGS_CACHE_CONTROL)
   @ApiOperation({ summary: 'Segment-compatible settings for RudderStack SDKs (sourceConfig): enabled, no destinations' })
   @ApiOkResponse({ schema: { type: 'object' } })
-  rudderStackSourceConfig(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest): Record<string, unknown> {
+  rudderStackSourceConfig(@CurrentToken() principal: TokenPrincipal, @Req() request: FastifyRequest): Record<string, unknown> {
     return {
       source: {
         id: principal.tokenId,

@@ -1,13 +1,19 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type BucketDecision, type Principal, RateLimitedError, RateLimiterService, type Scope, TokensService } from '@foresight/auth';
-import { AppError } from '@foresight/platform';
+import { type BucketDecision, DashboardSessionsService, type Principal, RateLimitedError, RateLimiterService, type RouteScope, TokensService } from '@foresight/auth';
+import { APP_CONFIG, type AppConfig, AppError } from '@foresight/platform';
 import { PUBLIC_ROUTE, REQUIRED_SCOPE, SEGMENT_AUTH } from './access.decorators';
 import { refuseNulInBody } from './json-body';
+import { SessionCookies } from './session-cookie';
 import { refuseUnreadableUrl } from './url-strings';
 
 /**
+ * A person signed in through single sign-on is authenticated by the session cookie instead of a
+ * token, on the dashboard's own calls only (SessionCookies.sessionSecret, with its CSRF token), never on
+ * the Segment-compatible routes, and never when an Authorization header is sent; then the same rate
+ * limit and the same scope check apply, with the scopes of the person's role.
+ *
  * Token → rate limit → scope → unreadable URL strings (NUL, percent-encoding that is not UTF-8) or NUL
  * in the body, in that order, for every route not marked public.
  * A request whose token this process has not verified yet (none, malformed, made up, revoked) is
@@ -17,11 +23,17 @@ import { refuseUnreadableUrl } from './url-strings';
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
+  private readonly cookies: SessionCookies;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: TokensService,
+    private readonly sessions: DashboardSessionsService,
     private readonly rateLimiter: RateLimiterService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.cookies = new SessionCookies(config.dashboard);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
@@ -35,17 +47,16 @@ export class AccessGuard implements CanActivate {
     const reply = http.getResponse<FastifyReply>();
 
     const segment = this.reflector.getAllAndOverride<boolean>(SEGMENT_AUTH, targets) === true;
+    const session = segment || request.headers.authorization !== undefined ? undefined : this.cookies.sessionSecret(request);
     const secret = (segment ? segmentWriteKey(request) : undefined) ?? presentedSecret(request.headers.authorization, () => segment);
-    if (typeof secret !== 'string' || !this.tokens.wasVerified(secret)) {
+    if (session !== undefined || typeof secret !== 'string' || !this.tokens.wasVerified(secret)) {
       enforce(reply, this.rateLimiter.unauthenticatedPerMinute, await this.rateLimiter.checkUnauthenticated(request.ip));
     }
-    const principal = await this.authenticate(secret, request.ip);
+    const principal = await this.authenticate(request.ip, () => (session ? this.personOf(request, session) : this.tokenOf(secret)));
     enforce(reply, principal.rateLimitPerMinute, await this.rateLimiter.take(principal));
 
-    const scope = this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, targets);
-    if (scope && !principal.scopes.includes(scope)) {
-      throw new AppError('insufficient_scope', `This route needs a token with the "${scope}" scope.`);
-    }
+    const scope = this.reflector.getAllAndOverride<RouteScope | undefined>(REQUIRED_SCOPE, targets);
+    if (scope && !principal.scopes.includes(scope)) throw insufficientScope(scope);
     // After authentication (an unauthenticated caller learns nothing but 401), before any handler queries.
     refuseUnreadableUrl(request);
     refuseNulInBody(request);
@@ -54,15 +65,34 @@ export class AccessGuard implements CanActivate {
   }
 
   /** Every failed authentication spends its client address's budget, which the check above reads. */
-  private async authenticate(secret: string | AppError, clientAddress: string): Promise<Principal> {
+  private async authenticate(clientAddress: string, principal: () => Promise<Principal>): Promise<Principal> {
     try {
-      if (typeof secret !== 'string') throw secret;
-      return await this.tokens.authenticate(secret);
+      return await principal();
     } catch (error) {
       if (error instanceof AppError && error.code === 'invalid_token') await this.rateLimiter.takeUnauthenticated(clientAddress);
       throw error;
     }
   }
+
+  private async tokenOf(secret: string | AppError): Promise<Principal> {
+    if (typeof secret !== 'string') throw secret;
+    return this.tokens.authenticate(secret);
+  }
+
+  /** The CSRF token and the origin are checked before the session is looked up. */
+  private async personOf(request: FastifyRequest, session: { secret: string; csrf: string }): Promise<Principal> {
+    if (!this.cookies.sameOrigin(request)) {
+      throw new AppError('invalid_token', "The session cookie is accepted on the dashboard's own calls only, from its own origin.");
+    }
+    if (!this.sessions.csrfTokenMatches(session.secret, session.csrf)) throw new AppError('invalid_token', 'The CSRF token does not match the session.');
+    return this.sessions.authenticate(session.secret);
+  }
+}
+
+/** `manage` is no token scope of its own: tokens hold it with `admin`, people with the editor or admin role. */
+function insufficientScope(scope: RouteScope): AppError {
+  const needed = scope === 'manage' ? 'a token with the "admin" scope, or the editor or admin role' : `a token with the "${scope}" scope${scope === 'ingest' ? '' : ', or a role that holds it'}`;
+  return new AppError('insufficient_scope', `This route needs ${needed}.`);
 }
 
 /** Sets the RateLimit-* headers of the bucket that decided, and refuses when it is empty. */

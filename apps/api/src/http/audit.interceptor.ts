@@ -16,7 +16,7 @@ interface AuditSpec {
 }
 
 /**
- * Records the route's successful calls in the audit log (actor token, action, target, time). The
+ * Records the route's successful calls in the audit log (the token or person who acted, action, target, time). The
  * interceptor is attached to audited routes only: every other request skips its rxjs pipeline.
  */
 export const Audited = (action: AuditedAction, target: AuditTarget): MethodDecorator =>
@@ -40,7 +40,13 @@ export class AuditInterceptor implements NestInterceptor {
         const principal = request.principal;
         if (principal) {
           const target = this.target(spec.target, request, principal.organizationId, result);
-          await this.audit.record({ organizationId: principal.organizationId, actorTokenId: principal.tokenId, action: spec.action, target });
+          await this.audit.record({
+            organizationId: principal.organizationId,
+            actorTokenId: principal.kind === 'token' ? principal.tokenId : null,
+            actorPerson: principal.kind === 'person' ? principal.person : null,
+            action: spec.action,
+            target,
+          });
         }
         return result;
       }),

@@ -119,7 +119,7 @@ export class ModelsController {
 
   @Post()
   @HttpCode(200)
-  @RequireScope('admin')
+  @RequireScope('manage')
   @Audited('model.create', { resultField: 'id' })
   @ApiOperation({ summary: 'Create a model; it serves predictions once a retrain produced a version' })
   @ApiBody({ schema: openApiSchema(createModelSchema) })
@@ -140,7 +140,7 @@ export class ModelsController {
 
   @Post('retrain')
   @HttpCode(200)
-  @RequireScope('admin')
+  @RequireScope('manage')
   @Audited('model.retrain', { resultField: 'modelId' })
   @ApiOperation({ summary: 'Start retraining; while a run is in flight, answers its startedAt and starts nothing' })
   @ApiBody({ schema: openApiSchema(retrainSchema) })
@@ -163,7 +163,7 @@ export class ModelsController {
 
   @Post(':modelId/versions/:version/promote')
   @HttpCode(200)
-  @RequireScope('admin')
+  @RequireScope('manage')
   @Audited('model.promote', { param: 'modelId' })
   @ApiOperation({ summary: 'Make a version the serving one (a rollback); the version it replaces is retired' })
   @ApiOkResponse({ schema: openApiSchema(detailsSchema) })
@@ -175,7 +175,7 @@ export class ModelsController {
   }
 
   @Patch(':modelId')
-  @RequireScope('admin')
+  @RequireScope('manage')
   @Audited('model.update', { param: 'modelId' })
   @ApiOperation({ summary: 'Rename a model or change its retraining schedule (null stops it)' })
   @ApiBody({ schema: openApiSchema(updateModelSchema) })
@@ -189,7 +189,7 @@ export class ModelsController {
   }
 
   @Delete(':modelId')
-  @RequireScope('admin')
+  @RequireScope('manage')
   @Audited('model.delete', { param: 'modelId' })
   @ApiOperation({ summary: 'Stop serving, cancel the schedule and runs, remove the model and its versions (logged predictions stay)' })
   @ApiOkResponse({ schema: openApiSchema(z.object({ status: z.literal('deleted'), modelId: z.string() })) })

@@ -33,7 +33,7 @@ export class ScoringRunsController {
 
   @Post(':modelId/score')
   @HttpCode(202)
-  @RequireScope('admin')
+  @RequireScope('manage')
   @Audited('model.score', { param: 'modelId' })
   @ApiOperation({ summary: 'Queue a bulk scoring run of the model (a worker scores every user active within the feature window); poll its progress with GET' })
   @ApiOkResponse({ schema: openApiSchema(runSchema) })

@@ -1,7 +1,7 @@
-import { Body, Controller, Get, Patch } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { type Organization, OrganizationsService, type Principal } from '@foresight/auth';
+import { type Organization, OrganizationsService, type Principal, type SsoGrant, ssoGrantSchema, SsoGrantsService } from '@foresight/auth';
 import { printableText } from '@foresight/platform';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { Audited } from '../http/audit.interceptor';
@@ -32,13 +32,27 @@ const updateOrganizationSchema = z
 
 type OrganizationView = z.infer<typeof organizationSchema>;
 
+/** Most grants one organization holds. */
+const MAX_SSO_GRANTS = 500;
+
+const ssoGrantsSchema = z
+  .array(ssoGrantSchema)
+  .max(MAX_SSO_GRANTS)
+  .refine((grants) => new Set(grants.map((grant) => grant.group)).size === grants.length, { message: 'each group at most once' });
+
+const ssoGrantsAnswerSchema = z.object({ organizationId: z.string(), grants: z.array(ssoGrantSchema) });
+type SsoGrantsAnswer = z.infer<typeof ssoGrantsAnswerSchema>;
+
 /** The caller's own organization: its limits and privacy settings (admin scope). */
 @ApiTags('organization')
 @ApiBearerAuth()
 @RequireScope('admin')
 @Controller('organization')
 export class OrganizationController {
-  constructor(private readonly organizations: OrganizationsService) {}
+  constructor(
+    private readonly organizations: OrganizationsService,
+    private readonly ssoGrants: SsoGrantsService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: "The token's organization: rate limit and burst, retention, pseudonymization" })
@@ -57,6 +71,22 @@ export class OrganizationController {
     @Body(new ZodPipe(updateOrganizationSchema)) changes: z.infer<typeof updateOrganizationSchema>,
   ): Promise<OrganizationView> {
     return organizationView(await this.organizations.update(principal.organizationId, changes));
+  }
+
+  @Get('sso-grants')
+  @ApiOperation({ summary: 'Which groups of the identity provider hold which role in this organization (single sign-on)' })
+  @ApiOkResponse({ schema: openApiSchema(ssoGrantsAnswerSchema) })
+  async getSsoGrants(@CurrentPrincipal() principal: Principal): Promise<SsoGrantsAnswer> {
+    return { organizationId: principal.organizationId, grants: await this.ssoGrants.list(principal.organizationId) };
+  }
+
+  @Put('sso-grants')
+  @Audited('organization.sso-grants', { resultField: 'organizationId' })
+  @ApiOperation({ summary: "Replace the organization's single sign-on grants; sessions follow them at their next refresh (OIDC_REFRESH_INTERVAL)" })
+  @ApiBody({ schema: openApiSchema(ssoGrantsSchema) })
+  @ApiOkResponse({ schema: openApiSchema(ssoGrantsAnswerSchema) })
+  async putSsoGrants(@CurrentPrincipal() principal: Principal, @Body(new ZodPipe(ssoGrantsSchema)) grants: SsoGrant[]): Promise<SsoGrantsAnswer> {
+    return { organizationId: principal.organizationId, grants: await this.ssoGrants.replace(principal.organizationId, grants) };
   }
 }
 

@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import type { Principal } from '@foresight/auth';
-import { CurrentPrincipal } from '../http/access.decorators';
+import type { TokenPrincipal } from '@foresight/auth';
+import { CurrentToken } from '../http/access.decorators';
 import { openApiSchema } from '../http/zod';
 
 const currentTokenSchema = z.object({
@@ -21,12 +21,12 @@ export class CurrentTokenController {
   @Get('current')
   @ApiOperation({ summary: 'The token making the request: its organization, environment, scopes and expiry (any valid token)' })
   @ApiOkResponse({ schema: openApiSchema(currentTokenSchema) })
-  current(@CurrentPrincipal() principal: Principal): z.infer<typeof currentTokenSchema> {
+  current(@CurrentToken() principal: TokenPrincipal): z.infer<typeof currentTokenSchema> {
     return {
       tokenId: principal.tokenId,
       organizationId: principal.organizationId,
       environment: principal.environment,
-      scopes: [...principal.scopes],
+      scopes: [...principal.tokenScopes],
       expiresAt: principal.expiresAt?.toISOString() ?? null,
     };
   }

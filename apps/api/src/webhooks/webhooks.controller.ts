@@ -43,10 +43,10 @@ const deliverySchema = z.object({
 type WebhookView = z.infer<typeof webhookSchema>;
 type DeliveryView = z.infer<typeof deliverySchema>;
 
-/** Webhook subscriptions of the caller's organization and their delivery log (admin scope). */
+/** Webhook subscriptions of the caller's organization and their delivery log (`manage`: admin tokens, editors and admins). */
 @ApiTags('webhooks')
 @ApiBearerAuth()
-@RequireScope('admin')
+@RequireScope('manage')
 @Controller('webhooks')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}

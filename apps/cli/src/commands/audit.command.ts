@@ -20,5 +20,6 @@ export function registerAuditCommands(program: Command, context: CliContext): vo
 }
 
 function entryLine(e: AuditEntry): string {
-  return `${e.createdAt}  ${e.action.padEnd(13)}  ${e.target ?? '-'}  by ${e.actorTokenId ?? 'operator'}`;
+  const actor = e.actorTokenId ?? (e.actorPerson ? (e.actorPerson.email ?? e.actorPerson.subject) : 'operator');
+  return `${e.createdAt}  ${e.action.padEnd(13)}  ${e.target ?? '-'}  by ${actor}`;
 }

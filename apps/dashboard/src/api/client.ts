@@ -1,4 +1,4 @@
-import { storedToken } from '../auth/session';
+import { csrfToken, storedToken } from '../auth/session';
 import type {
   ApiErrorBody,
   AuditAction,
@@ -25,6 +25,7 @@ import type {
   RecentEvent,
   Session,
   SettingsChange,
+  SignInState,
   TokenView,
   UserExport,
   Webhook,
@@ -50,10 +51,15 @@ export const whenTokenRefused = (listener: (message: string) => void): void => {
 
 type Query = Record<string, string | number | undefined>;
 
+/** Sent with the session cookie on every call of a person signed in through single sign-on (CSRF protection). */
+const CSRF_HEADER = 'x-foresight-csrf';
+
+/** Calls /v1 (or /auth, the sign-in routes) as whoever is signed in: a person's session cookie with its CSRF token, or the pasted token. */
 async function call<T>(method: string, path: string, options: { query?: Query; body?: unknown; token?: string } = {}): Promise<T> {
-  const url = new URL(`/v1${path}`, window.location.origin);
+  const url = new URL(path.startsWith('/auth/') ? path : `/v1${path}`, window.location.origin);
   for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-  const headers: Record<string, string> = { authorization: `Bearer ${options.token ?? storedToken() ?? ''}` };
+  const csrf = options.token === undefined ? csrfToken() : null;
+  const headers: Record<string, string> = csrf === null ? { authorization: `Bearer ${options.token ?? storedToken() ?? ''}` } : { [CSRF_HEADER]: csrf };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -66,12 +72,16 @@ async function call<T>(method: string, path: string, options: { query?: Query; b
   if (response.ok) return body as T;
   const { error, message } = (body ?? {}) as ApiErrorBody;
   const failure = new ApiError(response.status, error ?? 'error', message ?? `The API answered ${response.status}.`);
-  if (response.status === 401 && options.token === undefined) onTokenRefused('Your session ended: the token expired or was revoked. Sign in again with a valid token.');
+  if (response.status === 401 && options.token === undefined) {
+    onTokenRefused(csrf === null ? 'Your session ended: the token expired or was revoked. Sign in again with a valid token.' : `Your session ended: ${message ?? 'sign in again.'}`);
+  }
   throw failure;
 }
 
 /** The one typed client of the /v1 API; pages never call fetch themselves. */
 export const api = {
+  signInState: () => call<SignInState>('GET', '/auth/session'),
+  signOut: () => call<{ redirect: string | null }>('POST', '/auth/logout'),
   currentToken: (token?: string) => call<CurrentToken>('GET', '/tokens/current', { token }),
   models: () => call<ModelSummary[]>('GET', '/models'),
   model: (id: string) => call<ModelDetails>('GET', `/models/${encodeURIComponent(id)}`),

@@ -63,3 +63,19 @@ export interface ApiErrorBody {
   error: string;
   message?: string;
 }
+
+/**
+ * GET /auth/session: how this deployment lets people sign in, and who is signed in through single
+ * sign-on. Outside /v1 and the OpenAPI document (it serves the dashboard alone), so written here.
+ */
+export interface SignInState {
+  tokenSignIn: boolean;
+  singleSignOn: boolean;
+  session: {
+    person: { subject: string; email: string | null; name: string | null };
+    organizationId: string;
+    role: 'viewer' | 'editor' | 'admin';
+    scopes: string[];
+    csrfToken: string;
+  } | null;
+}

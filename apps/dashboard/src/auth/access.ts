@@ -1,9 +1,18 @@
 import { createContext, useContext } from 'react';
-import type { CurrentToken } from '../api/types';
 
-/** The signed-in token's scopes: read-scope tokens see everything, only admin tokens act. */
-export const AccessContext = createContext<CurrentToken | null>(null);
+/** Who is signed in and what they may do: a pasted token's scopes, or a person's role's. */
+export interface Access {
+  /** `read`, `manage` (models, versions, webhooks: admin tokens, editors) and `admin` (tokens, privacy, settings, audit). */
+  readonly scopes: readonly string[];
+  /** Shown in the header: the token's environment and reach, or the person and their role. */
+  readonly label: string;
+  /** A person signed in through single sign-on (their session ends on the server), or a pasted token. */
+  readonly person: boolean;
+}
 
-export function useCanAct(): boolean {
-  return useContext(AccessContext)?.scopes.includes('admin') ?? false;
+export const AccessContext = createContext<Access | null>(null);
+
+/** Everyone signed in sees everything they may read; only these scopes act. */
+export function useCanAct(scope: 'manage' | 'admin' = 'admin'): boolean {
+  return useContext(AccessContext)?.scopes.includes(scope) ?? false;
 }

@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { newId, SqlExecutor } from '@foresight/platform';
+import type { Person } from '../tokens/principal';
 import { AUDIT_ENTRIES, INSERT_AUDIT_ENTRY } from './audit-log.sql';
 import type { AuditedAction } from './audited-actions';
 
 export interface AuditEntry {
   id: string;
   organizationId: string;
-  /** The token that acted; null for operators at the CLI. */
+  /** The token that acted; null for a person (below) and for operators at the CLI. */
   actorTokenId: string | null;
+  /** The person signed in through single sign-on who acted; null for a token and for operators at the CLI. */
+  actorPerson: Person | null;
   action: AuditedAction;
   /** What was acted on: a token or model id, or `user:<keyed hash>` (never a user id in clear). */
   target: string | null;
@@ -26,7 +29,17 @@ export class AuditLogService {
   constructor(private readonly sql: SqlExecutor) {}
 
   async record(entry: Omit<AuditEntry, 'id' | 'createdAt'>): Promise<void> {
-    await this.sql.affected(INSERT_AUDIT_ENTRY, [newId('aud'), entry.organizationId, entry.actorTokenId, entry.action, entry.target]);
+    const person = entry.actorPerson;
+    await this.sql.affected(INSERT_AUDIT_ENTRY, [
+      newId('aud'),
+      entry.organizationId,
+      entry.actorTokenId,
+      person?.subject ?? null,
+      person?.email ?? null,
+      person?.name ?? null,
+      entry.action,
+      entry.target,
+    ]);
   }
 
   /** Newest first; `action`, `since` (inclusive) and `until` (exclusive) narrow it. */
@@ -36,6 +49,7 @@ export class AuditLogService {
       id: row.id,
       organizationId: row.organization_id,
       actorTokenId: row.actor_token_id,
+      actorPerson: row.actor_subject === null ? null : { subject: row.actor_subject, email: row.actor_email, name: row.actor_name },
       action: row.action,
       target: row.target,
       createdAt: row.created_at.toISOString(),

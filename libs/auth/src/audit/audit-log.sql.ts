@@ -5,14 +5,20 @@ export interface AuditRow {
   id: string;
   organization_id: string;
   actor_token_id: string | null;
+  actor_subject: string | null;
+  actor_email: string | null;
+  actor_name: string | null;
   action: AuditedAction;
   target: string | null;
   created_at: Date;
 }
 
-export const INSERT_AUDIT_ENTRY = sqlStatement<never, [id: string, organizationId: string, actorTokenId: string | null, action: AuditedAction, target: string | null]>(
+export const INSERT_AUDIT_ENTRY = sqlStatement<
+  never,
+  [id: string, organizationId: string, actorTokenId: string | null, subject: string | null, email: string | null, name: string | null, action: AuditedAction, target: string | null]
+>(
   'auth.insert-audit-entry',
-  `INSERT INTO audit_log (id, organization_id, actor_token_id, action, target) VALUES ($1, $2, $3, $4, $5)`,
+  `INSERT INTO audit_log (id, organization_id, actor_token_id, actor_subject, actor_email, actor_name, action, target) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 );
 
 /** Newest first; $3 (an action), $4 (since, inclusive) and $5 (until, exclusive) narrow it when not null. */

@@ -14,5 +14,6 @@ export const AUDITED_ACTIONS = [
   'webhook.create',
   'webhook.delete',
   'organization.update',
+  'organization.sso-grants',
 ] as const;
 export type AuditedAction = (typeof AUDITED_ACTIONS)[number];

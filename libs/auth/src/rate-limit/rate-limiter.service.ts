@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig, LOGGER, type Logger, REDIS, RedisKeysService, SameTurnBatches } from '@foresight/platform';
-import type { Principal } from '../tokens/principal';
+import { callerKey, type Principal } from '../tokens/principal';
 import { clientAddressBucket } from './client-address';
 import {
   type BatchOutcome,
@@ -84,7 +84,7 @@ export class RateLimiterService {
   }
 
   take(principal: Principal): Promise<BucketDecision> {
-    return this.takeFrom(principal.tokenId, bucketShape(principal.rateLimitPerMinute, principal.burstPerMinute));
+    return this.takeFrom(callerKey(principal), bucketShape(principal.rateLimitPerMinute, principal.burstPerMinute));
   }
 
   /**

@@ -3,8 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig, AppError, DAY_MS, newId, notFound, SqlExecutor } from '@foresight/platform';
 import { ApiToken } from './api-token.entity';
-import type { Principal } from './principal';
-import { type Scope, type TokenEnvironment } from './scopes';
+import type { TokenPrincipal } from './principal';
+import { type Scope, type TokenEnvironment, tokenRouteScopes } from './scopes';
 import { generateTokenSecret, hashTokenSecret, looksLikeToken } from './token-secret';
 import { NOTE_TOKEN_USE, REVOKE_TOKEN, TOKEN_BY_SECRET_HASH } from './tokens.sql';
 
@@ -36,7 +36,7 @@ const MAX_REFUSED_TOKENS = 1_000;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 interface CachedVerification {
-  principal: Principal;
+  principal: TokenPrincipal;
   verifiedAt: number;
 }
 
@@ -82,7 +82,7 @@ export class TokensService {
   }
 
   /** Resolves a bearer secret to its principal, or throws `invalid_token`. */
-  async authenticate(secret: string): Promise<Principal> {
+  async authenticate(secret: string): Promise<TokenPrincipal> {
     if (!looksLikeToken(secret)) throw invalidToken('The token is malformed.');
     const now = Date.now();
     // Keyed by the presented secret (kept in memory only), so a cached token costs no HMAC.
@@ -136,16 +136,18 @@ export class TokensService {
     return hashTokenSecret(secret, this.config.tokenPepper.reveal());
   }
 
-  private async lookup(secretHash: Buffer): Promise<Principal | null> {
+  private async lookup(secretHash: Buffer): Promise<TokenPrincipal | null> {
     // On the primary: a token revoked a moment ago must not pass on a lagging replica.
     const row = await this.sql.first(TOKEN_BY_SECRET_HASH, [secretHash]);
     if (!row || row.revoked_at) return null;
     if (row.last_used_at === null || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) await this.noteUse(row.id, row.organization_id);
     return {
+      kind: 'token',
       tokenId: row.id,
       organizationId: row.organization_id,
       environment: row.environment,
-      scopes: row.scopes,
+      tokenScopes: row.scopes,
+      scopes: tokenRouteScopes(row.scopes),
       expiresAt: row.expires_at,
       rateLimitPerMinute: row.rate_limit_per_minute,
       burstPerMinute: row.burst_per_minute,

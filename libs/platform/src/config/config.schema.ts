@@ -60,6 +60,19 @@ const listOf = <T extends z.ZodType<unknown, string>>(item: T) =>
     .transform((text) => text.split(',').map((part) => part.trim()).filter((part) => part !== ''))
     .pipe(z.array(item));
 
+/** `true` or `false` (an unset variable takes the default). */
+const flag = z.enum(['true', 'false']).transform((text) => text === 'true');
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** An OpenID issuer: https, or http on a loopback address only (a provider on the same machine, as in tests). */
+const issuerAddress = baseAddress(
+  z.url({ protocol: /^https?$/ }).refine((text) => {
+    const url = new URL(text);
+    return url.protocol === 'https:' || LOOPBACK_HOSTS.has(url.hostname);
+  }, 'https (http only on localhost)'),
+);
+
 /** Every environment variable the service reads, with defaults. Validated once, before start-up. */
 export const environmentSchema = z.object({
   PORT: port.default(3000),
@@ -119,6 +132,24 @@ export const environmentSchema = z.object({
   TRUSTED_PROXIES: listOf(addressOrSubnet).prefault(''),
   /** Base of absolute links the API writes (export's Link header); unset: the request's own Host. */
   PUBLIC_URL: publicUrl.optional(),
+  /** Single sign-on for the dashboard (OpenID Connect); unset: no SSO, token sign-in only. */
+  OIDC_ISSUER: issuerAddress.optional(),
+  OIDC_CLIENT_ID: optionalText,
+  /** Unset: a public client (PKCE alone). */
+  OIDC_CLIENT_SECRET: optionalText,
+  /** Where the provider sends the browser back; default `<PUBLIC_URL>/auth/callback`. */
+  OIDC_REDIRECT_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OIDC_SCOPES: z.string().trim().min(1).default('openid profile email'),
+  /** The claim (ID token or userinfo) whose values the grants name: a list of group names, or one. */
+  OIDC_GROUPS_CLAIM: z.string().trim().min(1).default('groups'),
+  /** How often a session asks the provider again (refresh token, userinfo): the delay before a removed or demoted person loses access. */
+  OIDC_REFRESH_INTERVAL: positiveDuration.prefault('5m'),
+  /** A dashboard session unused this long ends. */
+  SESSION_IDLE_TIMEOUT: positiveDuration.prefault('30m'),
+  /** A dashboard session ends this long after sign-in, however busy. */
+  SESSION_MAX_AGE: positiveDuration.prefault('12h'),
+  /** false: the dashboard offers single sign-on only (needs OIDC_ISSUER). */
+  DASHBOARD_TOKEN_SIGN_IN: flag.prefault('true'),
   /** Requests without a verified token, per client address: sustained rate and one-minute burst. */
   UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
   UNAUTHENTICATED_BURST_PER_MINUTE: z.coerce.number().int().min(2).max(2_000_000).default(120),

@@ -170,4 +170,53 @@ describe('loadConfig', () => {
       expect(tracingSettings(env)).toBeUndefined();
     }
   });
+
+  describe('single sign-on', () => {
+    const sso = {
+      ...external,
+      OIDC_ISSUER: 'https://id.example.com/realms/acme/',
+      OIDC_CLIENT_ID: 'foresight',
+      OIDC_CLIENT_SECRET: 'client-secret-value',
+      PUBLIC_URL: 'https://foresight.example.com',
+    };
+
+    it('is off without OIDC_ISSUER, with token sign-in on', () => {
+      expect(loadConfig({ ...external }).dashboard).toEqual({ tokenSignIn: true, sessionIdleTimeoutMs: 30 * 60_000, sessionMaxAgeMs: 12 * 3_600_000, sso: undefined });
+    });
+
+    it('reads the provider and the intervals, the redirect defaulting under PUBLIC_URL, the secret redacted', () => {
+      const config = loadConfig({ ...sso, OIDC_REFRESH_INTERVAL: '1m', DASHBOARD_TOKEN_SIGN_IN: 'false' });
+      expect(config.dashboard).toMatchObject({
+        tokenSignIn: false,
+        sso: {
+          issuer: 'https://id.example.com/realms/acme',
+          clientId: 'foresight',
+          redirectUrl: 'https://foresight.example.com/auth/callback',
+          scopes: 'openid profile email',
+          groupsClaim: 'groups',
+          refreshIntervalMs: 60_000,
+        },
+      });
+      expect(config.dashboard.sso?.clientSecret?.reveal()).toBe('client-secret-value');
+      expect(JSON.stringify(config)).not.toContain('client-secret-value');
+    });
+
+    it('refuses an incomplete or unsafe configuration, naming the variable', () => {
+      const { PUBLIC_URL: _publicUrl, ...withoutPublicUrl } = sso;
+      for (const [name, env] of [
+        ['OIDC_CLIENT_ID', { ...sso, OIDC_CLIENT_ID: '' }],
+        ['OIDC_REDIRECT_URL', withoutPublicUrl],
+        ['OIDC_ISSUER', { ...sso, OIDC_ISSUER: 'http://id.example.com' }],
+        ['OIDC_SCOPES', { ...sso, OIDC_SCOPES: 'profile email' }],
+        ['DASHBOARD_TOKEN_SIGN_IN', { ...external, DASHBOARD_TOKEN_SIGN_IN: 'false' }],
+        ['SESSION_IDLE_TIMEOUT', { ...sso, SESSION_IDLE_TIMEOUT: '2d' }],
+      ] as const) {
+        expect(() => loadConfig(env)).toThrow(name);
+      }
+    });
+
+    it('allows a plain-http issuer on a loopback address only (a provider on the same machine)', () => {
+      expect(loadConfig({ ...sso, OIDC_ISSUER: 'http://localhost:8080/realms/dev' }).dashboard.sso?.issuer).toBe('http://localhost:8080/realms/dev');
+    });
+  });
 });

@@ -39,6 +39,25 @@ export interface HttpEdgeSettings {
   readonly maxConnections: number;
 }
 
+/** OpenID Connect single sign-on for the dashboard; absent from AppConfig when OIDC_ISSUER is unset. */
+export interface SsoSettings {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret?: Secret;
+  readonly redirectUrl: string;
+  readonly scopes: string;
+  readonly groupsClaim: string;
+  readonly refreshIntervalMs: number;
+}
+
+export interface DashboardSettings {
+  /** Whether a person may sign in by pasting a token. */
+  readonly tokenSignIn: boolean;
+  readonly sessionIdleTimeoutMs: number;
+  readonly sessionMaxAgeMs: number;
+  readonly sso?: SsoSettings;
+}
+
 /** Where traces go; absent from AppConfig when OTEL_EXPORTER_OTLP_ENDPOINT is unset (tracing off). */
 export interface TracingSettings {
   /** OTLP/HTTP base address, without a trailing slash. */
@@ -86,6 +105,7 @@ export interface AppConfig {
   readonly webhooks: WebhookSettings;
   readonly http: HttpEdgeSettings;
   readonly tracing?: TracingSettings;
+  readonly dashboard: DashboardSettings;
 }
 
 export class ConfigError extends Error {
@@ -122,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       throw new ConfigError(missing.map((name) => `${name}: required when DATABASE_URL is set`));
     }
   }
+  const dashboard = dashboardFrom(vars);
   const dataDir = resolve(vars.DATA_DIR);
   return {
     port: vars.PORT,
@@ -163,6 +184,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxConnections: vars.HTTP_MAX_CONNECTIONS,
     },
     tracing: tracingFrom(vars),
+    dashboard,
+  };
+}
+
+function dashboardFrom(vars: Environment): DashboardSettings {
+  const problems: string[] = [];
+  const issuer = vars.OIDC_ISSUER;
+  const redirectUrl = vars.OIDC_REDIRECT_URL ?? (vars.PUBLIC_URL === undefined ? undefined : `${vars.PUBLIC_URL}/auth/callback`);
+  if (issuer !== undefined) {
+    if (vars.OIDC_CLIENT_ID === undefined) problems.push('OIDC_CLIENT_ID: required with OIDC_ISSUER');
+    if (redirectUrl === undefined) problems.push('OIDC_REDIRECT_URL: required with OIDC_ISSUER unless PUBLIC_URL is set');
+    if (!vars.OIDC_SCOPES.split(/\s+/).includes('openid')) problems.push('OIDC_SCOPES: must include openid');
+  } else if (!vars.DASHBOARD_TOKEN_SIGN_IN) {
+    problems.push('DASHBOARD_TOKEN_SIGN_IN: false needs OIDC_ISSUER (no way to sign in otherwise)');
+  }
+  if (vars.SESSION_IDLE_TIMEOUT > vars.SESSION_MAX_AGE) problems.push('SESSION_IDLE_TIMEOUT: must not be longer than SESSION_MAX_AGE');
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    tokenSignIn: vars.DASHBOARD_TOKEN_SIGN_IN,
+    sessionIdleTimeoutMs: vars.SESSION_IDLE_TIMEOUT,
+    sessionMaxAgeMs: vars.SESSION_MAX_AGE,
+    sso:
+      issuer === undefined || vars.OIDC_CLIENT_ID === undefined || redirectUrl === undefined
+        ? undefined
+        : {
+            issuer,
+            clientId: vars.OIDC_CLIENT_ID,
+            clientSecret: vars.OIDC_CLIENT_SECRET === undefined ? undefined : new Secret(vars.OIDC_CLIENT_SECRET),
+            redirectUrl,
+            scopes: vars.OIDC_SCOPES,
+            groupsClaim: vars.OIDC_GROUPS_CLAIM,
+            refreshIntervalMs: vars.OIDC_REFRESH_INTERVAL,
+          },
   };
 }
 

@@ -569,6 +569,24 @@ export interface paths {
         patch: operations["OrganizationController_update"];
         trace?: never;
     };
+    "/v1/organization/sso-grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which groups of the identity provider hold which role in this organization (single sign-on) */
+        get: operations["OrganizationController_getSsoGrants"];
+        /** Replace the organization's single sign-on grants; sessions follow them at their next refresh (OIDC_REFRESH_INTERVAL) */
+        put: operations["OrganizationController_putSsoGrants"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/predict": {
         parameters: {
             query?: never;
@@ -1063,7 +1081,7 @@ export interface operations {
                 limit?: unknown;
                 until?: unknown;
                 since?: unknown;
-                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update";
+                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update" | "organization.sso-grants";
             };
             header?: never;
             path?: never;
@@ -1079,10 +1097,16 @@ export interface operations {
                     "application/json": {
                         entries: {
                             id: string;
-                            /** @description null: an operator at the CLI */
+                            /** @description null: a person (actorPerson) or an operator at the CLI */
                             actorTokenId: string | null;
+                            /** @description the person signed in through single sign-on who acted; null: a token or an operator at the CLI */
+                            actorPerson: {
+                                subject: string;
+                                email: string | null;
+                                name: string | null;
+                            } | null;
                             /** @enum {string} */
-                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update";
+                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update" | "organization.sso-grants";
                             /** @description a token, model, webhook or organization id, or user:<keyed hash> (never a user id in clear) */
                             target: string | null;
                             createdAt: string;
@@ -2433,6 +2457,69 @@ export interface operations {
                         retentionDays: number;
                         createdAt: string;
                         updatedAt: string;
+                    };
+                };
+            };
+        };
+    };
+    OrganizationController_getSsoGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        grants: {
+                            /** @description a value of the provider's groups claim (OIDC_GROUPS_CLAIM) */
+                            group: string;
+                            /** @enum {string} */
+                            role: "viewer" | "editor" | "admin";
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    OrganizationController_putSsoGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a value of the provider's groups claim (OIDC_GROUPS_CLAIM) */
+                    group: string;
+                    /** @enum {string} */
+                    role: "viewer" | "editor" | "admin";
+                }[];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizationId: string;
+                        grants: {
+                            /** @description a value of the provider's groups claim (OIDC_GROUPS_CLAIM) */
+                            group: string;
+                            /** @enum {string} */
+                            role: "viewer" | "editor" | "admin";
+                        }[];
                     };
                 };
             };

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../api/client';
-import type { AuditAction } from '../../api/types';
+import type { AuditAction, AuditEntry } from '../../api/types';
 import { useCanAct } from '../../auth/access';
 import { when } from '../../components/format';
 import { ErrorState, Loading } from '../../components/states';
@@ -22,6 +22,7 @@ const ACTION_OPTIONS: Record<AuditAction, true> = {
   'webhook.create': true,
   'webhook.delete': true,
   'organization.update': true,
+  'organization.sso-grants': true,
 };
 const ACTIONS = Object.keys(ACTION_OPTIONS) as AuditAction[];
 
@@ -83,7 +84,7 @@ export function AuditPage() {
                   <td>
                     <code>{entry.target ?? '—'}</code>
                   </td>
-                  <td>{entry.actorTokenId ?? 'an operator (CLI)'}</td>
+                  <td>{actorOf(entry)}</td>
                 </tr>
               ))}
             </tbody>
@@ -92,4 +93,12 @@ export function AuditPage() {
       </section>
     </>
   );
+}
+
+/** A token by its id, a person signed in through single sign-on by name and e-mail, or an operator at the CLI. */
+function actorOf(entry: AuditEntry): string {
+  if (entry.actorTokenId !== null) return entry.actorTokenId;
+  const person = entry.actorPerson;
+  if (person === null) return 'an operator (CLI)';
+  return [person.name, person.email ? `<${person.email}>` : null].filter((part) => part !== null).join(' ') || person.subject;
 }

@@ -8,7 +8,7 @@ import { ErrorState } from '../../components/states';
 
 /** Retrain and the schedule editor: admin tokens only; read tokens see the schedule as text. */
 export function ModelActions({ model }: { model: ModelDetails }) {
-  const canAct = useCanAct();
+  const canAct = useCanAct('manage');
   const queries = useQueryClient();
   const refresh = () => queries.invalidateQueries({ queryKey: ['model', model.id] }).then(() => queries.invalidateQueries({ queryKey: ['models'] }));
   const retrain = useMutation({ mutationFn: () => api.retrain(model.id), onSuccess: refresh });

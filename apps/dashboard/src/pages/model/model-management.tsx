@@ -8,7 +8,7 @@ import { href } from '../../routes';
 
 /** Rename and delete: admin tokens only (read tokens see nothing of it); deleting asks for confirmation first. */
 export function ModelManagement({ model }: { model: ModelDetails }) {
-  const canAct = useCanAct();
+  const canAct = useCanAct('manage');
   const queries = useQueryClient();
   const [name, setName] = useState(model.name);
   const [confirming, setConfirming] = useState(false);

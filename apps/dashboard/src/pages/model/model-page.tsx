@@ -59,7 +59,7 @@ export function ModelPage({ modelId }: { modelId: string }) {
 }
 
 function Untrained({ model }: { model: ModelDetails }) {
-  const canAct = useCanAct();
+  const canAct = useCanAct('manage');
   return (
     <Empty title="Not trained yet">
       <p>

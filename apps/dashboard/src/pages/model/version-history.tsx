@@ -9,7 +9,7 @@ const STATE_TONE = { serving: 'good', retired: 'neutral', rejected: 'fair' } as 
 
 /** Every training run that produced a version, with why a version was not promoted, and promote/rollback. */
 export function VersionHistory({ model, versions }: { model: ModelDetails; versions: ModelVersion[] }) {
-  const canAct = useCanAct();
+  const canAct = useCanAct('manage');
   const queries = useQueryClient();
   const promote = useMutation({
     mutationFn: (version: number) => api.promote(model.id, version),

@@ -11,7 +11,7 @@ import { CreateModelForm } from './create-model-form';
 
 export function ModelsPage() {
   const models = useQuery({ queryKey: ['models'], queryFn: api.models });
-  const canAct = useCanAct();
+  const canAct = useCanAct('manage');
   return (
     <>
       <h1>Models</h1>

@@ -3,8 +3,14 @@ import { api, ApiError } from '../../api/client';
 import type { CurrentToken } from '../../api/types';
 import { storeToken } from '../../auth/session';
 
-/** The token is typed here and kept in this tab's sessionStorage only. */
-export function SignInPage({ notice, onSignedIn }: { notice: string | null; onSignedIn: (token: CurrentToken) => void }) {
+/** How this deployment lets people in: a pasted token, single sign-on, or both. */
+export interface SignInWays {
+  token: boolean;
+  singleSignOn: boolean;
+}
+
+/** Single sign-on goes through the identity provider; a token is typed here and kept in this tab's sessionStorage only. */
+export function SignInPage({ notice, ways, onSignedIn }: { notice: string | null; ways: SignInWays; onSignedIn: (token: CurrentToken) => void }) {
   const [secret, setSecret] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -36,6 +42,14 @@ export function SignInPage({ notice, onSignedIn }: { notice: string | null; onSi
           {notice}
         </p>
       )}
+      {ways.singleSignOn && (
+        <p>
+          <a className="button" href="/auth/login">
+            Sign in with your organization account
+          </a>
+        </p>
+      )}
+      {ways.token && (
       <form onSubmit={(event) => void signIn(event)}>
         <label htmlFor="token">Organization token</label>
         <input
@@ -62,6 +76,7 @@ export function SignInPage({ notice, onSignedIn }: { notice: string | null; onSi
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      )}
     </main>
   );
 }

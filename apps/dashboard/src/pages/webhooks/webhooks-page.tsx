@@ -12,7 +12,7 @@ const KINDS: WebhookEventKind[] = ['prediction.updated', 'model.retrained', 'mod
 
 /** Webhook endpoints (admin): create (secret shown once), delete, test event, delivery log with retry. */
 export function WebhooksPage() {
-  const canAct = useCanAct();
+  const canAct = useCanAct('manage');
   const webhooks = useQuery({ queryKey: ['webhooks'], queryFn: api.webhooks, enabled: canAct });
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   if (!canAct) {
