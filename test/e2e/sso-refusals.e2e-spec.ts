@@ -30,21 +30,22 @@ describe('single sign-on refusals', () => {
   let provider: ForgedOpenIdProvider;
   let api: RunningProcess;
   const sessions = async () => Number((await suite.sql<{ n: string }>('SELECT count(*) AS n FROM dashboard_sessions'))[0].n);
+  /** An API whose single sign-on is the forged provider, on a port known before it starts (the redirect URL names it). */
+  const startSignInApi = async (env: Record<string, string> = {}): Promise<RunningProcess> => {
+    const port = await freePort();
+    return startApi(
+      { ...suite.env, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: 'foresight-dashboard', OIDC_REDIRECT_URL: `http://127.0.0.1:${port}/auth/callback`, ...env },
+      port,
+    );
+  };
+  /** Sign-in steps and session probes from this address: three, then one a minute. */
+  const SMALL_UNAUTHENTICATED_BUDGET = { UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1', UNAUTHENTICATED_BURST_PER_MINUTE: '3' };
 
   beforeAll(async () => {
     suite = await TestSuite.create('sso_refusals');
     org = await suite.createOrganization('sso_refusals');
     provider = await ForgedOpenIdProvider.start('foresight-dashboard', { sub: 'mallory', email: 'mallory@example.com', groups: ['fs-admins'] });
-    const port = await freePort();
-    api = await startApi(
-      {
-        ...suite.env,
-        OIDC_ISSUER: provider.issuer,
-        OIDC_CLIENT_ID: 'foresight-dashboard',
-        OIDC_REDIRECT_URL: `http://127.0.0.1:${port}/auth/callback`,
-      },
-      port,
-    );
+    api = await startSignInApi();
     await grantAdmins();
   });
 
@@ -149,11 +150,7 @@ describe('single sign-on refusals', () => {
   it('a session in use lives on past SESSION_IDLE_TIMEOUT; one left unused longer than it is refused and deleted', async () => {
     provider.forgery = 'honest';
     const idleTimeoutMs = 3_000;
-    const port = await freePort();
-    const shortIdle = await startApi(
-      { ...suite.env, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: 'foresight-dashboard', OIDC_REDIRECT_URL: `http://127.0.0.1:${port}/auth/callback`, SESSION_IDLE_TIMEOUT: '3s' },
-      port,
-    );
+    const shortIdle = await startSignInApi({ SESSION_IDLE_TIMEOUT: '3s' });
     try {
       const session = ((await signIn(undefined, shortIdle)).setCookie ?? '').split(';')[0];
       const signedIn = async () => (await request<{ session: { person: { subject: string } } | null }>(`${shortIdle.baseUrl}/auth/session`, { headers: { cookie: session } })).body.session;
@@ -173,18 +170,7 @@ describe('single sign-on refusals', () => {
   });
 
   it('starting sign-ins spends the client address budget: a flood of /auth/login gets 429 before it fills Redis', async () => {
-    const port = await freePort();
-    const limited = await startApi(
-      {
-        ...suite.env,
-        OIDC_ISSUER: provider.issuer,
-        OIDC_CLIENT_ID: 'foresight-dashboard',
-        OIDC_REDIRECT_URL: `http://127.0.0.1:${port}/auth/callback`,
-        UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1',
-        UNAUTHENTICATED_BURST_PER_MINUTE: '3',
-      },
-      port,
-    );
+    const limited = await startSignInApi(SMALL_UNAUTHENTICATED_BUDGET);
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await fetch(`${limited.baseUrl}/auth/login`, { redirect: 'manual' })).status);
@@ -196,20 +182,8 @@ describe('single sign-on refusals', () => {
   });
 
   it('guessing session cookies at /auth/session spends the client address budget: 429 once it is spent', async () => {
-    const port = await freePort();
-    const limited = await startApi(
-      {
-        ...suite.env,
-        OIDC_ISSUER: provider.issuer,
-        OIDC_CLIENT_ID: 'foresight-dashboard',
-        OIDC_REDIRECT_URL: `http://127.0.0.1:${port}/auth/callback`,
-        UNAUTHENTICATED_RATE_LIMIT_PER_MINUTE: '1',
-        UNAUTHENTICATED_BURST_PER_MINUTE: '3',
-        // A budget of its own: the /auth/login flood above spent this address's.
-        REDIS_PREFIX: `${suite.env.REDIS_PREFIX}guesses:`,
-      },
-      port,
-    );
+    // A budget of its own: the /auth/login flood above spent this address's.
+    const limited = await startSignInApi({ ...SMALL_UNAUTHENTICATED_BUDGET, REDIS_PREFIX: `${suite.env.REDIS_PREFIX}guesses:` });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await fetch(`${limited.baseUrl}/auth/session`, { headers: { cookie: `foresight-session=fss_guess${i}` } })).status);

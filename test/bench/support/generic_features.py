@@ -22,7 +22,7 @@ os.environ["OMP_NUM_THREADS"] = str(threads)
 
 from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402  (after OMP_NUM_THREADS)
 from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.metrics import log_loss, roc_auc_score  # noqa: E402
+from learner_report import report  # noqa: E402  (beside this script)
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 
@@ -167,21 +167,6 @@ features = np.stack(columns, axis=1)
 
 
 # --- the learners, on Foresight's split
-def calibration_error(y, p, bins=10):
-    """ECE over equal-width bins, the same definition as Foresight's metrics.ts."""
-    index = np.minimum((p * bins).astype(int), bins - 1)
-    return float(sum(abs(p[index == b].sum() - y[index == b].sum()) for b in range(bins)) / len(y))
-
-
-def report(y, p, seconds):
-    return {
-        "auc": float(roc_auc_score(y, p)),
-        "logLoss": float(log_loss(y, np.clip(p, 1e-15, 1 - 1e-15))),
-        "calibrationError": calibration_error(y, p),
-        "fitSeconds": seconds,
-    }
-
-
 train, validation = parts == "train", parts == "validation"
 results = {}
 started = time.perf_counter()

@@ -16,32 +16,13 @@ os.environ["OMP_NUM_THREADS"] = str(threads)
 
 import xgboost  # noqa: E402  (after OMP_NUM_THREADS, which sklearn's OpenMP reads at import)
 from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
-from sklearn.metrics import log_loss, roc_auc_score  # noqa: E402
+from learner_report import report  # noqa: E402  (beside this script)
 
 
 def load(part):
     x = np.fromfile(os.path.join(directory, f"{part}.features"), dtype=np.float32).reshape(-1, features)
     y = np.fromfile(os.path.join(directory, f"{part}.labels"), dtype=np.uint8)
     return x, y
-
-
-def calibration_error(y, p, bins=10):
-    """ECE over equal-width bins, the same definition as Foresight's metrics.ts."""
-    index = np.minimum((p * bins).astype(int), bins - 1)
-    error = 0.0
-    for b in range(bins):
-        mask = index == b
-        error += abs(p[mask].sum() - y[mask].sum()) / len(y)
-    return float(error)
-
-
-def report(y, p, seconds):
-    return {
-        "auc": float(roc_auc_score(y, p)),
-        "logLoss": float(log_loss(y, np.clip(p, 1e-15, 1 - 1e-15))),
-        "calibrationError": calibration_error(y, p),
-        "fitSeconds": seconds,
-    }
 
 
 x_train, y_train = load("train")
