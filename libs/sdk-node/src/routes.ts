@@ -71,6 +71,10 @@ export const API_ROUTES = {
   organization: {
     get: route('get', '/v1/organization'),
     update: route('patch', '/v1/organization'),
+    /** Which identity-provider group holds which dashboard role (viewer, editor, admin) in this organization. */
+    ssoGrants: route('get', '/v1/organization/sso-grants'),
+    /** Replaces the organization's grants: a person keeps only what the new list gives their groups. */
+    replaceSsoGrants: route('put', '/v1/organization/sso-grants'),
   },
   audit: {
     list: route('get', '/v1/audit'),
