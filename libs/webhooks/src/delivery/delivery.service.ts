@@ -48,8 +48,10 @@ export class DeliveryService {
     const record = (status: DeliveryStatus, nextAttemptAt: Date | null) =>
       this.sql.affected(RECORD_ATTEMPT, [deliveryId, organizationId, result.statusCode, result.error, result.latencyMs, status, nextAttemptAt?.toISOString() ?? null]);
     if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
-      await record('succeeded', null);
+      // The webhook is healthy again before its delivery reads as succeeded: whoever sees the success
+      // sees the webhook no longer failing (a crash in between leaves the delivery pending, sent again).
       await this.webhooks.update({ id: webhook.id, organizationId }, { failingSince: null });
+      await record('succeeded', null);
       return 'done';
     }
     const stillEnabled = await this.noteFailure(organizationId, webhook.id);
