@@ -49,7 +49,7 @@ describe('personal-data store coverage', () => {
     ['worker', (runtime: Runtime) => WorkerModule.register(runtime)],
   ])('every user id column of the schema is covered by a store of the %s', async (_process, compose) => {
     const columns = await userIdColumnNames();
-    expect(columns).toEqual(expect.arrayContaining(['events.user_id', 'events.anonymous_id', 'identities.user_id', 'predictions.user_id']));
+    expect(columns).toEqual(expect.arrayContaining(['events.user_id', 'events.anonymous_id', 'identities.user_id', 'predictions.user_id', 'audience_members.user_id']));
     const covered = await coveredBy(compose);
     expect(columns.filter((column) => !covered.has(column))).toEqual([]);
   });

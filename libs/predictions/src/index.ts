@@ -1,5 +1,11 @@
+export { type AudienceRule } from './audiences/audience-rule';
+export { type CreateAudience, createAudienceSchema } from './audiences/audience.schema';
+export { decodeMembersCursor, encodeMembersCursor, type MemberFormat, MEMBERS_CSV_HEADER, type MembersRead, AudienceMembersService } from './audiences/audience-members.service';
+export { type AudienceComputation, type AudienceDetails, AudiencesService, type AudienceSummary } from './audiences/audiences.service';
+export type { ValidationQuality } from './audiences/audience-rule';
 export { decodeCursor, encodeCursor, type ExportPosition } from './export/export-cursor';
-export { type ExportFilter, PredictionExportService, type SerializedBatch } from './export/prediction-export.service';
+export { type ExportFilter, PredictionExportService } from './export/prediction-export.service';
+export type { SerializedBatch } from './export/serialized-batch';
 export { type DayHealth } from './monitoring/daily-health';
 export { ModelMonitoringService, type MonitoringFigures, type MonitoringPoint } from './monitoring/model-monitoring.service';
 export { MonitoringRunModule } from './monitoring/monitoring-run.module';
