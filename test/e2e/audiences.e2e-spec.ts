@@ -281,7 +281,7 @@ describe('audiences', () => {
     expect((await audience(top)).size).toBeGreaterThan(0);
   });
 
-  it('erasure removes the user from every audience at once', async () => {
+  it('erasure removes the user from every audience, and from the audience batches kept in the delivery log, at once', async () => {
     // A member of both audiences.
     const [{ user_id: member }] = await suite.sql<{ user_id: string }>(
       `SELECT user_id FROM audience_members WHERE organization_id = $1 AND left_run IS NULL GROUP BY user_id HAVING count(*) = 2 ORDER BY user_id LIMIT 1`,
@@ -291,6 +291,9 @@ describe('audiences', () => {
     const erased = await request(api$(`/v1/users?userId=${encodeURIComponent(member)}`), { token: token(), method: 'DELETE' });
     expect(erased).toMatchObject({ status: 200, body: { status: 'deleted' } });
     expect(await suite.sql(`SELECT 1 FROM audience_members WHERE user_id = $1`, [member])).toEqual([]);
+    // The delivered batches that named the user no longer do; the other users of those batches stay.
+    expect(await suite.sql(`SELECT id FROM webhook_deliveries WHERE jsonb_exists(payload->'data'->'userIds', $1)`, [member])).toEqual([]);
+    expect(receiver.bodies().some((body) => (body.data.userIds as string[] | undefined)?.includes(member))).toBe(true);
     for (const id of [top, broad]) expect((await pagedMembers(id, 100_000)).members.map((m) => m.userId)).not.toContain(member);
   });
 

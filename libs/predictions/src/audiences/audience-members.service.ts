@@ -59,6 +59,6 @@ export class AudienceMembersService {
   /** The member after a page of `limit`: where the next page starts, if any member remains. */
   async nextPageStart(read: MembersRead, limit: number): Promise<string | undefined> {
     const row = await this.sql.replica.first(MEMBER_AT, [read.organizationId, read.audienceId, read.from ?? '0', limit]);
-    return row?.id;
+    return row?.member_id;
   }
 }

@@ -109,6 +109,9 @@ const MEMBER_RECORD = {
 
 export type MemberRecordFormat = keyof typeof MEMBER_RECORD;
 
+/** Aliased: a bare "id" in ORDER BY would name the text output column and sort "10" before "9". */
+const MEMBER_ID = 'id::text AS member_id';
+
 /** [record, id] */
 export type MemberRow = [record: string, id: string];
 
@@ -117,7 +120,7 @@ type MemberPage = [...Audience, fromId: string, limit: number];
 const memberBatch = (format: MemberRecordFormat) =>
   sqlStatement<MemberRow, MemberPage>(
     `audiences.member-batch-${format}`,
-    `SELECT ${MEMBER_RECORD[format]}, id::text FROM audience_members
+    `SELECT ${MEMBER_RECORD[format]}, ${MEMBER_ID} FROM audience_members
       WHERE organization_id = $1 AND audience_id = $2 AND left_run IS NULL AND id >= $3::bigint ORDER BY id LIMIT $4`,
   );
 
@@ -125,9 +128,9 @@ const memberBatch = (format: MemberRecordFormat) =>
 export const MEMBER_BATCH = { json: memberBatch('json'), csv: memberBatch('csv') } as const;
 
 /** The id of the member `offset` members after `fromId` (inclusive): where the next page starts. */
-export const MEMBER_AT = sqlStatement<{ id: string }, [...Audience, fromId: string, offset: number]>(
+export const MEMBER_AT = sqlStatement<{ member_id: string }, [...Audience, fromId: string, offset: number]>(
   'audiences.member-at',
-  `SELECT id::text FROM audience_members
+  `SELECT ${MEMBER_ID} FROM audience_members
     WHERE organization_id = $1 AND audience_id = $2 AND left_run IS NULL AND id >= $3::bigint ORDER BY id OFFSET $4 LIMIT 1`,
 );
 
