@@ -192,6 +192,9 @@ describe('audiences', () => {
         const bodies = deliveries('audience.entered', id, id);
         return deliveredUsers(bodies).length >= expected.size ? bodies : undefined;
       });
+      // Delivered side by side, so in any order: numbered from 0.
+      entered.sort((a, b) => (a.data.batch as number) - (b.data.batch as number));
+      expect(entered.map((body) => body.data.batch)).toEqual(entered.map((_, i) => i));
       expect(entered.map((body) => (body.data.userIds as string[]).length)).toEqual(
         Array.from({ length: Math.ceil(expected.size / 1000) }, (_, i) => Math.min(1000, expected.size - i * 1000)),
       );

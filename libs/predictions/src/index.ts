@@ -1,8 +1,6 @@
-export { type AudienceRule } from './audiences/audience-rule';
 export { type CreateAudience, createAudienceSchema } from './audiences/audience.schema';
-export { decodeMembersCursor, encodeMembersCursor, type MemberFormat, MEMBERS_CSV_HEADER, type MembersRead, AudienceMembersService } from './audiences/audience-members.service';
+export { AudienceMembersService, decodeMembersCursor, encodeMembersCursor, MEMBERS_CSV_HEADER, type MembersRead } from './audiences/audience-members.service';
 export { type AudienceComputation, type AudienceDetails, AudiencesService, type AudienceSummary } from './audiences/audiences.service';
-export type { ValidationQuality } from './audiences/audience-rule';
 export { decodeCursor, encodeCursor, type ExportPosition } from './export/export-cursor';
 export { type ExportFilter, PredictionExportService } from './export/prediction-export.service';
 export type { SerializedBatch } from './export/serialized-batch';

@@ -6,9 +6,9 @@ import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig } from '@foresight/platform';
 import {
-  AudienceMembersService,
   type AudienceComputation,
   type AudienceDetails,
+  AudienceMembersService,
   AudiencesService,
   type AudienceSummary,
   type CreateAudience,

@@ -19,8 +19,8 @@ import {
 } from '@foresight/platform';
 import { ScoringRunsService } from '../scoring/scoring-runs.service';
 import { Audience } from './audience.entity';
-import { type AudienceRule, validationQuality, type ValidationQuality } from './audience-rule';
 import type { CreateAudience } from './audience.schema';
+import { type AudienceRule, type ValidationQuality, validationQuality } from './audience-rule';
 import { type AudienceSizeRow, CLAIM_COMPUTATION, COMPUTE_MEMBERS, FORGET_DEPARTED, LATEST_SIZES, LOCK_AUDIENCE, RUN_DEPARTURES, RUN_ENTRIES, SIZE_HISTORY } from './audiences.sql';
 
 type Recompute = JobPayloads[typeof JOBS.predictions.recomputeAudiences];
