@@ -1,6 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type Runtime, startRuntime } from '@foresight/platform';
+import { type PersonalDataStore, type Runtime, startRuntime } from '@foresight/platform';
 import { PersonalDataStoresService } from '@foresight/privacy';
 import { ApiModule } from '../../apps/api/src/api.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
@@ -29,19 +29,24 @@ describe('personal-data store coverage', () => {
     return (await userIdColumns(suite)).map(({ table, column }) => `${table}.${column}`);
   }
 
-  /** The columns the stores of a process composition declare. */
-  async function coveredBy(compose: (runtime: Runtime) => DynamicModule): Promise<Set<string>> {
+  /** Runs `use` with the personal-data stores a process composition discovers. */
+  async function withStores<T>(compose: (runtime: Runtime) => DynamicModule, use: (stores: readonly PersonalDataStore[]) => Promise<T>): Promise<T> {
     const saved = { ...process.env };
     Object.assign(process.env, suite.env, { WORKER_MODE: 'off', LOG_LEVEL: 'silent', METRICS_PORT: String(await freePort()) });
     const runtime = await startRuntime('api');
     process.env = saved;
     const app = await NestFactory.createApplicationContext(compose(runtime), { logger: false, abortOnError: false });
     try {
-      return new Set(app.get(PersonalDataStoresService).all().flatMap((store) => store.userIdColumns.map(({ table, column }) => `${table}.${column}`)));
+      return await use(app.get(PersonalDataStoresService).all());
     } finally {
       await app.close();
       await runtime.stop();
     }
+  }
+
+  /** The columns the stores of a process composition declare. */
+  function coveredBy(compose: (runtime: Runtime) => DynamicModule): Promise<Set<string>> {
+    return withStores(compose, async (stores) => new Set(stores.flatMap((store) => store.userIdColumns.map(({ table, column }) => `${table}.${column}`))));
   }
 
   it.each([
@@ -49,7 +54,7 @@ describe('personal-data store coverage', () => {
     ['worker', (runtime: Runtime) => WorkerModule.register(runtime)],
   ])('every user id column of the schema is covered by a store of the %s', async (_process, compose) => {
     const columns = await userIdColumnNames();
-    expect(columns).toEqual(expect.arrayContaining(['events.user_id', 'events.anonymous_id', 'identities.user_id', 'predictions.user_id']));
+    expect(columns).toEqual(expect.arrayContaining(['events.user_id', 'events.anonymous_id', 'identities.user_id', 'predictions.user_id', 'audience_members.user_id']));
     const covered = await coveredBy(compose);
     expect(columns.filter((column) => !covered.has(column))).toEqual([]);
   });
@@ -62,5 +67,35 @@ describe('personal-data store coverage', () => {
     } finally {
       await suite.sql(`DROP TABLE scratch_notes`);
     }
+  });
+
+  it('erases a user from every audience at once, leaving the other members', async () => {
+    const { organization } = await suite.createOrganization('coverage_audiences');
+    await suite.sql(
+      `INSERT INTO models (id, organization_id, name, target_event, horizon_days, algorithm, labels) VALUES ('mdl_coverage00000000', $1, 'coverage_model', 'checkout', 7, 'logistic', ARRAY['unlikely', 'likely'])`,
+      [organization.id],
+    );
+    for (const audienceId of ['aud_coverage00000001', 'aud_coverage00000002']) {
+      await suite.sql(`INSERT INTO audiences (organization_id, id, name, model_id, label, min_confidence) VALUES ($1, $2, 'coverage', 'mdl_coverage00000000', 'likely', 0.5)`, [organization.id, audienceId]);
+      await suite.sql(
+        `INSERT INTO audience_members (organization_id, audience_id, user_id, confidence, scored_at, since, entered_run)
+         VALUES ($1, $2, 'erased-user', 0.9, now(), now(), 'scr_1'), ($1, $2, 'kept-user', 0.8, now(), now(), 'scr_1')`,
+        [organization.id, audienceId],
+      );
+    }
+    const erasure = await withStores(
+      (runtime) => ApiModule.register(runtime),
+      async (stores) => {
+        const store = stores.find((candidate) => candidate.userIdColumns.some(({ table }) => table === 'audience_members'));
+        if (!store) throw new Error('no store covers audience_members');
+        const exported = await store.export(organization.id, 'erased-user');
+        return { exported: exported.length, erased: await store.erase(organization.id, 'erased-user'), remaining: await store.remaining(organization.id, 'erased-user') };
+      },
+    );
+    expect(erasure).toEqual({ exported: 2, erased: 2, remaining: 0 });
+    expect(await suite.sql(`SELECT audience_id, user_id FROM audience_members ORDER BY audience_id`)).toEqual([
+      { audience_id: 'aud_coverage00000001', user_id: 'kept-user' },
+      { audience_id: 'aud_coverage00000002', user_id: 'kept-user' },
+    ]);
   });
 });

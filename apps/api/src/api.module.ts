@@ -7,6 +7,7 @@ import { MetricsServerService, PlatformModule, QueueModule, type Runtime } from 
 import { PredictionsModule, PredictionsProcessorsModule } from '@foresight/predictions';
 import { PrivacyModule, PrivacyProcessorsModule } from '@foresight/privacy';
 import { WebhooksModule, WebhooksProcessorsModule } from '@foresight/webhooks';
+import { AudiencesController } from './audiences/audiences.controller';
 import { AuditController } from './audit/audit.controller';
 import { SsoController } from './auth/sso.controller';
 import { ActivityController } from './events/activity.controller';
@@ -50,6 +51,7 @@ export class ApiModule {
       ],
       controllers: [
         ActivityController,
+        AudiencesController,
         AuditController,
         CurrentTokenController,
         EventsController,

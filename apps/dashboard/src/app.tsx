@@ -4,6 +4,7 @@ import { api, whenTokenRefused } from './api/client';
 import type { CurrentToken, SignInState } from './api/types';
 import { type Access, AccessContext } from './auth/access';
 import { forgetToken, keepCsrfToken, storedToken } from './auth/session';
+import { AudiencesPage } from './pages/audiences/audiences-page';
 import { AuditPage } from './pages/audit/audit-page';
 import { InstallPage } from './pages/install/install-page';
 import { LivePage } from './pages/live/live-page';
@@ -23,6 +24,7 @@ const NAVIGATION: Array<{ route: Route; label: string }> = [
   { route: { page: 'overview' }, label: 'Overview' },
   { route: { page: 'models' }, label: 'Models' },
   { route: { page: 'monitoring' }, label: 'Monitoring' },
+  { route: { page: 'audiences' }, label: 'Audiences' },
   { route: { page: 'user' }, label: 'User lookup' },
   { route: { page: 'live' }, label: 'Live events' },
   { route: { page: 'install' }, label: 'Install' },
@@ -149,6 +151,8 @@ function Page({ route }: { route: Route }) {
       return <TokensPage />;
     case 'webhooks':
       return <WebhooksPage />;
+    case 'audiences':
+      return <AudiencesPage />;
     case 'privacy':
       return <PrivacyPage />;
     case 'settings':

@@ -10,6 +10,7 @@ export type Route =
   | { page: 'live' }
   | { page: 'tokens' }
   | { page: 'webhooks' }
+  | { page: 'audiences' }
   | { page: 'privacy' }
   | { page: 'settings' }
   | { page: 'audit' }
@@ -21,7 +22,7 @@ export function parseRoute(hash: string): Route {
   if (page === 'models') return { page: 'models' };
   if (page === 'monitoring') return { page: 'monitoring', modelId: id || undefined };
   if (page === 'users') return { page: 'user', userId: id || undefined };
-  if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'privacy' || page === 'settings' || page === 'audit' || page === 'install') return { page };
+  if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'audiences' || page === 'privacy' || page === 'settings' || page === 'audit' || page === 'install') return { page };
   return { page: 'overview' };
 }
 
@@ -40,6 +41,7 @@ export function href(route: Route): string {
     case 'live':
     case 'tokens':
     case 'webhooks':
+    case 'audiences':
     case 'privacy':
     case 'settings':
     case 'audit':

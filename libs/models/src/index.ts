@@ -1,4 +1,4 @@
-export { RELIABILITY_BINS, SCORE_HISTOGRAM_BINS, THRESHOLD_STEPS, type ValidationCurves } from './curves/validation-curves';
+export { RELIABILITY_BINS, SCORE_HISTOGRAM_BINS, THRESHOLD_STEPS, type ValidationCurves, validationCurves } from './curves/validation-curves';
 export { type BuiltDataset, DatasetBuilderService } from './dataset/dataset-builder.service';
 export { ACTIVE_DAYS, isValidationUser, planTraining, type TrainingPlan } from './dataset/training-plan';
 export { ModelsModule } from './models.module';

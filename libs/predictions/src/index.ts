@@ -1,5 +1,9 @@
+export { type CreateAudience, createAudienceSchema } from './audiences/audience.schema';
+export { AudienceMembersService, decodeMembersCursor, encodeMembersCursor, MEMBERS_CSV_HEADER, type MembersRead } from './audiences/audience-members.service';
+export { type AudienceComputation, type AudienceDetails, AudiencesService, type AudienceSummary } from './audiences/audiences.service';
 export { decodeCursor, encodeCursor, type ExportPosition } from './export/export-cursor';
-export { type ExportFilter, PredictionExportService, type SerializedBatch } from './export/prediction-export.service';
+export { type ExportFilter, PredictionExportService } from './export/prediction-export.service';
+export type { SerializedBatch } from './export/serialized-batch';
 export { type DayHealth } from './monitoring/daily-health';
 export { ModelMonitoringService, type MonitoringFigures, type MonitoringPoint } from './monitoring/model-monitoring.service';
 export { MonitoringRunModule } from './monitoring/monitoring-run.module';

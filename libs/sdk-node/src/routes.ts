@@ -41,6 +41,15 @@ export const API_ROUTES = {
     /** A bulk scoring run's state and progress. */
     scoringRun: route('get', '/v1/models/{modelId}/score/{runId}'),
   },
+  audiences: {
+    list: route('get', '/v1/audiences'),
+    /** With its size, validation precision and recall at its cutoff, and its size over time (`history`). */
+    get: route('get', '/v1/audiences/{audienceId}'),
+    create: route('post', '/v1/audiences'),
+    delete: route('delete', '/v1/audiences/{audienceId}'),
+    /** Every current member, one row at a time (NDJSON, constant memory). */
+    members: stream('get', '/v1/audiences/{audienceId}/members'),
+  },
   monitoring: {
     get: route('get', '/v1/models/monitor/{modelId}'),
     history: route('get', '/v1/models/monitor/{modelId}/history'),

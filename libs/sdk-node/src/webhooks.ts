@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** A delivery as the API posts it. */
 export interface WebhookEvent<Data = Record<string, unknown>> {
   id: string;
-  type: 'prediction.updated' | 'model.retrained' | 'model.failed' | 'drift.detected' | (string & {});
+  type: 'prediction.updated' | 'model.retrained' | 'model.failed' | 'drift.detected' | 'audience.entered' | 'audience.left' | (string & {});
   createdAt: string;
   data: Data;
 }

@@ -5,14 +5,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Principal } from '@foresight/auth';
 import { APP_CONFIG, type AppConfig, printableText } from '@foresight/platform';
-import { decodeCursor, encodeCursor, type ExportFilter, PredictionExportService, type SerializedBatch } from '@foresight/predictions';
+import { decodeCursor, encodeCursor, type ExportFilter, PredictionExportService } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
+import { jsonArray, lines, NDJSON, nextPageLink } from '../http/streamed-pages';
 import { openApiSchema, queryDay, queryInteger, ZodPipe } from '../http/zod';
 
 const DEFAULT_LIMIT = 10_000;
 const MAX_LIMIT = 100_000;
-const NDJSON = 'application/x-ndjson';
-const [NEWLINE, COMMA, OPEN_ARRAY, CLOSE_ARRAY] = ['\n', ',', '[', ']'].map((text) => Buffer.from(text));
 
 const exportQuery = z
   .strictObject({
@@ -74,44 +73,23 @@ export class ExportController {
       from: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
     };
     if (accept?.includes(NDJSON)) {
-      await reply.type(NDJSON).send(Readable.from(ndjson(this.exports.batches(filter, 'ndjson'))));
+      await reply.type(NDJSON).send(Readable.from(lines(this.exports.batches(filter, 'ndjson'))));
       return;
     }
     const next = await this.exports.nextPageStart(filter, query.limit);
-    if (next) void reply.header('link', `<${nextPageUrl(this.config.http.publicUrl, request, query, encodeCursor(next))}>; rel="next"`);
+    if (next) void reply.header('link', nextPageLink(this.config.http.publicUrl, request, nextPageQuery(query, encodeCursor(next))));
     await reply.type('application/json').send(Readable.from(jsonArray(this.exports.batches(filter, 'json-array', query.limit))));
   }
 }
 
-async function* ndjson(batches: AsyncIterable<SerializedBatch>): AsyncGenerator<Buffer> {
-  for await (const batch of batches) {
-    yield batch.bytes;
-    yield NEWLINE;
-  }
-}
-
-async function* jsonArray(batches: AsyncIterable<SerializedBatch>): AsyncGenerator<Buffer> {
-  let first = true;
-  yield OPEN_ARRAY;
-  for await (const batch of batches) {
-    if (!first) yield COMMA;
-    yield batch.bytes;
-    first = false;
-  }
-  yield CLOSE_ARRAY;
-}
-
-/**
- * Absolute, from PUBLIC_URL when set, else from the request's own scheme and host (X-Forwarded-*
- * count only from TRUSTED_PROXIES): a client follows it with its token, so no other client may pick it.
- */
-function nextPageUrl(publicUrl: string | undefined, request: FastifyRequest, query: ExportQuery, cursor: string): string {
+/** The page's query with the next page's cursor. */
+function nextPageQuery(query: ExportQuery, cursor: string): URLSearchParams {
   const params = new URLSearchParams({ since: day(query.since) });
   if (query.until) params.set('until', day(query.until));
   if (query.model) params.set('model', query.model);
   params.set('limit', String(query.limit));
   params.set('cursor', cursor);
-  return `${publicUrl ?? `${request.protocol}://${request.host}`}${request.url.split('?')[0]}?${params.toString()}`;
+  return params;
 }
 
 function day(date: Date): string {

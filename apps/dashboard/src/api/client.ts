@@ -1,14 +1,18 @@
 import { csrfToken, storedToken } from '../auth/session';
 import type {
   ApiErrorBody,
+  AudienceDetails,
+  AudienceSummary,
   AuditAction,
   AuditEntry,
   ChangedModel,
+  CreateAudience,
   CreatedWebhook,
   CreateModel,
   CreateToken,
   CreateWebhook,
   CurrentToken,
+  DeletedAudience,
   DeletedModel,
   Erasure,
   EventVolume,
@@ -54,13 +58,17 @@ type Query = Record<string, string | number | undefined>;
 /** Sent with the session cookie on every call of a person signed in through single sign-on (CSRF protection). */
 const CSRF_HEADER = 'x-foresight-csrf';
 
-/** Calls /v1 (or /auth, the sign-in routes) as whoever is signed in: a person's session cookie with its CSRF token, or the pasted token. */
-async function call<T>(method: string, path: string, options: { query?: Query; body?: unknown; token?: string } = {}): Promise<T> {
+/**
+ * Calls /v1 (or /auth, the sign-in routes) as whoever is signed in: a person's session cookie with its CSRF token, or the pasted token.
+ * With `accept` (a download: CSV, say), a successful answer is its text as sent.
+ */
+async function call<T>(method: string, path: string, options: { query?: Query; body?: unknown; token?: string; accept?: string } = {}): Promise<T> {
   const url = new URL(path.startsWith('/auth/') ? path : `/v1${path}`, window.location.origin);
   for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
   const csrf = options.token === undefined ? csrfToken() : null;
   const headers: Record<string, string> = csrf === null ? { authorization: `Bearer ${options.token ?? storedToken() ?? ''}` } : { [CSRF_HEADER]: csrf };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.accept !== undefined) headers.accept = options.accept;
   let response: Response;
   try {
     response = await fetch(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), cache: 'no-store' });
@@ -68,6 +76,7 @@ async function call<T>(method: string, path: string, options: { query?: Query; b
     throw new ApiError(0, 'network', 'The Foresight API could not be reached. Check that the service is running and this network can reach it.');
   }
   const text = await response.text();
+  if (response.ok && options.accept !== undefined) return text as T;
   const body = text ? (JSON.parse(text) as unknown) : undefined;
   if (response.ok) return body as T;
   const { error, message } = (body ?? {}) as ApiErrorBody;
@@ -115,5 +124,11 @@ export const api = {
   organization: () => call<OrganizationSettings>('GET', '/organization'),
   updateOrganization: (body: SettingsChange) => call<OrganizationSettings>('PATCH', '/organization', { body }),
   audit: (filter: { action?: AuditAction; since?: string; until?: string }) => call<{ entries: AuditEntry[] }>('GET', '/audit', { query: filter }),
+  audiences: () => call<AudienceSummary[]>('GET', '/audiences'),
+  audience: (id: string) => call<AudienceDetails>('GET', `/audiences/${encodeURIComponent(id)}`),
+  createAudience: (body: CreateAudience) => call<AudienceSummary>('POST', '/audiences', { body }),
+  deleteAudience: (id: string) => call<DeletedAudience>('DELETE', `/audiences/${encodeURIComponent(id)}`),
+  /** Every current member as CSV (userId, confidence, since), for a download. */
+  audienceMembersCsv: (id: string) => call<string>('GET', `/audiences/${encodeURIComponent(id)}/members`, { accept: 'text/csv' }),
   recentEvents: (userId: string) => call<{ userId: string; events: RecentEvent[] }>('GET', '/users/events', { query: { userId, limit: 50 } }),
 };

@@ -22,6 +22,12 @@ export type ModelStatus = ModelDetails['status'];
 export type Algorithm = ModelDetails['algorithm'];
 export type CreateModel = Body<'/v1/models', 'post'>;
 
+export type AudienceSummary = Item<Ok<'/v1/audiences'>>;
+export type AudienceDetails = Ok<'/v1/audiences/{audienceId}'>;
+export type AudienceRule = AudienceSummary['rule'];
+export type CreateAudience = Body<'/v1/audiences', 'post'>;
+export type DeletedAudience = Ok<'/v1/audiences/{audienceId}', 'delete'>;
+
 export type ModelVersion = Item<Ok<'/v1/models/{modelId}/versions'>['versions']>;
 export type ValidationMetrics = ModelVersion['metrics'];
 export type ValidationCurves = NonNullable<ModelVersion['curves']>;

@@ -13,6 +13,8 @@ export const AUDITED_ACTIONS = [
   'user.unsuppress',
   'webhook.create',
   'webhook.delete',
+  'audience.create',
+  'audience.delete',
   'organization.update',
   'organization.sso-grants',
 ] as const;

@@ -41,6 +41,12 @@ export const JOBS = {
     ensurePartitions: 'predictions.ensure-partitions',
     /** Matches matured predictions with outcomes and snapshots accuracy, latency, throughput and drift of every serving model. */
     monitor: 'predictions.monitor',
+    /**
+     * Recomputes audiences' members from the prediction log after a bulk scoring run (every audience of
+     * the run's models) or for a new audience, and announces who entered and left; the job id is
+     * audienceRecomputeJob's.
+     */
+    recomputeAudiences: 'predictions.recompute-audiences',
   },
   userActivity: {
     /** A user got new events: re-score them and announce changed labels; the job id is per user (debounce). */
@@ -75,6 +81,8 @@ export interface JobPayloads {
   [JOBS.training.scheduledRetrain]: { organizationId: string; modelId: string };
   [JOBS.predictions.ensurePartitions]: { monthsAhead: number };
   [JOBS.predictions.monitor]: Record<string, never>;
+  /** `runId`: the scoring run, or the new audience's id for its first computation (then `audienceIds` names it). */
+  [JOBS.predictions.recomputeAudiences]: { organizationId: string; runId: string; audienceIds?: string[] };
   [JOBS.userActivity.rescore]: { organizationId: string; userId: string };
   [JOBS.scoring.scoreUsers]: { organizationId: string; modelIds: string[]; trigger: ScoringTrigger };
   [JOBS.scoring.scoreDaily]: Record<string, never>;
@@ -133,6 +141,11 @@ export function contractJob<N extends JobName>(name: N, data: JobPayloads[N], jo
  */
 export function scoringRunJob(data: JobPayloads[typeof JOBS.scoring.scoreUsers], runId: string): ContractJob<typeof JOBS.scoring.scoreUsers> {
   return contractJob(JOBS.scoring.scoreUsers, data, runId);
+}
+
+/** Audiences recomputed for a run (or a new audience) as queued: one job per run, so a repeated completion queues nothing new. */
+export function audienceRecomputeJob(data: JobPayloads[typeof JOBS.predictions.recomputeAudiences]): ContractJob<typeof JOBS.predictions.recomputeAudiences> {
+  return contractJob(JOBS.predictions.recomputeAudiences, data, `audiences/${data.runId}`);
 }
 
 /** Schedules in UTC: a deployment's time zone never moves a job. */

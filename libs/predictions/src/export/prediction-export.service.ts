@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { SqlExecutor } from '@foresight/platform';
 import type { ExportPosition } from './export-cursor';
-import { exportBatch, type ExportRange, type ExportRow, exportRowAt } from './prediction-export.sql';
+import { exportBatch, type ExportRange, exportRowAt } from './prediction-export.sql';
+import { packRecords, RECORD_SEPARATOR, type SerializedBatch } from './serialized-batch';
 
 /** Rows per query: large enough to amortise a round trip, small enough to keep memory flat. */
 const BATCH_ROWS = 5_000;
@@ -19,12 +20,6 @@ export interface ExportFilter {
 
 /** How a batch's rows are joined: NDJSON lines, or the elements of a JSON array. */
 export type ExportFormat = 'ndjson' | 'json-array';
-
-/** A batch already serialized: `rows` records joined for the format (no leading or trailing separator). */
-export interface SerializedBatch {
-  bytes: Buffer;
-  rows: number;
-}
 
 /**
  * The prediction log in export order (predicted_at, id), read in keyset batches: each batch is one
@@ -45,7 +40,7 @@ export class PredictionExportService {
    * built (large strings live until a full GC, which would inflate the process's memory).
    */
   async *batches(filter: ExportFilter, format: ExportFormat, limit?: number): AsyncGenerator<SerializedBatch> {
-    const separator = format === 'ndjson' ? 0x0a : 0x2c; // "\n" or ","
+    const separator = format === 'ndjson' ? RECORD_SEPARATOR.newline : RECORD_SEPARATOR.comma;
     let remaining = limit ?? Number.POSITIVE_INFINITY;
     let position: { position: ExportPosition; inclusive: boolean } | undefined = filter.from && { position: filter.from, inclusive: true };
     while (remaining > 0) {
@@ -53,7 +48,7 @@ export class PredictionExportService {
       const { statement, params } = exportBatch(rangeOf(filter, position), take);
       const rows = await this.sql.replica.arrays(statement, params);
       if (rows.length === 0) return;
-      yield { bytes: pack(rows, separator), rows: rows.length };
+      yield { bytes: packRecords(rows, separator), rows: rows.length };
       const [, lastId, lastPosition] = rows[rows.length - 1];
       position = { position: { predictedAt: lastPosition, id: lastId }, inclusive: false };
       remaining -= rows.length;
@@ -72,17 +67,4 @@ export class PredictionExportService {
 
 function rangeOf(filter: ExportFilter, after: ExportRange['after']): ExportRange {
   return { organizationId: filter.organizationId, since: filter.since.toISOString(), until: filter.until?.toISOString() ?? 'infinity', model: filter.model, after };
-}
-
-/** The records joined by `separator` into one Buffer. */
-function pack(rows: readonly ExportRow[], separator: number): Buffer {
-  let size = rows.length - 1;
-  for (const [record] of rows) size += Buffer.byteLength(record);
-  const bytes = Buffer.allocUnsafe(size);
-  let offset = 0;
-  for (const [i, [record]] of rows.entries()) {
-    if (i > 0) bytes[offset++] = separator;
-    offset += bytes.write(record, offset);
-  }
-  return bytes;
 }

@@ -16,6 +16,7 @@ import {
   QUEUES,
   SCHEDULE_TIME_ZONE,
 } from '@foresight/platform';
+import { AudiencesService } from '../audiences/audiences.service';
 import { MonitoringRunService } from '../monitoring/monitoring-run.service';
 
 /** Translates the predictions queue's jobs to service calls, and schedules them. */
@@ -28,11 +29,13 @@ export class PredictionsProcessor extends WorkerHost implements OnApplicationBoo
       return { created };
     },
     [JOBS.predictions.monitor]: async () => ({ models: await this.monitoring.runAll() }),
+    [JOBS.predictions.recomputeAudiences]: async (job) => ({ computed: await this.audiences.recompute(job.data) }),
   };
 
   constructor(
     private readonly partitions: MonthlyPartitionsService,
     private readonly monitoring: MonitoringRunService,
+    private readonly audiences: AudiencesService,
     @InjectQueue(QUEUES.predictions) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { ModelsService } from '@foresight/models';
-import { type JobPayloads, JOBS, newId, notFound, QUEUES, scoringRunJob, type ScoringTrigger, SqlExecutor, type SqlRunner } from '@foresight/platform';
+import { audienceRecomputeJob, type JobPayloads, JOBS, newId, notFound, QUEUES, scoringRunJob, type ScoringTrigger, SqlExecutor, type SqlRunner } from '@foresight/platform';
 import {
   BEGIN_SCORING_RUN,
   CHECKPOINT_SCORING_RUN,
@@ -56,6 +56,7 @@ export class ScoringRunsService {
     private readonly sql: SqlExecutor,
     private readonly models: ModelsService,
     @InjectQueue(QUEUES.scoring) private readonly queue: Queue<ScoreUsers>,
+    @InjectQueue(QUEUES.predictions) private readonly predictionsQueue: Queue,
   ) {}
 
   /** A run of the given models of the organization (each must serve a version), queued for the worker: the CLI's `model score` and POST /v1/models/{id}/score. */
@@ -106,9 +107,11 @@ export class ScoringRunsService {
     await tx.affected(CHECKPOINT_SCORING_RUN, [runId, organizationId, at.lastUser, at.scored, at.changed]);
   }
 
-  /** Done: the checkpoint (a user id) is not kept past the run. */
+  /** Done: the checkpoint (a user id) is not kept past the run; the audiences of its models are recomputed from its predictions. */
   async complete(runId: string, organizationId: string): Promise<void> {
     await this.sql.affected(COMPLETE_SCORING_RUN, [runId, organizationId]);
+    const audiences = audienceRecomputeJob({ organizationId, runId });
+    await this.predictionsQueue.add(audiences.name, audiences.data, audiences.opts);
   }
 
   /** A failed attempt (retried by the queue while attempts remain; the checkpoint stays for it). */

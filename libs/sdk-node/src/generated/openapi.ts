@@ -52,6 +52,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audiences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's audiences with their latest size */
+        get: operations["AudiencesController_list"];
+        put?: never;
+        /** Define an audience: a model, one of its labels and a rule; members are computed right after, then with each bulk scoring run */
+        post: operations["AudiencesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audiences/{audienceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An audience with its size, validation precision and recall at its cutoff, and its size over time */
+        get: operations["AudiencesController_get"];
+        put?: never;
+        post?: never;
+        /** Remove an audience, its members and its history */
+        delete: operations["AudiencesController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audiences/{audienceId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current members, streamed
+         * @description A JSON array of up to `limit` members with a `Link: <…>; rel="next"` header while members remain; with `Accept: application/x-ndjson` (one JSON object per line) or `Accept: text/csv` (a header line, then one line per member), every member from the cursor on.
+         */
+        get: operations["AudiencesController_membersOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit": {
         parameters: {
             query?: never;
@@ -1074,6 +1130,213 @@ export interface operations {
             };
         };
     };
+    AudiencesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        modelId: string;
+                        label: string;
+                        rule: {
+                            minConfidence: number;
+                        } | {
+                            topPercent: number;
+                        };
+                        /** @description members after the latest computation; null until the first one ran */
+                        size: number | null;
+                        computedAt: string | null;
+                        createdAt: string;
+                    }[];
+                };
+            };
+        };
+    };
+    AudiencesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    modelId: string;
+                    /** @description one of the model's two labels */
+                    label: string;
+                    rule: {
+                        /** @description members: users whose probability of the label is at least this */
+                        minConfidence: number;
+                    } | {
+                        /** @description members: this percent of scored users most likely to have the label (rounded up; ties by user id) */
+                        topPercent: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        modelId: string;
+                        label: string;
+                        rule: {
+                            minConfidence: number;
+                        } | {
+                            topPercent: number;
+                        };
+                        /** @description members after the latest computation; null until the first one ran */
+                        size: number | null;
+                        computedAt: string | null;
+                        createdAt: string;
+                    };
+                };
+            };
+        };
+    };
+    AudiencesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        modelId: string;
+                        label: string;
+                        rule: {
+                            minConfidence: number;
+                        } | {
+                            topPercent: number;
+                        };
+                        /** @description members after the latest computation; null until the first one ran */
+                        size: number | null;
+                        computedAt: string | null;
+                        createdAt: string;
+                        /** @description on the serving version's validation set, at the rule's cutoff: the share of the audience that had the label */
+                        precision: number | null;
+                        /** @description on the validation set, at the cutoff: the share of the users with the label the audience holds */
+                        recall: number | null;
+                        /** @description the validation cutoff used (probability of the label, nearest of the stored curves) and the share of validation users it holds; null without a serving version or its curves */
+                        validation: {
+                            cutoff: number;
+                            share: number;
+                            precision: number | null;
+                            recall: number | null;
+                        } | null;
+                        /** @description size over time: the latest 100 computations, oldest first */
+                        history: {
+                            /** @description the bulk scoring run that recomputed the audience; the audience id for its first computation */
+                            runId: string;
+                            size: number;
+                            entered: number;
+                            left: number;
+                            computedAt: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    AudiencesController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "deleted";
+                        audienceId: string;
+                    };
+                };
+            };
+        };
+    };
+    AudiencesController_membersOf: {
+        parameters: {
+            query?: {
+                cursor?: unknown;
+                /** @description default 10000, at most 100000; ignored for NDJSON and CSV */
+                limit?: unknown;
+            };
+            header?: never;
+            path: {
+                audienceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        userId: string;
+                        /** @description probability of the label in the latest prediction */
+                        confidence: number;
+                        /** @description when the user entered the audience */
+                        since: string;
+                    }[];
+                    "application/x-ndjson": {
+                        userId: string;
+                        /** @description probability of the label in the latest prediction */
+                        confidence: number;
+                        /** @description when the user entered the audience */
+                        since: string;
+                    }[];
+                    "text/csv": {
+                        userId: string;
+                        /** @description probability of the label in the latest prediction */
+                        confidence: number;
+                        /** @description when the user entered the audience */
+                        since: string;
+                    }[];
+                };
+            };
+        };
+    };
     AuditController_list: {
         parameters: {
             query?: {
@@ -1081,7 +1344,7 @@ export interface operations {
                 limit?: unknown;
                 until?: unknown;
                 since?: unknown;
-                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update" | "organization.sso-grants";
+                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "audience.create" | "audience.delete" | "organization.update" | "organization.sso-grants";
             };
             header?: never;
             path?: never;
@@ -1106,7 +1369,7 @@ export interface operations {
                                 name: string | null;
                             } | null;
                             /** @enum {string} */
-                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update" | "organization.sso-grants";
+                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "audience.create" | "audience.delete" | "organization.update" | "organization.sso-grants";
                             /** @description a token, model, webhook or organization id, or user:<keyed hash> (never a user id in clear) */
                             target: string | null;
                             createdAt: string;
@@ -2995,7 +3258,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("prediction.updated" | "model.retrained" | "model.failed" | "drift.detected")[];
+                        events: ("prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "audience.entered" | "audience.left")[];
                         enabled: boolean;
                         disabledReason: string | null;
                         /** @description first failed attempt since the last success */
@@ -3018,7 +3281,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url: string;
-                    events: ("prediction.updated" | "model.retrained" | "model.failed" | "drift.detected")[];
+                    events: ("prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "audience.entered" | "audience.left")[];
                 };
             };
         };
@@ -3031,7 +3294,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("prediction.updated" | "model.retrained" | "model.failed" | "drift.detected")[];
+                        events: ("prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "audience.entered" | "audience.left")[];
                         enabled: boolean;
                         disabledReason: string | null;
                         /** @description first failed attempt since the last success */
@@ -3062,7 +3325,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         url: string;
-                        events: ("prediction.updated" | "model.retrained" | "model.failed" | "drift.detected")[];
+                        events: ("prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "audience.entered" | "audience.left")[];
                         enabled: boolean;
                         disabledReason: string | null;
                         /** @description first failed attempt since the last success */
@@ -3094,7 +3357,7 @@ export interface operations {
                         id: string;
                         eventId: string;
                         /** @enum {string} */
-                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "webhook.test";
+                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "audience.entered" | "audience.left" | "webhook.test";
                         /** @enum {string} */
                         status: "pending" | "succeeded" | "failed" | "abandoned";
                         attempts: number;
@@ -3130,7 +3393,7 @@ export interface operations {
                         id: string;
                         eventId: string;
                         /** @enum {string} */
-                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "webhook.test";
+                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "audience.entered" | "audience.left" | "webhook.test";
                         /** @enum {string} */
                         status: "pending" | "succeeded" | "failed" | "abandoned";
                         attempts: number;
@@ -3167,7 +3430,7 @@ export interface operations {
                         id: string;
                         eventId: string;
                         /** @enum {string} */
-                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "webhook.test";
+                        eventType: "prediction.updated" | "model.retrained" | "model.failed" | "drift.detected" | "audience.entered" | "audience.left" | "webhook.test";
                         /** @enum {string} */
                         status: "pending" | "succeeded" | "failed" | "abandoned";
                         attempts: number;

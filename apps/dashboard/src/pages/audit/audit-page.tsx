@@ -21,6 +21,8 @@ const ACTION_OPTIONS: Record<AuditAction, true> = {
   'user.unsuppress': true,
   'webhook.create': true,
   'webhook.delete': true,
+  'audience.create': true,
+  'audience.delete': true,
   'organization.update': true,
   'organization.sso-grants': true,
 };

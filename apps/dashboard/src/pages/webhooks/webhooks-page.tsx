@@ -8,7 +8,7 @@ import { when } from '../../components/format';
 import { SecretOnce } from '../../components/secret-once';
 import { Badge, ErrorState, Loading } from '../../components/states';
 
-const KINDS: WebhookEventKind[] = ['prediction.updated', 'model.retrained', 'model.failed', 'drift.detected'];
+const KINDS: WebhookEventKind[] = ['prediction.updated', 'model.retrained', 'model.failed', 'drift.detected', 'audience.entered', 'audience.left'];
 
 /** Webhook endpoints (admin): create (secret shown once), delete, test event, delivery log with retry. */
 export function WebhooksPage() {

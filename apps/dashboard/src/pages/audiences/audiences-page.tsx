@@ -1,0 +1,210 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useId, useMemo, useState } from 'react';
+import { api } from '../../api/client';
+import type { AudienceSummary, CreateAudience, ModelSummary, ThresholdPoint } from '../../api/types';
+import { useCanAct } from '../../auth/access';
+import { ConfirmButton } from '../../components/confirm-button';
+import { count, decimal, percent, when } from '../../components/format';
+import { ErrorState, Loading } from '../../components/states';
+
+/** Audiences: define one from a cutoff (or a top percent) with its expected precision and recall on validation, list them with their size, download members. */
+export function AudiencesPage() {
+  const canManage = useCanAct('manage');
+  const audiences = useQuery({ queryKey: ['audiences'], queryFn: api.audiences, refetchInterval: 10_000 });
+  const models = useQuery({ queryKey: ['models'], queryFn: api.models });
+  const serving = (models.data ?? []).filter((model) => model.version !== null);
+  return (
+    <>
+      <h1>Audiences</h1>
+      <p className="help">
+        An audience is the list of users a model gives at least a chosen probability of a label, or the most likely percent of them. Members are recomputed after every bulk scoring run;
+        endpoints subscribed to audience.entered and audience.left hear who joined and who left.
+      </p>
+      {canManage && models.isSuccess && serving.length === 0 && <p className="muted">No model serves a version yet: train one first, then define audiences from its predictions.</p>}
+      {canManage && serving.length > 0 && <DefineAudience models={serving} />}
+      {audiences.isPending && <Loading what="audiences" />}
+      {audiences.isError && <ErrorState error={audiences.error} retry={() => void audiences.refetch()} />}
+      {audiences.data?.length === 0 && <p>No audience yet.</p>}
+      {audiences.data && audiences.data.length > 0 && <AudienceTable audiences={audiences.data} models={models.data ?? []} canManage={canManage} />}
+    </>
+  );
+}
+
+type RuleKind = 'minConfidence' | 'topPercent';
+
+/** The audience's side of a validation threshold point: the flagged users for the positive label, the others for the negative one. */
+function sideOf(point: ThresholdPoint, positive: boolean) {
+  const held = positive ? point.truePositives + point.falsePositives : point.trueNegatives + point.falseNegatives;
+  const right = positive ? point.truePositives : point.trueNegatives;
+  const withLabel = positive ? point.truePositives + point.falseNegatives : point.trueNegatives + point.falsePositives;
+  const total = point.truePositives + point.falsePositives + point.trueNegatives + point.falseNegatives;
+  return { cutoff: positive ? point.threshold : 1 - point.threshold, share: total > 0 ? held / total : 0, precision: held > 0 ? right / held : null, recall: withLabel > 0 ? right / withLabel : null };
+}
+
+function DefineAudience({ models }: { models: ModelSummary[] }) {
+  const queries = useQueryClient();
+  const [modelId, setModelId] = useState(models[0].id);
+  const details = useQuery({ queryKey: ['model', modelId], queryFn: () => api.model(modelId) });
+  const versions = useQuery({ queryKey: ['versions', modelId], queryFn: () => api.versions(modelId) });
+  const [name, setName] = useState('');
+  const [labelIndex, setLabelIndex] = useState(1);
+  const [kind, setKind] = useState<RuleKind>('minConfidence');
+  const [topPercent, setTopPercent] = useState(10);
+  const curves = versions.data?.versions.find((version) => version.state === 'serving')?.curves ?? null;
+  const labels = details.data?.labels ?? [];
+  const positive = labelIndex === 1;
+  // The slider walks the validation cutoffs, from the broadest audience to the narrowest.
+  const sides = useMemo(() => {
+    const all = (curves?.thresholds ?? []).map((point) => sideOf(point, positive));
+    return positive ? all : all.reverse();
+  }, [curves, positive]);
+  const [step, setStep] = useState(25);
+  const chosen = kind === 'minConfidence' ? sides[Math.min(step, sides.length - 1)] : sides.reduce<(typeof sides)[number] | undefined>((best, side) => (!best || Math.abs(side.share - topPercent / 100) < Math.abs(best.share - topPercent / 100) ? side : best), undefined);
+  const create = useMutation({
+    mutationFn: (body: CreateAudience) => api.createAudience(body),
+    onSuccess: () => {
+      setName('');
+      void queries.invalidateQueries({ queryKey: ['audiences'] });
+    },
+  });
+  const sliderId = useId();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!labels[labelIndex] || (kind === 'minConfidence' && !chosen)) return;
+    const rule = kind === 'minConfidence' ? { minConfidence: Math.max(0.01, Math.round((chosen?.cutoff ?? 0.5) * 100) / 100) } : { topPercent };
+    create.mutate({ name: name.trim(), modelId, label: labels[labelIndex], rule });
+  };
+  return (
+    <section className="panel" aria-labelledby="define-audience-heading">
+      <h2 id="define-audience-heading">Define an audience</h2>
+      <form className="stacked-form" onSubmit={submit}>
+        <label htmlFor="audience-name">Name</label>
+        <input id="audience-name" required maxLength={128} value={name} onChange={(e) => setName(e.target.value)} placeholder="likely to buy this week" />
+        <label htmlFor="audience-model">Model</label>
+        <select id="audience-model" value={modelId} onChange={(e) => setModelId(e.target.value)}>
+          {models.map((model) => (
+            <option key={model.id} value={model.id}>
+              {model.name}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="audience-label">Label</label>
+        <select id="audience-label" value={labelIndex} onChange={(e) => setLabelIndex(Number(e.target.value))}>
+          {labels.map((label, index) => (
+            <option key={label} value={index}>
+              {label}
+            </option>
+          ))}
+        </select>
+        <fieldset>
+          <legend>Who is in it</legend>
+          <label className="check">
+            <input type="radio" name="audience-rule" checked={kind === 'minConfidence'} onChange={() => setKind('minConfidence')} /> users with at least a probability
+          </label>
+          <label className="check">
+            <input type="radio" name="audience-rule" checked={kind === 'topPercent'} onChange={() => setKind('topPercent')} /> the most likely percent of scored users
+          </label>
+        </fieldset>
+        {kind === 'minConfidence' && sides.length > 0 && chosen && (
+          <>
+            <label htmlFor={sliderId}>
+              Probability of {labels[labelIndex] ?? 'the label'} at least: <strong>{decimal(chosen.cutoff, 2)}</strong>
+            </label>
+            <input
+              id={sliderId}
+              type="range"
+              min={0}
+              max={sides.length - 1}
+              step={1}
+              value={Math.min(step, sides.length - 1)}
+              onChange={(e) => setStep(Number(e.target.value))}
+              aria-valuetext={`probability at least ${decimal(chosen.cutoff, 2)}: holds ${percent(chosen.share)} of users`}
+            />
+          </>
+        )}
+        {kind === 'topPercent' && (
+          <>
+            <label htmlFor="audience-top-percent">Percent of scored users</label>
+            <input id="audience-top-percent" type="number" min={0.1} max={100} step={0.1} value={topPercent} onChange={(e) => setTopPercent(Number(e.target.value))} />
+          </>
+        )}
+        {chosen ? (
+          <p role="status">
+            On the validation set, this audience holds <strong>{percent(chosen.share)}</strong> of users; <strong>{percent(chosen.precision)}</strong> of them had the label {labels[labelIndex]} (precision), and it
+            holds <strong>{percent(chosen.recall)}</strong> of all who had it (recall).
+          </p>
+        ) : (
+          <p className="muted">{versions.isPending ? 'Reading the validation curves…' : 'This version has no validation curves: expected precision and recall are unknown.'}</p>
+        )}
+        <button type="submit" disabled={create.isPending || labels.length === 0}>
+          Create audience
+        </button>
+      </form>
+      {create.isError && <ErrorState error={create.error} />}
+      {create.isSuccess && <p role="status">Audience {create.data.name} created: its members are being computed.</p>}
+    </section>
+  );
+}
+
+function ruleText(audience: AudienceSummary): string {
+  return 'minConfidence' in audience.rule ? `probability of ${audience.label} ≥ ${decimal(audience.rule.minConfidence, 2)}` : `top ${audience.rule.topPercent}% most likely ${audience.label}`;
+}
+
+function AudienceTable({ audiences, models, canManage }: { audiences: AudienceSummary[]; models: ModelSummary[]; canManage: boolean }) {
+  const names = new Map(models.map((model) => [model.id, model.name]));
+  return (
+    <section className="panel" aria-labelledby="audiences-heading">
+      <h2 id="audiences-heading">Your audiences</h2>
+      <table>
+          <thead>
+            <tr>
+              <th scope="col">Audience</th>
+              <th scope="col">Rule</th>
+              <th scope="col">Size</th>
+              <th scope="col">Computed</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {audiences.map((audience) => (
+              <AudienceRow key={audience.id} audience={audience} model={names.get(audience.modelId) ?? audience.modelId} canManage={canManage} />
+            ))}
+          </tbody>
+      </table>
+    </section>
+  );
+}
+
+function AudienceRow({ audience, model, canManage }: { audience: AudienceSummary; model: string; canManage: boolean }) {
+  const queries = useQueryClient();
+  const download = useMutation({ mutationFn: () => api.audienceMembersCsv(audience.id), onSuccess: (csv) => saveCsv(`foresight-audience-${audience.id}.csv`, csv) });
+  const remove = useMutation({ mutationFn: () => api.deleteAudience(audience.id), onSuccess: () => queries.invalidateQueries({ queryKey: ['audiences'] }) });
+  return (
+    <tr>
+      <th scope="row">
+        {audience.name} <span className="muted">{model}</span>
+      </th>
+      <td>{ruleText(audience)}</td>
+      <td>{audience.size === null ? 'computing…' : count(audience.size)}</td>
+      <td>{when(audience.computedAt)}</td>
+      <td>
+        <div className="actions-row">
+          <button type="button" onClick={() => download.mutate()} disabled={download.isPending || audience.size === null}>
+            Download members (CSV)
+          </button>
+          {canManage && <ConfirmButton label="Delete" question={`Delete the audience ${audience.name}? Its members and size history go with it.`} pending={remove.isPending} onConfirm={() => remove.mutate()} />}
+        </div>
+        {download.isError && <ErrorState error={download.error} />}
+        {remove.isError && <ErrorState error={remove.error} />}
+      </td>
+    </tr>
+  );
+}
+
+function saveCsv(name: string, csv: string): void {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(link.href);
+}
