@@ -19,9 +19,10 @@ try {
   process.exit(1);
 }
 
-const redisUrl = new URL(config.redisUrl.reveal());
-const redisHost = redisUrl.hostname || '127.0.0.1';
-const redisPort = Number(redisUrl.port || 6379);
+// A Redis Cluster or Sentinel set is the operator's to run: only a single local server is started here.
+const redisUrl = config.redis.kind === 'server' ? new URL(config.redis.url.reveal()) : undefined;
+const redisHost = redisUrl?.hostname || '127.0.0.1';
+const redisPort = Number(redisUrl?.port || 6379);
 const children = [];
 
 function reachable(host, port) {
@@ -56,7 +57,7 @@ async function startLocalRedis() {
   for (let i = 0; i < 50 && !(await reachable('127.0.0.1', redisPort)); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
-if (!(await reachable(redisHost, redisPort))) await startLocalRedis();
+if (redisUrl && !(await reachable(redisHost, redisPort))) await startLocalRedis();
 
 const api = spawn(process.execPath, [...nodeFlags, join(root, 'dist/apps/api/src/main.js')], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => api.kill(signal));

@@ -149,7 +149,7 @@ const MAPPINGS: { path: string; variable: Variable; samples: unknown[] }[] = [
   { path: 'tracing.endpoint', variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', samples: ['', 'http://otel-collector:4318', 'https://collector.example/otlp', 'otel-collector:4318', 'grpc://c:4317'] },
   { path: 'tracing.serviceName', variable: 'OTEL_SERVICE_NAME', samples: ['foresight', 'acme.prod-1', '', 'two words'] },
   { path: 'tracing.sampleRatio', variable: 'OTEL_TRACES_SAMPLER_ARG', samples: [0, 0.1, 1, 1.5, -0.1] },
-  { path: 'redis.prefix', variable: 'REDIS_PREFIX', samples: ['', 'foresight:', 'a_b-c:1', 'bad prefix', 'ü'] },
+  { path: 'redis.prefix', variable: 'REDIS_PREFIX', samples: ['', 'foresight:', 'a_b-c:1', '{shop}:', 'bad prefix', 'ü', 'a{b}'] },
   { path: 'postgres.poolMode', variable: 'DATABASE_POOL_MODE', samples: ['session', 'transaction', 'statement', 'Transaction', ''] },
   { path: 'postgres.idleTimeout', variable: 'DATABASE_IDLE_TIMEOUT', samples: ['10s', '500ms', '5m', '10', 'never', ''] },
   { path: 'postgres.readMaxLag', variable: 'DATABASE_READ_MAX_LAG', samples: ['30s', '2m', '1h', '30', '30 s'] },
@@ -250,5 +250,73 @@ describe('single sign-on values', () => {
     const { variables } = environment(release, workload(release, 'api'));
     expect(Object.keys(variables).filter((name) => name.startsWith('OIDC_'))).toEqual([]);
     expect(loadConfig(variables).dashboard).toMatchObject({ tokenSignIn: true, sso: undefined });
+  });
+});
+
+describe('Redis Cluster and Sentinel values', () => {
+  const cluster: Values = { redis: { url: '', clusterNodes: ['redis-0.internal:6379', 'redis-1.internal'], username: 'foresight', password: 'node-pw', tls: true } };
+  const sentinel: Values = { redis: { url: '', sentinels: ['sentinel-0:26379', 'sentinel-1'], sentinelName: 'main', password: 'node-pw', sentinelPassword: 'sentinel-pw' } };
+  /** The Redis configuration every container ends up with, and where its passwords came from. */
+  const redisOf = (values: Values[], existing?: Record<string, string>) => {
+    const release = renderRelease(values);
+    return (['api', 'worker', 'migrations'] as const).map((component) => {
+      const { variables, sources } = environment(release, workload(release, component), existing);
+      return { redis: loadConfig(variables).redis, url: variables.REDIS_URL, passwordFrom: sources.REDIS_PASSWORD };
+    });
+  };
+
+  it('select a Redis Cluster: its nodes in the ConfigMap, its password in the chart’s Secret, no REDIS_URL', () => {
+    for (const { redis, url, passwordFrom } of redisOf([REQUIRED_INLINE, cluster])) {
+      expect(redis).toMatchObject({ kind: 'cluster', nodes: [{ host: 'redis-0.internal', port: 6379 }, { host: 'redis-1.internal', port: 6379 }], username: 'foresight', tls: true });
+      expect(redis.kind === 'cluster' && redis.password?.reveal()).toBe('node-pw');
+      expect({ url, passwordFrom }).toEqual({ url: undefined, passwordFrom: 'Secret' });
+    }
+  });
+
+  it('select Sentinel: the sentinels and master name, both passwords from the Secret', () => {
+    for (const { redis, url } of redisOf([REQUIRED_INLINE, sentinel])) {
+      expect(redis).toMatchObject({ kind: 'sentinel', masterName: 'main', tls: false, sentinels: [{ host: 'sentinel-0', port: 26379 }, { host: 'sentinel-1', port: 26379 }] });
+      expect(redis.kind === 'sentinel' && [redis.password?.reveal(), redis.sentinelPassword?.reveal()]).toEqual(['node-pw', 'sentinel-pw']);
+      expect(url).toBeUndefined();
+    }
+  });
+
+  it('take the passwords from the existingSecret when it holds them, and need none', () => {
+    const values = [{ image: { repository: 'r/foresight' }, existingSecret: EXISTING_SECRET.name, redis: { clusterNodes: ['redis-0:6379'] } }];
+    const { REDIS_URL: _url, ...withoutUrl } = EXISTING_SECRET.data;
+    const [withPassword] = redisOf(values, { ...withoutUrl, REDIS_PASSWORD: 'from-secret' });
+    expect(withPassword.redis.kind === 'cluster' && withPassword.redis.password?.reveal()).toBe('from-secret');
+    // REDIS_URL left in the Secret is not read: one topology only.
+    const [withoutPassword] = redisOf(values);
+    expect(withoutPassword).toMatchObject({ url: undefined, passwordFrom: undefined, redis: { kind: 'cluster', password: undefined } });
+  });
+
+  it('refuse two topologies, a sentinel set without its master, and node settings for a single server', () => {
+    const paths = (...values: Values[]) => [...new Set(schemaErrors(REQUIRED_INLINE, ...values).map((e) => e.path))].sort();
+    expect(paths({ redis: { clusterNodes: ['r:6379'] } })).toEqual(['/redis/url']);
+    expect(paths({ redis: { url: '', clusterNodes: ['r:6379'], sentinels: ['s:26379'], sentinelName: 'main' } })).toEqual(['/redis/sentinels']);
+    expect(paths({ redis: { url: '', sentinels: ['s:26379'] } })).toEqual(['/redis/sentinelName']);
+    expect(paths({ redis: { password: 'pw', tls: true, sentinelName: 'main' } })).toEqual(['/redis/password', '/redis/sentinelName', '/redis/tls']);
+    expect(paths({ existingSecret: 'foresight-env', postgres: { url: '' }, secrets: { tokenPepper: '', encryptionKey: '' }, redis: { url: '', clusterNodes: ['r:6379'], password: 'pw' } })).toEqual([
+      '/redis/password',
+    ]);
+  });
+
+  it('accept for the node lists and the prefix only what the app accepts', () => {
+    const samples: [string, unknown, boolean][] = [
+      ['clusterNodes', ['r:6379', '[fd00::1]:7000', 'r'], true],
+      ['clusterNodes', ['r:99999'], false],
+      ['clusterNodes', ['r 1:6379'], false],
+      ['sentinels', ['s:0'], false],
+      ['prefix', '{shop}:', true],
+      ['prefix', 'shop:{a}', false],
+    ];
+    for (const [key, sample, accepted] of samples) {
+      const topology = key === 'sentinels' ? { url: '', sentinels: sample, sentinelName: 'main' } : key === 'clusterNodes' ? { url: '', clusterNodes: sample } : { prefix: sample };
+      expect(`${key} ${JSON.stringify(sample)}: ${schemaErrors(REQUIRED_INLINE, { redis: topology }).length === 0}`).toBe(`${key} ${JSON.stringify(sample)}: ${accepted}`);
+      const variable = { clusterNodes: 'REDIS_CLUSTER_NODES', sentinels: 'REDIS_SENTINELS', prefix: 'REDIS_PREFIX' }[key] as Variable;
+      const text = Array.isArray(sample) ? sample.join(',') : String(sample);
+      expect(`${variable}=${text}: ${environmentSchema.shape[variable].safeParse(text).success}`).toBe(`${variable}=${text}: ${accepted}`);
+    }
   });
 });

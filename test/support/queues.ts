@@ -1,4 +1,6 @@
 import { Queue } from 'bullmq';
+import { Cluster } from 'ioredis';
+import { loadConfig, queueConnection, queuePrefix } from '@foresight/platform';
 import { eventually } from './eventually';
 
 /**
@@ -14,7 +16,10 @@ export async function queuedWorkDone(
   concerns: (data: Record<string, unknown>) => boolean,
   timeoutMs = 60_000,
 ): Promise<void> {
-  const opened = queues.map((name) => new Queue(name, { connection: { url: env.REDIS_URL }, prefix: `${env.REDIS_PREFIX}bull` }));
+  // Whatever Redis topology the suite's processes run on, reached as they reach it.
+  const config = loadConfig(env);
+  const connection = queueConnection(config.redis);
+  const opened = queues.map((name) => new Queue(name, { connection, prefix: queuePrefix(config.redis.kind, config.redisPrefix) }));
   try {
     await eventually(
       `the jobs of ${queues.join(', ')} to finish`,
@@ -30,5 +35,6 @@ export async function queuedWorkDone(
     );
   } finally {
     await Promise.all(opened.map((queue) => queue.close()));
+    if (connection instanceof Cluster) connection.disconnect();
   }
 }

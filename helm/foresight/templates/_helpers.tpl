@@ -57,6 +57,11 @@ exist (pre-install), so it reads copies created just before it under the migrati
 {{ .Values.existingSecret | default (include "foresight.migrationName" .) }}
 {{- end }}
 
+{{/* "true" when Redis is one server (REDIS_URL), empty for a Redis Cluster or Sentinel. */}}
+{{- define "foresight.redisServer" -}}
+{{- if not (or .Values.redis.clusterNodes .Values.redis.sentinels) }}true{{ end }}
+{{- end }}
+
 {{/* Non-secret settings, as environment variables (libs/platform/src/config/config.schema.ts). */}}
 {{- define "foresight.configData" -}}
 PORT: {{ .Values.ports.http | quote }}
@@ -68,6 +73,21 @@ DATABASE_POOL_MODE: {{ .Values.postgres.poolMode | quote }}
 DATABASE_IDLE_TIMEOUT: {{ .Values.postgres.idleTimeout | quote }}
 DATABASE_READ_MAX_LAG: {{ .Values.postgres.readMaxLag | quote }}
 REDIS_PREFIX: {{ .Values.redis.prefix | quote }}
+{{- with .Values.redis }}
+{{- if .clusterNodes }}
+REDIS_CLUSTER_NODES: {{ join "," .clusterNodes | quote }}
+{{- end }}
+{{- if .sentinels }}
+REDIS_SENTINELS: {{ join "," .sentinels | quote }}
+REDIS_SENTINEL_NAME: {{ .sentinelName | quote }}
+{{- end }}
+{{- if or .clusterNodes .sentinels }}
+{{- with .username }}
+REDIS_USERNAME: {{ . | quote }}
+{{- end }}
+REDIS_TLS: {{ .tls | quote }}
+{{- end }}
+{{- end }}
 MONITORING_SCHEDULE: {{ .Values.monitoring.schedule | quote }}
 WEBHOOK_RETRY_SCHEDULE: {{ join "," .Values.webhooks.retrySchedule | quote }}
 WEBHOOK_TIMEOUT_MS: {{ .Values.webhooks.timeoutMs | quote }}
@@ -109,7 +129,15 @@ DATABASE_URL: {{ .Values.postgres.url | b64enc | quote }}
 {{- with .Values.postgres.readUrl }}
 DATABASE_READ_URL: {{ . | b64enc | quote }}
 {{- end }}
+{{- if include "foresight.redisServer" . }}
 REDIS_URL: {{ .Values.redis.url | b64enc | quote }}
+{{- end }}
+{{- with .Values.redis.password }}
+REDIS_PASSWORD: {{ . | b64enc | quote }}
+{{- end }}
+{{- with .Values.redis.sentinelPassword }}
+REDIS_SENTINEL_PASSWORD: {{ . | b64enc | quote }}
+{{- end }}
 TOKEN_PEPPER: {{ .Values.secrets.tokenPepper | b64enc | quote }}
 ENCRYPTION_KEY: {{ .Values.secrets.encryptionKey | b64enc | quote }}
 {{- end }}
@@ -139,11 +167,22 @@ env:
         name: {{ .secret }}
         key: DATABASE_READ_URL
         optional: true
+  {{- if include "foresight.redisServer" .root }}
   - name: REDIS_URL
     valueFrom:
       secretKeyRef:
         name: {{ .secret }}
         key: REDIS_URL
+  {{- else }}
+  {{- range list "REDIS_PASSWORD" "REDIS_SENTINEL_PASSWORD" }}
+  - name: {{ . }}
+    valueFrom:
+      secretKeyRef:
+        name: {{ $.secret }}
+        key: {{ . }}
+        optional: true
+  {{- end }}
+  {{- end }}
   - name: TOKEN_PEPPER
     valueFrom:
       secretKeyRef:

@@ -51,6 +51,7 @@ export { QueueMetricsService } from './queue/queue-metrics.service';
 export { createRandom, type Random } from './random/seeded-random';
 export { REDIS, RedisKeysService } from './redis/redis.module';
 export { RedisAvailabilityService } from './redis/redis-availability.service';
+export { createRedisClient, queueConnection, queuePrefix, type RedisClient } from './redis/redis-connections';
 export { type Runtime, startRuntime } from './runtime';
 export { printableText } from './text/printable-text';
 export { DAY_MS } from './time/durations';

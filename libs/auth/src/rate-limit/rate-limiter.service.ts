@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { APP_CONFIG, type AppConfig, LOGGER, type Logger, REDIS, RedisKeysService, SameTurnBatches } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, LOGGER, type Logger, REDIS, type RedisClient, RedisKeysService, SameTurnBatches } from '@foresight/platform';
 import { callerKey, type Principal } from '../tokens/principal';
 import { clientAddressBucket } from './client-address';
 import {
@@ -42,7 +41,7 @@ return {granted, math.floor(tokens), retry, math.ceil((capacity - tokens) / refi
 
 const MAX_FALLBACK_BUCKETS = 100_000;
 
-type BucketRedis = Redis & {
+type BucketRedis = RedisClient & {
   takeTokens(key: string, capacity: number, refillPerMs: number, count: number): Promise<[number, number, number, number]>;
 };
 
@@ -71,7 +70,7 @@ export class RateLimiterService {
   private warnedFallback = false;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeysService,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
-import { REDIS, RedisKeysService } from '@foresight/platform';
+import { REDIS, type RedisClient, RedisKeysService } from '@foresight/platform';
 import type { SignInChecks } from './openid-provider.client';
 
 /** A sign-in left unfinished this long is forgotten. */
@@ -15,7 +14,7 @@ const ATTEMPT_TTL_SECONDS = 600;
 @Injectable()
 export class SignInAttempts {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeysService,
   ) {}
 

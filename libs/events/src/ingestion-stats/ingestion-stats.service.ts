@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { DAY_MS, LOGGER, type Logger, REDIS, RedisKeysService } from '@foresight/platform';
+import { DAY_MS, LOGGER, type Logger, REDIS, type RedisClient, RedisKeysService } from '@foresight/platform';
 
 export type IngestionBucket = 'hour' | 'day';
 
@@ -27,14 +26,15 @@ const RETENTION_SECONDS: Record<IngestionBucket, number> = { hour: 32 * 86_400, 
 /**
  * Per organization, per hour and per day, per sending library: how many events were accepted,
  * duplicates, or refused by validation. One Redis hash per organization and bucket, its fields
- * `<library>|<outcome>`: one pipelined round trip per ingestion request, no Postgres write on the hot
- * path. The organization in the key comes from the token, and library names are bounded by
+ * `<library>|<outcome>`: one round trip per ingestion request (the client pipelines the commands of
+ * one turn; separate commands rather than a pipeline, because a Cluster keeps the keys on different
+ * nodes), no Postgres write on the hot path. The organization in the key comes from the token, and library names are bounded by
  * `libraryName`, so no sender can touch another organization's counters or grow the hash.
  */
 @Injectable()
 export class IngestionStatsService {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeysService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -43,14 +43,14 @@ export class IngestionStatsService {
   async record(organizationId: string, library: string, outcome: Partial<IngestionOutcome>, at = new Date()): Promise<void> {
     const counted = OUTCOMES.filter((name) => (outcome[name] ?? 0) > 0);
     if (counted.length === 0 || this.redis.status !== 'ready') return;
-    const pipeline = this.redis.pipeline();
+    const writes: Promise<unknown>[] = [];
     for (const bucket of ['hour', 'day'] as const) {
       const key = this.key(organizationId, bucket, bucketStart(at.getTime(), bucket));
-      for (const name of counted) pipeline.hincrby(key, `${library}|${name}`, outcome[name] ?? 0);
-      pipeline.expire(key, RETENTION_SECONDS[bucket]);
+      for (const name of counted) writes.push(this.redis.hincrby(key, `${library}|${name}`, outcome[name] ?? 0));
+      writes.push(this.redis.expire(key, RETENTION_SECONDS[bucket]));
     }
     try {
-      await pipeline.exec();
+      await Promise.all(writes);
     } catch (error) {
       this.logger.warn({ err: error, organizationId }, 'could not count ingestion outcomes');
     }
@@ -69,14 +69,11 @@ export class IngestionStatsService {
   async stats(organizationId: string, bucket: IngestionBucket, since: Date, until: Date): Promise<IngestionStats> {
     const starts: number[] = [];
     for (let start = bucketStart(since.getTime(), bucket); start < until.getTime(); start += BUCKET_MS[bucket]) starts.push(start);
-    const pipeline = this.redis.pipeline();
-    for (const start of starts) pipeline.hgetall(this.key(organizationId, bucket, start));
-    const answers = starts.length > 0 ? ((await pipeline.exec()) ?? []) : [];
+    const answers = await Promise.all(starts.map((start) => this.redis.hgetall(this.key(organizationId, bucket, start))));
     const series: IngestionStats['series'] = [];
-    answers.forEach(([error, fields], index) => {
-      if (error) throw error;
+    answers.forEach((fields, index) => {
       const byLibrary = new Map<string, IngestionOutcome>();
-      for (const [field, value] of Object.entries(fields as Record<string, string>)) {
+      for (const [field, value] of Object.entries(fields)) {
         const separator = field.lastIndexOf('|');
         const name = field.slice(separator + 1) as (typeof OUTCOMES)[number];
         if (!OUTCOMES.includes(name)) continue;

@@ -63,6 +63,21 @@ const listOf = <T extends z.ZodType<unknown, string>>(item: T) =>
 /** `true` or `false` (an unset variable takes the default). */
 const flag = z.enum(['true', 'false']).transform((text) => text === 'true');
 
+/** A password: taken as written (spaces are characters of it); empty means unset. */
+const secretText = z
+  .string()
+  .transform((text) => (text === '' ? undefined : text))
+  .optional();
+
+/** `host:port`, `host` (the port then comes from the topology) or `[ipv6]:port`. */
+const redisNode = z.string().transform((text, ctx) => {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+))(?::(\d{1,5}))?$/.exec(text);
+  const port = match?.[3] === undefined ? undefined : Number(match[3]);
+  if (match && (port === undefined || (port >= 1 && port <= 65535))) return { host: match[1] ?? match[2] ?? '', port };
+  ctx.addIssue({ code: 'custom', message: `"${text}" is not host:port` });
+  return z.NEVER;
+});
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** An OpenID issuer: https, or http on a loopback address only (a provider on the same machine, as in tests). */
@@ -92,8 +107,25 @@ export const environmentSchema = z.object({
   /** Reads leave a replica that lags more than this behind the primary, and return once it has caught up. */
   DATABASE_READ_MAX_LAG: duration.prefault('30s'),
   DATA_DIR: z.string().min(1).default('./.data'),
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]*$/, 'letters, digits, ":", "_" and "-" only').default('foresight:'),
+  /** One Redis server; the default when neither REDIS_CLUSTER_NODES nor REDIS_SENTINELS is set. */
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** Redis Cluster: some of its nodes (the rest are discovered). */
+  REDIS_CLUSTER_NODES: listOf(redisNode).optional(),
+  /** Redis Sentinel: the sentinels, and the name of the master they watch. */
+  REDIS_SENTINELS: listOf(redisNode).optional(),
+  REDIS_SENTINEL_NAME: optionalText,
+  /** ACL user and password of the cluster nodes, or of the master and replicas behind the sentinels (REDIS_URL carries its own). */
+  REDIS_USERNAME: optionalText,
+  REDIS_PASSWORD: secretText,
+  /** The sentinels' own password, when they require one (`requirepass` in sentinel.conf). */
+  REDIS_SENTINEL_PASSWORD: secretText,
+  /** TLS to the cluster nodes, or to the sentinels and the master (REDIS_URL says it with rediss://). */
+  REDIS_TLS: flag.optional(),
+  /** Braces only as one leading hash tag (`{foresight}:`), which puts every key of the deployment in one Redis Cluster slot. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^(\{[A-Za-z0-9:_-]+\})?[A-Za-z0-9:_-]*$/, 'letters, digits, ":", "_" and "-" only, with braces only as one leading hash tag such as {foresight}:')
+    .default('foresight:'),
   TOKEN_PEPPER: z.string().min(32, 'at least 32 characters').optional(),
   ENCRYPTION_KEY: z
     .string()

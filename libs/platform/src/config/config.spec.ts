@@ -20,7 +20,55 @@ describe('loadConfig', () => {
       workerMode: 'off',
       embedded: false,
     });
-    expect(config.redisUrl.reveal()).toBe('redis://127.0.0.1:6379');
+    expect(config.redis).toMatchObject({ kind: 'server' });
+    expect(config.redis.kind === 'server' && config.redis.url.reveal()).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('reads a Redis Cluster or Sentinel topology, with credentials kept secret and default ports', () => {
+    const cluster = loadConfig({ ...external, REDIS_CLUSTER_NODES: 'r1:7000, r2 ,[fd00::3]:7002', REDIS_PASSWORD: 'cluster pw', REDIS_USERNAME: 'app', REDIS_TLS: 'true' });
+    expect(cluster.redis).toMatchObject({
+      kind: 'cluster',
+      nodes: [
+        { host: 'r1', port: 7000 },
+        { host: 'r2', port: 6379 },
+        { host: 'fd00::3', port: 7002 },
+      ],
+      username: 'app',
+      tls: true,
+    });
+    expect(cluster.redis.kind === 'cluster' && cluster.redis.password?.reveal()).toBe('cluster pw');
+    expect(JSON.stringify(cluster)).not.toContain('cluster pw');
+    const sentinel = loadConfig({ ...external, REDIS_SENTINELS: 's1,s2:26380', REDIS_SENTINEL_NAME: 'main', REDIS_SENTINEL_PASSWORD: 'spw' });
+    expect(sentinel.redis).toMatchObject({ kind: 'sentinel', masterName: 'main', tls: false, sentinels: [{ host: 's1', port: 26379 }, { host: 's2', port: 26380 }] });
+    expect(sentinel.redis.kind === 'sentinel' && sentinel.redis.sentinelPassword?.reveal()).toBe('spw');
+    // Empty values (a chart leaving them unset) are unset: the default single server applies.
+    expect(loadConfig({ ...external, REDIS_CLUSTER_NODES: '', REDIS_SENTINELS: '', REDIS_PASSWORD: '' }).redis.kind).toBe('server');
+  });
+
+  it('refuses more than one Redis topology, and settings that belong to another one', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig({ ...external, ...env });
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+      return [];
+    };
+    expect(problems({ REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'r1:7000' })).toEqual([expect.stringMatching(/^REDIS_URL, REDIS_CLUSTER_NODES: set only one/)]);
+    expect(problems({ REDIS_CLUSTER_NODES: 'r1:7000', REDIS_SENTINELS: 's1' })).toEqual([
+      expect.stringMatching(/^REDIS_CLUSTER_NODES, REDIS_SENTINELS: set only one/),
+      expect.stringMatching(/^REDIS_SENTINEL_NAME: required with REDIS_SENTINELS/),
+    ]);
+    expect(problems({ REDIS_SENTINEL_NAME: 'main', REDIS_PASSWORD: 'pw' })).toEqual([
+      'REDIS_SENTINEL_NAME: only with REDIS_SENTINELS',
+      expect.stringMatching(/^REDIS_PASSWORD: only with REDIS_CLUSTER_NODES or REDIS_SENTINELS; put a single server's credentials in REDIS_URL/),
+    ]);
+    expect(problems({ REDIS_CLUSTER_NODES: 'r1:99999,bad host' }).join('\n')).toMatch(/REDIS_CLUSTER_NODES[\s\S]*"r1:99999" is not host:port[\s\S]*"bad host" is not host:port/);
+  });
+
+  it('allows braces in REDIS_PREFIX only as one leading hash tag', () => {
+    expect(loadConfig({ ...external, REDIS_PREFIX: '{shop}:' }).redisPrefix).toBe('{shop}:');
+    for (const prefix of ['shop:{a}', '{a}{b}', '{}:', 'sh{op', '{shop']) expect(() => loadConfig({ ...external, REDIS_PREFIX: prefix })).toThrow(/REDIS_PREFIX/);
   });
 
   it('lists every bad variable at once', () => {

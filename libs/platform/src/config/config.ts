@@ -68,6 +68,24 @@ export interface TracingSettings {
   readonly sampleRatio: number;
 }
 
+export interface RedisNode {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** What the cluster nodes, or the master and replicas behind sentinels, ask of a client. */
+export interface RedisNodeAccess {
+  readonly username?: string;
+  readonly password?: Secret;
+  readonly tls: boolean;
+}
+
+/** Where Redis is: exactly one of the three deployment shapes. */
+export type RedisTopology =
+  | { readonly kind: 'server'; readonly url: Secret }
+  | ({ readonly kind: 'cluster'; readonly nodes: readonly RedisNode[] } & RedisNodeAccess)
+  | ({ readonly kind: 'sentinel'; readonly sentinels: readonly RedisNode[]; readonly masterName: string; readonly sentinelPassword?: Secret } & RedisNodeAccess);
+
 export interface TrainingSettings {
   /** The eligibility gate: users with the target event (and users without it) a run needs. */
   readonly minUsersPerClass: number;
@@ -88,7 +106,7 @@ export interface AppConfig {
   readonly databaseReadUrl?: Secret;
   readonly databaseReadMaxLagSeconds: number;
   readonly dataDir: string;
-  readonly redisUrl: Secret;
+  readonly redis: RedisTopology;
   readonly redisPrefix: string;
   readonly tokenPepper: Secret;
   readonly encryptionKey: Secret;
@@ -154,7 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseReadUrl: vars.DATABASE_READ_URL === undefined ? undefined : new Secret(vars.DATABASE_READ_URL),
     databaseReadMaxLagSeconds: vars.DATABASE_READ_MAX_LAG / 1000,
     dataDir,
-    redisUrl: new Secret(vars.REDIS_URL),
+    redis: redisTopologyFrom(vars),
     redisPrefix: vars.REDIS_PREFIX,
     tokenPepper: new Secret(vars.TOKEN_PEPPER ?? keptSecret(dataDir, 'token-pepper', 32)),
     encryptionKey: new Secret(vars.ENCRYPTION_KEY ?? keptSecret(dataDir, 'encryption-key', 32)),
@@ -218,6 +236,57 @@ function dashboardFrom(vars: Environment): DashboardSettings {
             refreshIntervalMs: vars.OIDC_REFRESH_INTERVAL,
           },
   };
+}
+
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+const REDIS_PORT = 6379;
+const SENTINEL_PORT = 26379;
+
+/**
+ * REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS: exactly one. REDIS_URL keeps its default only
+ * while neither of the others is set, so a deployment that never set it keeps working unchanged.
+ */
+function redisTopologyFrom(vars: Environment): RedisTopology {
+  const clusterNodes = nonEmpty(vars.REDIS_CLUSTER_NODES);
+  const sentinels = nonEmpty(vars.REDIS_SENTINELS);
+  const chosen = [vars.REDIS_URL && 'REDIS_URL', clusterNodes && 'REDIS_CLUSTER_NODES', sentinels && 'REDIS_SENTINELS'].filter(Boolean);
+  const problems: string[] = [];
+  if (chosen.length > 1) problems.push(`${chosen.join(', ')}: set only one of them (one server, a Redis Cluster, or Sentinel)`);
+  if (sentinels && vars.REDIS_SENTINEL_NAME === undefined) problems.push('REDIS_SENTINEL_NAME: required with REDIS_SENTINELS (the name of the master the sentinels watch)');
+  if (!sentinels && vars.REDIS_SENTINEL_NAME !== undefined) problems.push('REDIS_SENTINEL_NAME: only with REDIS_SENTINELS');
+  if (!sentinels && vars.REDIS_SENTINEL_PASSWORD !== undefined) problems.push('REDIS_SENTINEL_PASSWORD: only with REDIS_SENTINELS');
+  if (!clusterNodes && !sentinels) {
+    // One server's URL carries its credentials and TLS (rediss://): one way to say each.
+    for (const name of ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_TLS'] as const) {
+      if (vars[name] !== undefined) problems.push(`${name}: only with REDIS_CLUSTER_NODES or REDIS_SENTINELS; put a single server's credentials in REDIS_URL (rediss:// for TLS)`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const access: RedisNodeAccess = {
+    username: vars.REDIS_USERNAME,
+    password: vars.REDIS_PASSWORD === undefined ? undefined : new Secret(vars.REDIS_PASSWORD),
+    tls: vars.REDIS_TLS ?? false,
+  };
+  if (clusterNodes) return { kind: 'cluster', nodes: withPort(clusterNodes, REDIS_PORT), ...access };
+  if (sentinels) {
+    return {
+      kind: 'sentinel',
+      sentinels: withPort(sentinels, SENTINEL_PORT),
+      masterName: vars.REDIS_SENTINEL_NAME as string,
+      sentinelPassword: vars.REDIS_SENTINEL_PASSWORD === undefined ? undefined : new Secret(vars.REDIS_SENTINEL_PASSWORD),
+      ...access,
+    };
+  }
+  return { kind: 'server', url: new Secret(vars.REDIS_URL ?? DEFAULT_REDIS_URL) };
+}
+
+/** An empty list (the variable set to "") means unset. */
+function nonEmpty<T>(list: readonly T[] | undefined): readonly T[] | undefined {
+  return list === undefined || list.length === 0 ? undefined : list;
+}
+
+function withPort(nodes: readonly { host: string; port?: number }[], defaultPort: number): RedisNode[] {
+  return nodes.map(({ host, port }) => ({ host, port: port ?? defaultPort }));
 }
 
 const TRACING_VARIABLES = { OTEL_EXPORTER_OTLP_ENDPOINT: true, OTEL_SERVICE_NAME: true, OTEL_TRACES_SAMPLER_ARG: true } as const;

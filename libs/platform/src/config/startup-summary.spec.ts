@@ -50,6 +50,16 @@ describe('startupSummary', () => {
     });
   });
 
+  it('names a Redis Cluster or Sentinel topology without its passwords', () => {
+    const base = { ...secrets, DATABASE_URL: 'postgres://localhost/foresight', REDIS_PASSWORD: 'node-pw', REDIS_USERNAME: 'app-user' };
+    const cluster = startupSummary(loadConfig({ ...base, REDIS_CLUSTER_NODES: 'r1:7000,r2:7001' }), facts);
+    expect(cluster.redis).toBe('Redis Cluster r1:7000,r2:7001');
+    const sentinel = startupSummary(loadConfig({ ...base, REDIS_SENTINELS: 's1:26379', REDIS_SENTINEL_NAME: 'main', REDIS_SENTINEL_PASSWORD: 'sentinel-pw' }), facts);
+    expect(sentinel.redis).toBe('Redis Sentinel master "main" via s1:26379');
+    const printed = `${startupLine(cluster)} ${startupLine(sentinel)}`;
+    for (const secret of ['node-pw', 'sentinel-pw', 'app-user']) expect(printed).not.toContain(secret);
+  });
+
   it('lists the dashboard only when the process serves it', () => {
     const config = loadConfig({ ...secrets, DATABASE_URL: 'postgres://localhost/foresight', HOST: '::1' });
     expect(startupLine(startupSummary(config, facts))).not.toContain('dashboard');

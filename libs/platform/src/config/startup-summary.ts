@@ -1,3 +1,4 @@
+import { redisTarget } from '../redis/redis-outage-log';
 import type { AppConfig } from './config';
 
 /** What the API process serves where, for the one line it logs once it listens. */
@@ -36,7 +37,7 @@ export function startupSummary(config: AppConfig, facts: StartupFacts): StartupS
     database: config.databaseUrl
       ? `PostgreSQL ${endpoint(config.databaseUrl.reveal(), 5432)}${new URL(config.databaseUrl.reveal()).pathname}`
       : `embedded PGlite in ${config.dataDir}`,
-    redis: `Redis ${endpoint(config.redisUrl.reveal(), 6379)}`,
+    redis: `Redis ${redisTarget(config.redis)}`,
     worker: config.workerMode === 'inline' ? 'inline (background jobs run in this process)' : 'off (background jobs run in worker processes)',
   };
 }

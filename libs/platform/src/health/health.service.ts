@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { SqlExecutor } from '../database/sql/sql-executor';
 import { REDIS } from '../redis/redis.module';
+import { masterNodes, type RedisClient } from '../redis/redis-connections';
 import { POSTGRES_ANSWERS } from './health.sql';
 
 export type DependencyState = 'up' | 'down';
@@ -17,13 +17,14 @@ const CHECK_TIMEOUT_MS = 1500;
 export class HealthService {
   constructor(
     private readonly sql: SqlExecutor,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   async readiness(): Promise<Readiness> {
     const [postgres, redis] = await Promise.all([
       probe(() => this.sql.first(POSTGRES_ANSWERS, [])),
-      probe(() => this.redis.ping()),
+      // On a Cluster every master must answer: a master down and not yet replaced leaves its slots unserved.
+      probe(() => Promise.all(masterNodes(this.redis).map((node) => node.ping()))),
     ]);
     return { ready: postgres === 'up' && redis === 'up', checks: { postgres, redis } };
   }

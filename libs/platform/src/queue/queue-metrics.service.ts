@@ -1,10 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import type { Queue } from 'bullmq';
+import type { ConnectionOptions, Queue } from 'bullmq';
 import { Gauge, Registry } from 'prom-client';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { reconnectDelay } from '../redis/reconnect';
+import { queuePrefix } from '../redis/redis-connections';
 import { LoggedQueue } from './logged-bullmq';
+import { QUEUE_CONNECTION } from './queue.module';
 import { QUEUES } from './queue-contract';
 
 /** A scrape must not hang while Redis is unreachable: the gauge keeps its last values. */
@@ -17,9 +18,9 @@ const STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 export class QueueMetricsService implements OnApplicationShutdown {
   private readonly queues: Queue[];
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, registry: Registry) {
-    const connection = { url: config.redisUrl.reveal(), maxRetriesPerRequest: null, retryStrategy: reconnectDelay };
-    this.queues = Object.values(QUEUES).map((name) => new LoggedQueue(name, { connection, prefix: `${config.redisPrefix}bull` }));
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(QUEUE_CONNECTION) connection: ConnectionOptions, registry: Registry) {
+    const prefix = queuePrefix(config.redis.kind, config.redisPrefix);
+    this.queues = Object.values(QUEUES).map((name) => new LoggedQueue(name, { connection, prefix }));
     const queues = this.queues;
     new Gauge({
       name: 'foresight_queue_jobs',

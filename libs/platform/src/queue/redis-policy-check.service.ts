@@ -1,14 +1,14 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../logging/logger';
 import { LOGGER } from '../logging/logger.provider';
 import { REDIS } from '../redis/redis.module';
+import { masterNodes, type RedisClient } from '../redis/redis-connections';
 
 /** Redis evicting keys would silently drop queued jobs: say so loudly at start-up. */
 @Injectable()
 export class RedisPolicyCheckService implements OnApplicationBootstrap {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -20,8 +20,10 @@ export class RedisPolicyCheckService implements OnApplicationBootstrap {
 
   private async check(): Promise<void> {
     try {
-      const [, policy] = (await this.redis.config('GET', 'maxmemory-policy')) as [string, string];
-      if (policy !== 'noeviction') {
+      // Every master of a Cluster holds queued jobs of its own slots.
+      const policies = await Promise.all(masterNodes(this.redis).map(async (node) => ((await node.config('GET', 'maxmemory-policy')) as [string, string])[1]));
+      const policy = policies.find((each) => each !== 'noeviction');
+      if (policy !== undefined) {
         this.logger.warn(
           { policy },
           `REDIS MISCONFIGURED: maxmemory-policy is "${policy}"; queued jobs can be evicted and lost. Set maxmemory-policy noeviction (and enable AOF).`,

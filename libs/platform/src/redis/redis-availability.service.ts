@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { AppError } from '../errors/app-error';
 import { isInfrastructureUnavailable } from '../errors/unavailable';
 import { REDIS } from './redis.tokens';
+import type { RedisClient } from './redis-connections';
 
 /** How long a request waits for one Redis-backed step; the bound for the whole answer is 2 s. */
 export const REDIS_STEP_DEADLINE_MS = 1_200;
@@ -15,7 +15,7 @@ export const REDIS_STEP_DEADLINE_MS = 1_200;
  */
 @Injectable()
 export class RedisAvailabilityService {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
   get up(): boolean {
     return this.redis.status === 'ready';

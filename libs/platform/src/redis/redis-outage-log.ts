@@ -1,3 +1,4 @@
+import type { RedisNode, RedisTopology } from '../config/config';
 import type { Logger } from '../logging/logger';
 
 /** At most one "unreachable" line per outage, and never more often than this, however the connection flaps. */
@@ -46,8 +47,20 @@ export class RedisOutageLog {
 
 export const redisOutageLog = new RedisOutageLog();
 
-/** Where a Redis URL points, without its password, for log lines. */
-export function redisTarget(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.hostname}:${parsed.port || '6379'}`;
+/** Where Redis is, without any credential, for log lines: the server, the cluster's seed nodes, or the sentinels and their master's name. */
+export function redisTarget(topology: RedisTopology): string {
+  switch (topology.kind) {
+    case 'server': {
+      const parsed = new URL(topology.url.reveal());
+      return `${parsed.hostname}:${parsed.port || '6379'}`;
+    }
+    case 'cluster':
+      return `Cluster ${endpoints(topology.nodes)}`;
+    case 'sentinel':
+      return `Sentinel master "${topology.masterName}" via ${endpoints(topology.sentinels)}`;
+  }
+}
+
+function endpoints(nodes: readonly RedisNode[]): string {
+  return nodes.map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`).join(',');
 }

@@ -1,12 +1,11 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import type { Logger } from '../logging/logger';
 import { LOGGER } from '../logging/logger.provider';
-import { reconnectDelay } from './reconnect';
 import { REDIS } from './redis.tokens';
 import { RedisAvailabilityService } from './redis-availability.service';
+import { createRedisClient, type RedisClient } from './redis-connections';
 import { redisOutageLog, redisTarget } from './redis-outage-log';
 
 export { REDIS };
@@ -23,7 +22,7 @@ export class RedisKeysService {
 
 @Injectable()
 class RedisCloserService implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
@@ -36,17 +35,16 @@ class RedisCloserService implements OnApplicationShutdown {
     {
       provide: REDIS,
       inject: [APP_CONFIG, LOGGER],
-      useFactory: async (config: AppConfig, logger: Logger): Promise<Redis> => {
-        const redis = new Redis(config.redisUrl.reveal(), {
+      useFactory: async (config: AppConfig, logger: Logger): Promise<RedisClient> => {
+        const redis = createRedisClient(config.redis, {
           enableOfflineQueue: false,
           maxRetriesPerRequest: 1,
           enableAutoPipelining: true,
           connectTimeout: 2000,
           // A slow Redis must not hold requests: callers fall back (rate limiter) or answer 503.
           commandTimeout: 250,
-          retryStrategy: reconnectDelay,
         });
-        redisOutageLog.attach(logger, redisTarget(config.redisUrl.reveal()));
+        redisOutageLog.attach(logger, redisTarget(config.redis));
         redis.on('error', (error: Error) => redisOutageLog.failed(error));
         redis.on('ready', () => redisOutageLog.recovered());
         // Give the first connection a moment; if Redis is down the process still starts (readyz says so).

@@ -2,7 +2,6 @@ import { createHmac, hkdfSync } from 'node:crypto';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import type { Logger } from '../logging/logger';
@@ -10,6 +9,7 @@ import { LOGGER } from '../logging/logger.provider';
 import { contractJob, type JobPayloads, JOBS, QUEUES } from '../queue/queue-contract';
 import { REDIS, RedisKeysService } from '../redis/redis.module';
 import { RedisAvailabilityService } from '../redis/redis-availability.service';
+import type { RedisClient } from '../redis/redis-connections';
 
 /** How long a process trusts its copy of the set of organizations that want re-scoring. */
 const WANTED_CACHE_MS = 5_000;
@@ -27,7 +27,7 @@ export class UserActivityFeedService {
   private readonly jobIdKey: Buffer;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeysService,
     @InjectQueue(QUEUES.userActivity) private readonly queue: Queue<UserActivityJob>,
     @Inject(LOGGER) private readonly logger: Logger,

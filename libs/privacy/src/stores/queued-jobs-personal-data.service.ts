@@ -1,7 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Job, JobType, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import {
   type DomainEvent,
   type JobPayloads,
@@ -9,8 +8,8 @@ import {
   type PersonalDataStore,
   PersonalDataStoreProvider,
   QUEUES,
-  REDIS,
-  RedisAvailabilityService,
+  REDIS,   RedisAvailabilityService,
+type RedisClient,
   UserActivityFeedService,
 } from '@foresight/platform';
 
@@ -52,7 +51,7 @@ export class QueuedJobsPersonalDataService implements PersonalDataStore {
     @InjectQueue(QUEUES.domainEvents) domainEvents: Queue<DomainEvent>,
     @InjectQueue(QUEUES.userActivity) userActivity: Queue<Rescore>,
     private readonly redis: RedisAvailabilityService,
-    @Inject(REDIS) private readonly client: Redis,
+    @Inject(REDIS) private readonly client: RedisClient,
     private readonly activity: UserActivityFeedService,
   ) {
     this.sources = [

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { APP_CONFIG, type AppConfig, REDIS, RedisKeysService } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, REDIS, type RedisClient, RedisKeysService } from '@foresight/platform';
 
 /**
  * At most this many attempts per webhook run at once, across every worker. With the worker's
@@ -27,7 +26,7 @@ export class EndpointSlotsService {
   private readonly holdMs: number;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly keys: RedisKeysService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
