@@ -58,13 +58,13 @@ describe('backup and restore with pg_dump', () => {
     await sendEvents(api.baseUrl, token, learnablePopulation(300, 60));
     const model = await request<{ id: string }>(`${api.baseUrl}/v1/models`, { token, method: 'POST', body: { name: 'checkout', targetEvent: 'checkout' } });
     await request(`${api.baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId: model.body.id } });
-    expect(await settledModel(api.baseUrl, token, model.body.id, worker, 180_000)).toMatchObject({ status: 'active' });
-    await promotionRunsDone(source, org.organization.id);
+    expect(await settledModel(api.baseUrl, token, model.body.id, worker, 600_000)).toMatchObject({ status: 'active' });
+    await promotionRunsDone(source, org.organization.id, 600_000);
     // A webhook's signing secret is sealed at rest too.
     const webhook = await request(`${api.baseUrl}/v1/webhooks`, { token, method: 'POST', body: { url: 'https://example.com/foresight', events: ['model.retrained'] } });
     expect(webhook.status).toBe(200);
     await Promise.all([api.stop(), worker.stop()]);
-  }, 300_000);
+  }, 900_000);
 
   afterAll(async () => {
     await Promise.all(started.map((p) => p.stop()));

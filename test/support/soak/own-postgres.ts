@@ -65,7 +65,8 @@ export class OwnPostgres {
 
   /** `fast`: sessions ended, a clean checkpoint. `immediate`: the server dies as in a crash and replays its WAL on start. */
   async restart(mode: 'fast' | 'immediate'): Promise<void> {
-    await this.pgCtl(['restart', '-w', '-t', '180', '-m', mode]);
+    // The log file again: without -l the new server writes to pg_ctl's output, which then never closes.
+    await this.pgCtl(['restart', '-w', '-t', '180', '-m', mode, '-l', join(this.dir, 'postgres.log')]);
   }
 
   /**
