@@ -10,6 +10,7 @@ import { openServiceDatabase, type ServiceDatabase } from '../support/service-da
 const UNSCOPED_BY_DESIGN: Record<string, string> = {
   'auth.token-by-secret-hash': 'a bearer token is looked up by its secret before any organization is known; the organization is the one the token row names',
   'events.reencryption-rows': "key rotation re-seals every organization's events, page by page of each partition; each row it reads carries its organization, which the reseal matches",
+  'platform.some-sealed-event-key': 'the start-up key check reads which key id sealed any one event, never the event itself',
   'platform.move-from-default-partition': "partition maintenance moves every organization's rows of a new month out of the default partition",
 };
 

@@ -80,7 +80,7 @@ export async function settledModel(baseUrl: string, token: string, modelId: stri
  * organization has finished: its rows are in the prediction log and its label changes announced, so
  * what a test counts or exports next does not race it.
  */
-export async function promotionRunsDone(suite: TestSuite, organizationId: string, timeoutMs = 120_000): Promise<void> {
+export async function promotionRunsDone(suite: Pick<TestSuite, 'sql'>, organizationId: string, timeoutMs = 120_000): Promise<void> {
   await eventually(`the promotion scoring runs of ${organizationId}`, async () => {
     const [{ open }] = await suite.sql<{ open: string }>(
       `SELECT count(*) AS open FROM models m

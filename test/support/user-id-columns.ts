@@ -1,12 +1,15 @@
 import type { TestSuite } from './suite';
 
+/** Anything that runs SQL on the schema: a suite, or the soak's own cluster. */
+type SqlSource = Pick<TestSuite, 'sql'>;
+
 export interface UserIdColumn {
   table: string;
   column: string;
 }
 
 /** Every column of the suite's schema that holds a user or anonymous id (partitions are covered by their parent). */
-export function userIdColumns(suite: TestSuite): Promise<UserIdColumn[]> {
+export function userIdColumns(suite: SqlSource): Promise<UserIdColumn[]> {
   return suite.sql<UserIdColumn>(
     `SELECT c.table_name AS "table", c.column_name AS "column"
        FROM information_schema.columns c

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ConfigModule } from './config/config.module';
 import { Encryptor } from './crypto/encryption';
+import { verifyEncryptionKey } from './crypto/encryption-key-check';
 import { MonthlyPartitionsService } from './database/monthly-partitions.service';
 import { SqlExecutor } from './database/sql/sql-executor';
 import { HealthService } from './health/health.service';
@@ -27,7 +28,13 @@ export class PlatformModule {
         { provide: LOGGER, useValue: runtime.logger },
         {
           provide: Encryptor,
-          useValue: new Encryptor([runtime.config.encryptionKey, ...runtime.config.previousEncryptionKeys].map((key) => Buffer.from(key.reveal(), 'hex'))),
+          inject: [SqlExecutor],
+          // Before any service can read or seal a value: a wrong key stops the process here.
+          useFactory: async (sql: SqlExecutor) => {
+            const encryptor = new Encryptor([runtime.config.encryptionKey, ...runtime.config.previousEncryptionKeys].map((key) => Buffer.from(key.reveal(), 'hex')));
+            await verifyEncryptionKey(sql, encryptor);
+            return encryptor;
+          },
         },
         HealthService,
         MonthlyPartitionsService,

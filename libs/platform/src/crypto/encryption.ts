@@ -67,6 +67,11 @@ export class Encryptor {
     return this.current.id;
   }
 
+  /** True when `id` names one of the keys this process decrypts with. */
+  holds(id: string): boolean {
+    return this.keys.has(id);
+  }
+
   encrypt(plaintext: string | Buffer, context = ''): string {
     const batch = this.sealingBatch();
     const iv = batch.ivs.subarray(batch.used * IV_BYTES, ++batch.used * IV_BYTES);

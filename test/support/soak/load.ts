@@ -1,0 +1,207 @@
+import { performance } from 'node:perf_hooks';
+import type { Random } from '@foresight/platform';
+import type { SoakCluster } from './cluster';
+
+/** What the load sends: each is a phase's row in the latency table. */
+export type RequestKind = 'events batch' | 'event' | 'sdk /v1/b' | 'predict' | 'predict batch' | 'retrain' | 'score' | 'erase';
+
+/** One HTTP attempt: when it was sent, what it was, its status (or network error) and how long it took. */
+export interface Sample {
+  at: number;
+  kind: RequestKind;
+  status: string;
+  ms: number;
+}
+
+export interface LoadOptions {
+  /** Ingestion requests per second (batches, single events and SDK batches); predictions at half this rate. */
+  rate: number;
+  /** Users the load sends events for and asks about (a trained model knows them). */
+  users: string[];
+  /** Users who also get events, and are erased one by one while the load runs. */
+  erasable: string[];
+  modelId: string;
+  retrainEveryMs: number;
+  scoreEveryMs: number;
+  eraseEveryMs: number;
+}
+
+/** Attempts per request, the API alternating, with a growing pause: a client SDK's retries, the same messageIds each time. */
+const ATTEMPTS = 6;
+const RETRY_PAUSE_MS = 1_000;
+/** Requests of one loop in flight at once: a paused database must not pile up unbounded work in the client. */
+const MAX_IN_FLIGHT = 48;
+const EVENTS_PER_BATCH = 20;
+const SDK_EVENTS_PER_BATCH = 10;
+const USERS_PER_PREDICT_BATCH = 50;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/**
+ * The mixed load of the soak: batched, single and SDK (`/v1/b`) ingestion, GET /v1/predict and batch
+ * predictions at fixed rates (open loop, bounded in flight), and retrains, bulk-scoring runs and
+ * erasures on a period. It keeps what the checks need: every messageId sent and every one acknowledged
+ * (with its user), the users erased, the scoring runs started, and one sample per HTTP attempt.
+ */
+export class SoakLoad {
+  readonly samples: Sample[] = [];
+  /** messageId → userId of every event sent, and of every event an answer acknowledged. */
+  readonly sent = new Map<string, string>();
+  readonly acknowledged = new Map<string, string>();
+  /** Users whose erasure was answered (200, or 404 when a retry found them gone already). */
+  readonly erased = new Set<string>();
+  readonly scoringRuns: string[] = [];
+  readonly retrains: number[] = [];
+  private readonly live: Set<string>;
+  private readonly erasable: string[];
+  private sequence = 0;
+  private next = 0;
+
+  constructor(
+    private readonly cluster: SoakCluster,
+    private readonly random: Random,
+    private readonly options: LoadOptions,
+  ) {
+    this.live = new Set([...options.users, ...options.erasable]);
+    this.erasable = [...options.erasable];
+  }
+
+  /** Runs every loop until `durationMs` has passed, and waits for their requests to end. */
+  async run(durationMs: number): Promise<void> {
+    const until = performance.now() + durationMs;
+    await Promise.all([
+      this.fixedRate(this.options.rate, until, () => this.ingest()),
+      this.fixedRate(this.options.rate / 2, until, () => this.predict()),
+      this.every(this.options.retrainEveryMs, until, () => this.retrain()),
+      this.every(this.options.scoreEveryMs, until, () => this.score()),
+      this.every(this.options.eraseEveryMs, until, () => this.erase()),
+    ]);
+  }
+
+  private async fixedRate(perSecond: number, until: number, send: () => Promise<void>): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    const started = performance.now();
+    for (let i = 0; performance.now() < until; i++) {
+      await sleep(started + (i * 1000) / perSecond - performance.now());
+      // Past the bound the request waits for a slot: the client is as stuck as the service.
+      while (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+      const request = send().finally(() => inFlight.delete(request));
+      inFlight.add(request);
+    }
+    await Promise.all(inFlight);
+  }
+
+  private async every(periodMs: number, until: number, act: () => Promise<void>): Promise<void> {
+    for (let at = performance.now() + periodMs; at < until; at += periodMs) {
+      await sleep(at - performance.now());
+      await act();
+    }
+  }
+
+  private user(): string {
+    const users = [...this.live];
+    return users[Math.floor(this.random() * users.length)];
+  }
+
+  private async ingest(): Promise<void> {
+    const draw = this.random();
+    const kind: RequestKind = draw < 0.5 ? 'events batch' : draw < 0.7 ? 'event' : 'sdk /v1/b';
+    const count = kind === 'events batch' ? EVENTS_PER_BATCH : kind === 'event' ? 1 : SDK_EVENTS_PER_BATCH;
+    const events = Array.from({ length: count }, () => {
+      const messageId = `soak-${this.sequence++}`;
+      const userId = this.user();
+      this.sent.set(messageId, userId);
+      const checkout = this.random() < 0.05;
+      return { messageId, userId, event: checkout ? 'checkout' : 'click', properties: checkout ? {} : { button: 'browse' } };
+    });
+    const token = this.cluster.token;
+    const ok = await this.attempt(kind, (baseUrl) => {
+      if (kind === 'sdk /v1/b') {
+        // Segment's mobile SDKs: Basic auth with the write key, text/plain, `{batch}` of typed calls.
+        const batch = events.map((e) => ({ type: 'track', ...e, timestamp: new Date().toISOString() }));
+        return fetch(`${baseUrl}/v1/b`, {
+          method: 'POST',
+          headers: { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}`, 'content-type': 'text/plain' },
+          body: JSON.stringify({ batch, sentAt: new Date().toISOString() }),
+        });
+      }
+      return fetch(`${baseUrl}/v1/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(kind === 'event' ? events[0] : events),
+      });
+    });
+    if (ok) for (const e of events) this.acknowledged.set(e.messageId, e.userId);
+  }
+
+  private async predict(): Promise<void> {
+    if (this.random() < 0.9) {
+      const user = this.user();
+      await this.attempt('predict', (baseUrl) => fetch(`${baseUrl}/v1/predict?userId=${encodeURIComponent(user)}`, { headers: this.bearer() }), 1);
+      return;
+    }
+    const userIds = Array.from({ length: USERS_PER_PREDICT_BATCH }, () => this.user());
+    await this.attempt('predict batch', (baseUrl) => fetch(`${baseUrl}/v1/predict/batch`, { method: 'POST', headers: this.json(), body: JSON.stringify({ userIds }) }), 1);
+  }
+
+  private async retrain(): Promise<void> {
+    const body = JSON.stringify({ modelId: this.options.modelId });
+    // 409 while a run is still training counts as an answer, not a failure.
+    if (await this.attempt('retrain', (baseUrl) => fetch(`${baseUrl}/v1/models/retrain`, { method: 'POST', headers: this.json(), body }), ATTEMPTS, [409])) this.retrains.push(Date.now());
+  }
+
+  private async score(): Promise<void> {
+    let runId: string | undefined;
+    await this.attempt('score', async (baseUrl) => {
+      const response = await fetch(`${baseUrl}/v1/models/${this.options.modelId}/score`, { method: 'POST', headers: this.bearer() });
+      if (response.ok) runId = ((await response.clone().json()) as { id: string }).id;
+      return response;
+    });
+    if (runId !== undefined) this.scoringRuns.push(runId);
+  }
+
+  /** Takes a user out of the traffic, lets requests about them finish, then erases them (retried through faults). */
+  private async erase(): Promise<void> {
+    const user = this.erasable.shift();
+    if (user === undefined) return;
+    this.live.delete(user);
+    await sleep(5_000);
+    const done = await this.attempt('erase', (baseUrl) => fetch(`${baseUrl}/v1/users?userId=${encodeURIComponent(user)}`, { method: 'DELETE', headers: this.bearer() }), ATTEMPTS * 2, [404]);
+    // Erased, or never confirmed: either way it must be gone by the checks (the service's sweep re-checks).
+    this.erased.add(user);
+    if (!done) this.unconfirmedErasures.push(user);
+  }
+
+  readonly unconfirmedErasures: string[] = [];
+
+  /** Sends `send` to the APIs in turn until it answers 2xx (or an `accepted` status); one sample per attempt. */
+  private async attempt(kind: RequestKind, send: (baseUrl: string) => Promise<Response>, attempts = ATTEMPTS, accepted: number[] = []): Promise<boolean> {
+    const urls = this.cluster.apiUrls;
+    let start = this.next++;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const baseUrl = urls[start++ % urls.length];
+      const sent = performance.now();
+      let status: string;
+      try {
+        const response = await send(baseUrl);
+        await response.arrayBuffer();
+        status = String(response.status);
+      } catch (error) {
+        status = `network error (${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message})`;
+      }
+      this.samples.push({ at: Date.now(), kind, status, ms: performance.now() - sent });
+      if (status.startsWith('2') || accepted.includes(Number(status))) return true;
+      if (status.startsWith('4') && status !== '429' && status !== '408') return false; // the request is wrong: retrying changes nothing
+      if (attempt < attempts) await sleep(RETRY_PAUSE_MS * attempt);
+    }
+    return false;
+  }
+
+  private bearer(): Record<string, string> {
+    return { authorization: `Bearer ${this.cluster.token}` };
+  }
+
+  private json(): Record<string, string> {
+    return { ...this.bearer(), 'content-type': 'application/json' };
+  }
+}

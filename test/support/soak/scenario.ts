@@ -1,0 +1,133 @@
+import { createRandom } from '@foresight/platform';
+import { eventually } from '../eventually';
+import { request } from '../http';
+import { learnablePopulation, promotionRunsDone, sendEvents, settledModel } from '../training';
+import { Receiver } from '../webhook-receiver';
+import { type Check, erasureCheck, eventsCheck, exitsCheck, faultsCheck, latencyCheck, type ReceiverAnswers, scoringCheck, webhooksCheck } from './checks';
+import { SoakCluster } from './cluster';
+import { FAULT_KINDS, injectFaults } from './faults';
+import { SoakLoad } from './load';
+import { RssSampler } from './memory';
+
+export interface SoakOptions {
+  seed: number;
+  /** How long the mixed load runs; the faults are spread over it between warm-up and cool-down. */
+  loadMs: number;
+  /** Ingestion requests per second (predictions at half this rate). */
+  rate: number;
+  /** Users with history the model is trained on; the load sends events for them and asks about them. */
+  users: number;
+  /** Users erased one by one while the load runs. */
+  erasures: number;
+  /** Rounds of every fault kind (each kind once per round, seeded order). */
+  faultRounds: number;
+  /** Judged bound on recovery after each fault; undefined: printed, not judged (the e2e suite asserts no timing). */
+  recoveryBoundMs?: number;
+  /** Whether RSS slopes are judged (only meaningful over a long run). */
+  judgeMemory: boolean;
+}
+
+/** The receiver's share of requests answered 500: deliveries must be retried until one gets a 2xx. */
+const RECEIVER_FAILURE_SHARE = 0.2;
+/** Every retry of a failed delivery within about two minutes, so the checks need not wait 24 h. */
+const WEBHOOK_RETRY_SCHEDULE = '1s,2s,5s,10s,20s,30s,60s';
+const DRAIN_TIMEOUT_MS = 5 * 60_000;
+const START_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * The whole soak, shared by `npm run soak` and the e2e suite: Foresight on its own PostgreSQL and
+ * Redis, a trained model and a webhook, the mixed load while every fault kind is injected on a seeded
+ * schedule, then a drain (scoring runs and webhook retries finish) and every check of issue #41.
+ */
+export async function runSoak(options: SoakOptions): Promise<Check[]> {
+  // A restart under load on a shared machine can take minutes; the supervisor waits that long, as Kubernetes' startup probe would.
+  process.env.TEST_START_TIMEOUT_MS ??= String(START_TIMEOUT_MS);
+  const random = createRandom(options.seed);
+  const answers: ReceiverAnswers = [];
+  const receiverRandom = createRandom(options.seed + 1);
+  const receiver = await Receiver.start(() => {
+    const status = receiverRandom() < RECEIVER_FAILURE_SHARE ? 500 : 200;
+    answers.push(status);
+    return status;
+  });
+  const cluster = await SoakCluster.start({ apis: 2, workers: 2, env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE } });
+  const memory = new RssSampler(cluster);
+  try {
+    console.log(`own PostgreSQL on port ${cluster.postgres.port}, own Redis on port ${cluster.redis.port} (AOF on), APIs at ${cluster.apiUrls.join(', ')}, 2 workers`);
+    const api = cluster.apiUrls[0];
+    const token = cluster.token;
+    const erasable = Array.from({ length: options.erasures }, (_, i) => `erasable-${i}`);
+    await sendEvents(api, token, [...learnablePopulation(options.users, 60, { seed: options.seed }), ...learnablePopulation(options.erasures, 60, { seed: options.seed + 2, prefix: 'erasable-' })]);
+    const model = await request<{ id: string }>(`${api}/v1/models`, { token, method: 'POST', body: { name: 'checkout', targetEvent: 'checkout' } });
+    await request(`${api}/v1/models/retrain`, { token, method: 'POST', body: { modelId: model.body.id } });
+    const settled = await settledModel(api, token, model.body.id, cluster.workers[0].current!, 10 * 60_000);
+    if (settled.status !== 'active') throw new Error(`the first training failed: ${settled.status} ${settled.lastError}`);
+    await promotionRunsDone(cluster, cluster.organizationId, 10 * 60_000);
+    const webhook = await request<{ secret: string }>(`${api}/v1/webhooks`, {
+      token,
+      method: 'POST',
+      body: { url: receiver.url, events: ['model.retrained', 'model.failed', 'prediction.updated', 'drift.detected'] },
+    });
+    if (webhook.status !== 200) throw new Error(`POST /v1/webhooks answered ${webhook.status}: ${JSON.stringify(webhook.body)}`);
+    console.log(`trained ${model.body.id} on ${options.users + options.erasures} users; webhook to a receiver failing ${RECEIVER_FAILURE_SHARE * 100}% of requests`);
+
+    const users = Array.from({ length: options.users }, (_, i) => `user-${i}`);
+    const load = new SoakLoad(cluster, random, {
+      rate: options.rate,
+      users,
+      erasable,
+      modelId: model.body.id,
+      retrainEveryMs: options.loadMs / 6,
+      scoreEveryMs: options.loadMs / 5,
+      eraseEveryMs: options.loadMs / (options.erasures + 1),
+    });
+    const begin = Date.now();
+    const warmupMs = Math.max(30_000, options.loadMs * 0.15);
+    memory.start();
+    console.log(`load: ${options.loadMs / 60_000} min at ${options.rate} ingestion + ${options.rate / 2} prediction requests/s; ${options.faultRounds * FAULT_KINDS.length} faults (seed ${options.seed})`);
+    const [, windows] = await Promise.all([load.run(options.loadMs), injectFaults(cluster, random, begin, warmupMs, options.loadMs - warmupMs / 2, options.faultRounds)]);
+    memory.stop();
+    console.log(`load over at ${new Date().toISOString()}; draining scoring runs and webhook retries`);
+    await drain(cluster);
+
+    return [
+      await checked('events: acknowledged stored exactly once', () => eventsCheck(cluster, load)),
+      await checked('erasures: gone from every store', () => erasureCheck(cluster, load)),
+      await checked('webhooks: at least once, signed, never twice with a 2xx', () => webhooksCheck(cluster, receiver, answers, webhook.body.secret)),
+      await checked('scoring runs: complete, each user once', () => scoringCheck(cluster)),
+      await checked('processes: no exit but the planned kills', () => exitsCheck(cluster)),
+      await checked('faults: error rates and recovery', () => faultsCheck(load.samples, windows, options.recoveryBoundMs)),
+      await checked('memory: RSS slope after warm-up', () => memory.check(begin + warmupMs, options.judgeMemory)),
+      await checked('latency per phase (context, not judged)', () => latencyCheck(load.samples, windows, begin)),
+    ];
+  } finally {
+    memory.stop();
+    await cluster.stop();
+    await receiver.close();
+  }
+}
+
+/** A check that could not be made is a failed check, and the others are still made. */
+async function checked(title: string, check: () => Promise<Check> | Check): Promise<Check> {
+  try {
+    return await check();
+  } catch (error) {
+    return { title, lines: [], failures: [`the check itself failed: ${(error as Error).stack ?? String(error)}`] };
+  }
+}
+
+/** Until no scoring run is queued or running and no webhook delivery is pending (or the drain times out: the checks then say what is left). */
+async function drain(cluster: SoakCluster): Promise<void> {
+  await eventually(
+    'scoring runs and webhook deliveries to settle',
+    async () => {
+      const [{ runs, deliveries }] = await cluster.sql<{ runs: number; deliveries: number }>(
+        `SELECT (SELECT count(*)::int FROM scoring_runs WHERE organization_id = $1 AND state IN ('queued', 'running')) AS runs,
+                (SELECT count(*)::int FROM webhook_deliveries WHERE organization_id = $1 AND status = 'pending') AS deliveries`,
+        [cluster.organizationId],
+      );
+      return runs === 0 && deliveries === 0 ? true : undefined;
+    },
+    DRAIN_TIMEOUT_MS,
+  ).catch((error: unknown) => console.log(`drain: ${(error as Error).message}`));
+}
