@@ -1,4 +1,4 @@
-export { type AuditEntry, type AuditFilter, AuditLogService } from './audit/audit-log.service';
+export { type AuditActor, type AuditEntry, type AuditFilter, AuditLogService } from './audit/audit-log.service';
 export { AUDITED_ACTIONS, type AuditedAction } from './audit/audited-actions';
 export { AuthModule } from './auth.module';
 export { Organization } from './organizations/organization.entity';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type ApiToken, isEnvironment, isScope, type Scope, type TokenEnvironment, TokensService, tokenView } from '@foresight/auth';
+import { type ApiToken, AuditLogService, isEnvironment, isScope, type Scope, type TokenEnvironment, TokensService, tokenView } from '@foresight/auth';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
 
@@ -28,6 +28,7 @@ export function registerTokenCommands(program: Command, context: CliContext): vo
           scopes: options.scopes,
           expiresInDays: options.expiresInDays,
         });
+        await app.get(AuditLogService).recordCli(options.org, 'token.create', issued.token.id);
         printResult(json, { token: { ...tokenView(issued.token), secret: issued.secret } }, [
           ...tokenLines(issued.token),
           `secret    ${issued.secret}`,
@@ -57,6 +58,7 @@ export function registerTokenCommands(program: Command, context: CliContext): vo
     .action((tokenId: string) =>
       context.run(async (app, { json }) => {
         const revoked = await app.get(TokensService).revokeById(tokenId);
+        await app.get(AuditLogService).recordCli(revoked.organizationId, 'token.revoke', revoked.id);
         printResult(json, { token: tokenView(revoked) }, tokenLines(revoked));
       }),
     );

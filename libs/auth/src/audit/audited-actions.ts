@@ -13,6 +13,7 @@ export const AUDITED_ACTIONS = [
   'user.unsuppress',
   'webhook.create',
   'webhook.delete',
+  'organization.create',
   'organization.update',
   'organization.sso-grants',
 ] as const;

@@ -21,6 +21,7 @@ const ACTION_OPTIONS: Record<AuditAction, true> = {
   'user.unsuppress': true,
   'webhook.create': true,
   'webhook.delete': true,
+  'organization.create': true,
   'organization.update': true,
   'organization.sso-grants': true,
 };
