@@ -25,7 +25,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Events accepted, duplicate and rejected per hour or day and sending library, on every ingestion route */
+        /** Events accepted, duplicate and rejected per hour or day and sending library, on every ingestion route and the CLI demo seed */
         get: operations["ActivityController_ingestion"];
         put?: never;
         post?: never;
@@ -1030,7 +1030,7 @@ export interface operations {
                         /** @description oldest first; buckets where nothing arrived are absent. Hours are kept 32 days, days 732 days */
                         series: {
                             start: string;
-                            /** @description context.library.name of a known SDK, "other" for any other name, "direct" when the request named none */
+                            /** @description context.library.name of a known SDK, "other" for any other name, "direct" when the request named none, "demo seed" for events the CLI seeded */
                             library: string;
                             accepted: number;
                             /** @description events whose messageId was already stored */
@@ -1081,7 +1081,7 @@ export interface operations {
                 limit?: unknown;
                 until?: unknown;
                 since?: unknown;
-                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update" | "organization.sso-grants";
+                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.create" | "organization.update" | "organization.sso-grants";
             };
             header?: never;
             path?: never;
@@ -1097,6 +1097,11 @@ export interface operations {
                     "application/json": {
                         entries: {
                             id: string;
+                            /**
+                             * @description who acted: a token (actorTokenId), a person signed in through single sign-on (actorPerson), or an operator at the CLI
+                             * @enum {string}
+                             */
+                            actor: "token" | "person" | "cli";
                             /** @description null: a person (actorPerson) or an operator at the CLI */
                             actorTokenId: string | null;
                             /** @description the person signed in through single sign-on who acted; null: a token or an operator at the CLI */
@@ -1106,7 +1111,7 @@ export interface operations {
                                 name: string | null;
                             } | null;
                             /** @enum {string} */
-                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.update" | "organization.sso-grants";
+                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "organization.create" | "organization.update" | "organization.sso-grants";
                             /** @description a token, model, webhook or organization id, or user:<keyed hash> (never a user id in clear) */
                             target: string | null;
                             createdAt: string;
