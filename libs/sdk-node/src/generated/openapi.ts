@@ -1815,7 +1815,7 @@ export interface operations {
                         lastRetrained: string | null;
                         auc: number | null;
                         schedule: string | null;
-                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran */
+                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran, or none could judge (drift on too few predictions and no live accuracy): never healthy without evidence */
                         health: {
                             /** @description YYYY-MM-DD, UTC */
                             day: string;
@@ -2108,7 +2108,7 @@ export interface operations {
                             direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
-                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran */
+                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran, or none could judge (drift on too few predictions and no live accuracy): never healthy without evidence */
                         health: {
                             /** @description YYYY-MM-DD, UTC */
                             day: string;
@@ -2316,11 +2316,21 @@ export interface operations {
                             /** @description mean confidence of the last 24 h minus the validation mean of the serving version */
                             delta: number;
                             /**
-                             * @description from the PSI: < 0.1 none, < 0.2 low, < 0.3 moderate, else high
+                             * @description from the PSI: < 0.1 none, < 0.2 low, < 0.3 moderate, else high; none unless state is measured
                              * @enum {string}
                              */
                             status: "none" | "low" | "moderate" | "high";
+                            /**
+                             * @description measured: a PSI on at least minimumSample predictions of the last 24 h; insufficient_data: fewer (no PSI, no drift.detected); not_run: monitoring has not run for the serving version yet
+                             * @enum {string}
+                             */
+                            state: "not_run" | "insufficient_data" | "measured";
+                            /** @description predictions of the last 24 h the drift was computed on */
+                            sampleSize: number;
+                            /** @description predictions needed before drift is measured */
+                            minimumSample: number;
                         };
+                        /** @description null unless drift.state is measured */
                         psi: number | null;
                         window: {
                             latencyAndThroughputMinutes: number;
@@ -2378,11 +2388,21 @@ export interface operations {
                                 /** @description mean confidence of the last 24 h minus the validation mean of the serving version */
                                 delta: number;
                                 /**
-                                 * @description from the PSI: < 0.1 none, < 0.2 low, < 0.3 moderate, else high
+                                 * @description from the PSI: < 0.1 none, < 0.2 low, < 0.3 moderate, else high; none unless state is measured
                                  * @enum {string}
                                  */
                                 status: "none" | "low" | "moderate" | "high";
+                                /**
+                                 * @description measured: a PSI on at least minimumSample predictions of the last 24 h; insufficient_data: fewer (no PSI, no drift.detected); not_run: monitoring has not run for the serving version yet
+                                 * @enum {string}
+                                 */
+                                state: "not_run" | "insufficient_data" | "measured";
+                                /** @description predictions of the last 24 h the drift was computed on */
+                                sampleSize: number;
+                                /** @description predictions needed before drift is measured */
+                                minimumSample: number;
                             };
+                            /** @description null unless drift.state is measured */
                             psi: number | null;
                         }[];
                     };
