@@ -898,6 +898,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sdk/packages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SDK packages this deployment serves as npm tarballs, for `npm install https://<host>/sdk/<file>` without a registry */
+        get: operations["SdkController_listPackages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sdk/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An SDK package as an npm tarball (application/gzip), e.g. foresight-node-0.1.0.tgz; /sdk/packages lists them */
+        get: operations["SdkController_servePackage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sdk/foresight.js": {
         parameters: {
             query?: never;
@@ -2743,6 +2777,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
+                        /** @description given at creation; null when none was */
+                        name: string | null;
                         organizationId: string;
                         /** @enum {string} */
                         environment: "dev" | "staging" | "prod";
@@ -2769,6 +2805,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description what the token is for, so people can tell tokens apart (1 to 100 printable characters) */
+                    name?: string;
                     /** @enum {string} */
                     environment: "dev" | "staging" | "prod";
                     scopes: ("ingest" | "read" | "admin")[];
@@ -2784,6 +2822,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
+                        /** @description given at creation; null when none was */
+                        name: string | null;
                         organizationId: string;
                         /** @enum {string} */
                         environment: "dev" | "staging" | "prod";
@@ -2819,6 +2859,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
+                        /** @description given at creation; null when none was */
+                        name: string | null;
                         organizationId: string;
                         /** @enum {string} */
                         environment: "dev" | "staging" | "prod";
@@ -3204,6 +3246,54 @@ export interface operations {
                         deliveredAt: string | null;
                     };
                 };
+            };
+        };
+    };
+    SdkController_listPackages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        packages: {
+                            /** @description the npm package name, e.g. @foresight/node */
+                            name: string;
+                            version: string;
+                            /** @description the tarball, e.g. foresight-node-0.1.0.tgz */
+                            file: string;
+                            /** @description where this deployment serves it, e.g. /sdk/foresight-node-0.1.0.tgz: `npm install https://<host><path>` */
+                            path: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    SdkController_servePackage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
