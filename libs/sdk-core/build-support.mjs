@@ -2,7 +2,7 @@
 // tsconfig, bundle the platform-free core in (no runtime dependency on it), and report or enforce
 // the gzipped size of what ships.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -39,7 +39,7 @@ export function checkGzippedSize(file, packageName, budgetBytes) {
  */
 export async function buildPackage({ dir, outName, displayName, esbuildOptions, allowedDependencies = [], sizeBudgetBytes }) {
   const { build } = await import('esbuild');
-  const { copyFileSync, rmSync } = await import('node:fs');
+  const { copyFileSync } = await import('node:fs');
   const here = join(root, 'libs', dir);
   const out = join(root, 'dist', 'packages', outName);
   const manifest = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
@@ -62,6 +62,22 @@ export async function buildPackage({ dir, outName, displayName, esbuildOptions, 
   copyFileSync(join(here, 'package.json'), join(out, 'package.json'));
   copyFileSync(join(here, 'README.md'), join(out, 'README.md'));
   checkGzippedSize(join(out, 'index.mjs'), displayName, sizeBudgetBytes);
+  pack(out, manifest.name);
+}
+
+/**
+ * The package as the npm tarball `npm publish` would upload (`npm pack`), beside its folder in
+ * dist/packages: the API serves it at /sdk/<file>, so a deployment on a private network installs its
+ * own SDKs with `npm install https://<host>/sdk/<file>`. Earlier versions' tarballs are removed.
+ */
+function pack(out, packageName) {
+  const destination = dirname(out);
+  const prefix = `${packageName.replace(/^@/, '').replace('/', '-')}-`;
+  for (const file of readdirSync(destination)) if (file.startsWith(prefix) && file.endsWith('.tgz')) rmSync(join(destination, file));
+  const [{ filename, size }] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], { cwd: out, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+  );
+  console.log(`${packageName}: ${relative(root, join(destination, filename))} ${size} bytes (npm pack)`);
 }
 
 function fail(message) {

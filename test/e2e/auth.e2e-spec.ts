@@ -1,6 +1,6 @@
 import { eventually } from '../support/eventually';
 import { type JsonResponse, request } from '../support/http';
-import { type RunningProcess, startApi } from '../support/processes';
+import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 
 describe('authentication, scopes and organization isolation', () => {
@@ -109,6 +109,26 @@ describe('authentication, scopes and organization isolation', () => {
     expect(await suite.sql(`SELECT revoked_at FROM api_tokens WHERE id = $1`, [orgB.token.id])).toEqual([{ revoked_at: null }]);
     expect((await request(`${api.baseUrl}/v1/health`, { token: orgB.token.secret })).status).toBe(200);
   });
+
+  it('names tokens: an optional name in printable text, stored, answered on create and list, from the API and the CLI', async () => {
+    const create = (body: Record<string, unknown>) => request<{ id: string; name: string | null }>(`${api.baseUrl}/v1/tokens`, { token: orgA.token.secret, method: 'POST', body });
+    const named = await create({ name: 'iOS app — production 🚀', environment: 'prod', scopes: ['ingest'] });
+    expect(named).toMatchObject({ status: 200, body: { name: 'iOS app — production 🚀' } });
+    const unnamed = await create({ environment: 'dev', scopes: ['read'] });
+    expect(unnamed.body.name).toBeNull();
+    for (const name of ['', 'a'.repeat(101), 'tab\there', 'bell\u0007', 42, null]) {
+      const refused = await create({ name, environment: 'prod', scopes: ['ingest'] });
+      expect(refused).toMatchObject({ status: 400, body: { error: 'invalid_request', message: expect.stringContaining('name') } });
+    }
+    const fromCli = await cliJson<{ token: { id: string; name: string | null } }>(suite.env, ['token', 'create', '--org', orgA.organization.id, '--env', 'dev', '--scopes', 'ingest', '--name', 'nightly export']);
+    const listed = await request<Array<{ id: string; name: string | null }>>(`${api.baseUrl}/v1/tokens`, { token: orgA.token.secret });
+    const names = new Map(listed.body.map((t) => [t.id, t.name]));
+    expect([names.get(named.body.id), names.get(unnamed.body.id), names.get(fromCli.token.id), names.get(orgA.token.id)]).toEqual(['iOS app — production 🚀', null, 'nightly export', null]);
+    // Refused at the CLI before anything is stored.
+    const before = listed.body.length;
+    await expect(cliJson(suite.env, ['token', 'create', '--org', orgA.organization.id, '--env', 'dev', '--scopes', 'ingest', '--name', 'x'.repeat(101)])).rejects.toThrow('--name');
+    expect((await request<unknown[]>(`${api.baseUrl}/v1/tokens`, { token: orgA.token.secret })).body).toHaveLength(before);
+  }, 240_000);
 
   it('stores tokens only as keyed hashes', async () => {
     const rows = await suite.sql<{ row: string }>(`SELECT row_to_json(t)::text AS row FROM api_tokens t`);

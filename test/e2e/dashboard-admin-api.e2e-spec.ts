@@ -199,8 +199,12 @@ describe('dashboard administration API', () => {
     const untilBefore = (await request<{ entries: unknown[] }>(url(`/audit?action=token.revoke&until=${encodeURIComponent(before)}`), admin())).body.entries;
     expect(untilBefore).toEqual([]);
     // The other organization sees only its own (refused-as-nothing-to-do) unsuppress call.
-    const otherAudit = (await request<{ entries: Array<{ action: string; actorTokenId: string }> }>(url('/audit'), as(other.token.secret))).body.entries;
-    expect(otherAudit.map((e) => [e.action, e.actorTokenId])).toEqual([['user.unsuppress', other.token.id]]);
+    const otherAudit = (await request<{ entries: Array<{ action: string; actor: string; actorTokenId: string | null }> }>(url('/audit'), as(other.token.secret))).body.entries;
+    expect(otherAudit.map((e) => [e.action, e.actor, e.actorTokenId])).toEqual([
+      ['user.unsuppress', 'token', other.token.id],
+      ['token.create', 'cli', null],
+      ['organization.create', 'cli', null],
+    ]);
     expect(await request(url('/audit?action=token.steal'), admin())).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
     expect(await request(url(`/audit?since=${encodeURIComponent(new Date().toISOString())}&until=${encodeURIComponent(before)}`), admin())).toMatchObject({ status: 400 });
     expect(await request(url('/audit'), as(ingest.token))).toMatchObject({ status: 403 });

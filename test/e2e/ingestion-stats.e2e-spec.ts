@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { request } from '../support/http';
+import { cliJson } from '../support/processes';
 import type { OrganizationWithToken } from '../support/suite';
 import { withApiSuite } from '../support/suite';
 
@@ -100,5 +101,14 @@ describe('ingestion stats: GET /v1/events/ingestion', () => {
     const ingestOnly = await request<{ token: string }>(url('/tokens'), { token: t.org.token.secret, method: 'POST', body: { environment: 'prod', scopes: ['ingest'] } });
     expect(await request(url('/events/ingestion'), { token: ingestOnly.body.token })).toMatchObject({ status: 403, body: { error: 'insufficient_scope' } });
     expect((await request(url('/events/ingestion'), {})).status).toBe(401);
+  });
+
+  it('counts events stored by `demo seed`, which writes through the CLI and no HTTP route', async () => {
+    const seeded = await t.suite.createOrganization('ingestion_seeded');
+    const result = await cliJson<{ accepted: number; duplicates: number }>(t.suite.env, ['demo', 'seed', '--org', seeded.organization.id, '--users', '20', '--days', '7']);
+    expect(result.accepted).toBeGreaterThan(0);
+    expect(await totals(seeded.token.secret)).toEqual({ 'demo seed': { accepted: result.accepted, duplicates: 0, rejected: 0 } });
+    const again = await cliJson<{ accepted: number; duplicates: number }>(t.suite.env, ['demo', 'seed', '--org', seeded.organization.id, '--users', '20', '--days', '7']);
+    expect(await totals(seeded.token.secret)).toEqual({ 'demo seed': { accepted: result.accepted, duplicates: again.duplicates, rejected: 0 } });
   });
 });

@@ -12,7 +12,7 @@ interface Monitoring {
   latencyMs: number | null;
   throughput: number;
   throughputUnit: string;
-  drift: { metric: string; delta: number; status: string };
+  drift: { metric: string; delta: number; status: string; state: string; sampleSize: number; minimumSample: number };
   psi: number | null;
   window: { maturedPredictions: number; predictions24h: number; driftComputedAt: string | null };
 }
@@ -72,6 +72,25 @@ describe('monitoring: live accuracy, latency, throughput and drift', () => {
     await suite?.destroy();
   });
 
+  it('measures no drift on fewer predictions than the minimum sample: insufficient_data, n of N, no drift.detected, no healthy day', async () => {
+    expect((await monitor()).drift).toMatchObject({ status: 'none', state: 'not_run', sampleSize: 0, minimumSample: 300 });
+    // A shifted population, as in the drift test below, but only 150 predictions: PSI on so few reads
+    // moderate or worse several times in a hundred even without any drift, so nothing is measured.
+    const few = learnablePopulation(150, 40, { seed: 7, prefix: 'few-', buyerShare: 0.95 });
+    await sendEvents(apis[0].baseUrl, token(), few);
+    await predictAll('few-', apis[0], 0, 150);
+
+    const figures = await monitorNow();
+    expect(figures.drift).toMatchObject({ status: 'none', state: 'insufficient_data', sampleSize: 150, minimumSample: 300 });
+    expect(figures.psi).toBeNull();
+    const listed = await request<Array<{ id: string; health: Array<{ day: string; health: string }> }>>(`${apis[0].baseUrl}/v1/models`, { token: token() });
+    expect(listed.body.find((m) => m.id === modelId)?.health.every((day) => day.health === 'no_data')).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // a drift.detected would be queued by now
+    expect(receiver.requests).toHaveLength(0);
+    // The tests below count their own population's predictions alone.
+    await suite.sql(`DELETE FROM predictions WHERE organization_id = $1 AND user_id LIKE 'few-%'`, [org.organization.id]);
+  });
+
   it('counts predictions served by two API processes in throughput and finds no drift in the population it learned from', async () => {
     const before = await monitor();
     expect(before).toMatchObject({ accuracySource: 'validation', throughput: 0, throughputUnit: 'predictions/min', drift: { metric: 'confidence_mean', status: 'none' } });
@@ -81,7 +100,7 @@ describe('monitoring: live accuracy, latency, throughput and drift', () => {
     expect(figures.window.predictions24h).toBe(USERS);
     expect(figures.throughput * 15).toBeCloseTo(USERS, 6); // both processes' predictions, over 15 minutes
     expect(figures.latencyMs).toBeGreaterThan(0);
-    expect(figures.drift.status).toBe('none');
+    expect(figures.drift).toMatchObject({ status: 'none', state: 'measured', sampleSize: USERS });
     expect(figures.psi).toBeLessThan(0.1);
     expect(receiver.requests).toHaveLength(0);
   });
@@ -135,7 +154,7 @@ describe('monitoring: live accuracy, latency, throughput and drift', () => {
       `${apis[0].baseUrl}/v1/models/monitor/${modelId}/history?since=${new Date(Date.now() - 3_600_000).toISOString()}`,
       { token: token() },
     );
-    expect(history.body.points).toHaveLength(4); // one per `monitor run` above, and nothing else
+    expect(history.body.points).toHaveLength(5); // one per `monitor run` above, and nothing else
     expect(history.body.points.map((p) => p.drift.status)).toContain('none');
     const apiMetrics = await (await fetch(`${apis[1].metricsUrl}/metrics`)).text();
     expect(apiMetrics).toMatch(new RegExp(`foresight_predictions_total\\{model_id="${modelId}",source="inferred"\\} \\d+`));

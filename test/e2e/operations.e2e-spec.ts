@@ -1,4 +1,5 @@
 import { request } from '../support/http';
+import { cliJson } from '../support/processes';
 import { withApiSuite } from '../support/suite';
 
 describe('probes, metrics and the OpenAPI document', () => {
@@ -33,6 +34,35 @@ describe('probes, metrics and the OpenAPI document', () => {
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain('<html');
   });
+
+  it('sends a person at the root address to the dashboard', async () => {
+    const root = await fetch(`${t.api.baseUrl}/`, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/dashboard/');
+  });
+
+  it("audits the CLI's state-changing actions, with the CLI as the actor, in `audit list` and GET /v1/audit", async () => {
+    const org = t.org.organization.id;
+    const { model } = await cliJson<{ model: { id: string } }>(t.suite.env, ['model', 'create', '--org', org, '--name', 'cli_audited', '--target', 'checkout']);
+    await cliJson(t.suite.env, ['model', 'retrain', '--org', org, '--model', model.id]);
+    const { token } = await cliJson<{ token: { id: string } }>(t.suite.env, ['token', 'create', '--org', org, '--env', 'dev', '--scopes', 'ingest']);
+    await cliJson(t.suite.env, ['token', 'revoke', token.id]);
+
+    const expected = [
+      ['token.revoke', token.id, 'cli'],
+      ['token.create', token.id, 'cli'],
+      ['model.retrain', model.id, 'cli'],
+      ['model.create', model.id, 'cli'],
+      ['token.create', t.org.token.id, 'cli'],
+      ['organization.create', org, 'cli'],
+    ];
+    type Entry = { action: string; target: string | null; actor: string; actorTokenId: string | null; actorPerson: unknown };
+    const listed = await cliJson<{ entries: Entry[] }>(t.suite.env, ['audit', 'list', '--org', org]);
+    expect(listed.entries.map((e) => [e.action, e.target, e.actor])).toEqual(expected);
+    expect(listed.entries.every((e) => e.actorTokenId === null && e.actorPerson === null)).toBe(true);
+    const answered = await request<{ entries: Entry[] }>(`${t.api.baseUrl}/v1/audit`, { token: t.org.token.secret });
+    expect(answered.body.entries.map((e) => [e.action, e.target, e.actor])).toEqual(expected);
+  }, 300_000); // five CLI processes, each starting the application context
 
   it('redacts tokens from logs', async () => {
     await request(`${t.api.baseUrl}/v1/nothing`, { token: t.org.token.secret });

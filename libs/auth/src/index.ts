@@ -1,4 +1,4 @@
-export { type AuditEntry, type AuditFilter, AuditLogService } from './audit/audit-log.service';
+export { type AuditActor, type AuditEntry, type AuditFilter, AuditLogService } from './audit/audit-log.service';
 export { AUDITED_ACTIONS, type AuditedAction } from './audit/audited-actions';
 export { AuthModule } from './auth.module';
 export { Organization } from './organizations/organization.entity';
@@ -20,4 +20,4 @@ export { ApiToken } from './tokens/api-token.entity';
 export type { Person, PersonPrincipal, Principal, TokenPrincipal } from './tokens/principal';
 export { ENVIRONMENTS, isEnvironment, isRole, isScope, type Role, ROLE_SCOPES, ROLES, type RouteScope, type Scope, SCOPES, type TokenEnvironment } from './tokens/scopes';
 export { type TokenView, tokenView } from './tokens/token-view';
-export { type IssuedToken, type IssueToken, TokensService } from './tokens/tokens.service';
+export { type IssuedToken, type IssueToken, tokenNameSchema, TokensService } from './tokens/tokens.service';

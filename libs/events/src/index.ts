@@ -9,7 +9,7 @@ export { EventsProcessorsModule } from './events-processors.module';
 export { type IngestResult, IngestService, type SegmentIngestResult, validateEvents } from './ingest/ingest.service';
 export { messageKey } from './ingest/message-key';
 export { type IngestionBucket, type IngestionStats, IngestionStatsService } from './ingestion-stats/ingestion-stats.service';
-export { sendingLibrary } from './ingestion-stats/library-name';
+export { DEMO_SEED, sendingLibrary } from './ingestion-stats/library-name';
 export { type SegmentCall } from './segment/segment.mapper';
 export { SegmentMetricsService } from './segment/segment-metrics.service';
 export { SESSION_GAP_MS, sessionCutter } from './sessions/session-cutting';

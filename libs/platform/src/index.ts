@@ -29,7 +29,7 @@ export { LOGGER } from './logging/logger.provider';
 export { PinoNestLogger } from './logging/nest-logger';
 export { MetricsServerService } from './metrics/metrics.module';
 export { PlatformModule } from './platform.module';
-export { PERSONAL_DATA_STORE, type PersonalDataStore, PersonalDataStoreProvider } from './privacy/personal-data-store';
+export { type ErasedRows, PERSONAL_DATA_STORE, type PersonalDataStore, PersonalDataStoreProvider } from './privacy/personal-data-store';
 export { inBackground } from './queue/in-background';
 export { QueueModule } from './queue/queue.module';
 export {

@@ -115,7 +115,9 @@ async function eraseEverywhere(stores: readonly PersonalDataStore[], organizatio
   const erased: ErasedCounts = {};
   for (const form of forms) {
     const counts = await Promise.all(stores.map(async (store) => [store.name, await store.erase(organizationId, form)] as const));
-    for (const [name, n] of counts) if (n > 0) erased[name] = (erased[name] ?? 0) + n;
+    for (const [name, rows] of counts) {
+      for (const [section, n] of Object.entries(typeof rows === 'number' ? { [name]: rows } : rows)) if (n > 0) erased[section] = (erased[section] ?? 0) + n;
+    }
   }
   return erased;
 }

@@ -16,6 +16,7 @@ const auditQuery = z
 
 const auditEntrySchema = z.object({
   id: z.string(),
+  actor: z.enum(['token', 'person', 'cli']).describe('who acted: a token (actorTokenId), a person signed in through single sign-on (actorPerson), or an operator at the CLI'),
   actorTokenId: z.string().nullable().describe('null: a person (actorPerson) or an operator at the CLI'),
   actorPerson: z
     .object({ subject: z.string(), email: z.string().nullable(), name: z.string().nullable() })

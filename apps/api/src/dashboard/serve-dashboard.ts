@@ -30,7 +30,7 @@ const SECURITY_HEADERS = pageHeaders(DASHBOARD_CSP);
 /**
  * The dashboard's static files at /dashboard/, outside /v1 and without a token (they hold no
  * organization data). Assets carry a content hash in their names and are cached for good; the page
- * itself is revalidated. Nothing is served when the dashboard was not built.
+ * itself is revalidated. `GET /` sends a person there. Nothing is served when the dashboard was not built.
  */
 export function serveDashboard(fastify: FastifyInstance): boolean {
   if (!existsSync(join(DASHBOARD_BUILD_DIR, 'index.html'))) return false;
@@ -47,5 +47,7 @@ export function serveDashboard(fastify: FastifyInstance): boolean {
   });
   // Relative asset URLs and the hash routes need the trailing slash.
   fastify.get('/dashboard', (_request, reply) => reply.redirect('/dashboard/', 301));
+  // A person typing the deployment's address lands on the dashboard; 302, so the root stays free for later use.
+  fastify.get('/', (_request, reply) => reply.redirect('/dashboard/', 302));
   return true;
 }

@@ -46,7 +46,7 @@ const ingestionSchema = z.object({
     .array(
       z.object({
         start: z.string(),
-        library: z.string().describe('context.library.name of a known SDK, "other" for any other name, "direct" when the request named none'),
+        library: z.string().describe('context.library.name of a known SDK, "other" for any other name, "direct" when the request named none, "demo seed" for events the CLI seeded'),
         accepted: z.number().int(),
         duplicates: z.number().int().describe('events whose messageId was already stored'),
         rejected: z.number().int().describe('events refused by validation: whole 400 batches and skipped Segment messages'),
@@ -85,7 +85,7 @@ export class ActivityController {
   }
 
   @Get('events/ingestion')
-  @ApiOperation({ summary: 'Events accepted, duplicate and rejected per hour or day and sending library, on every ingestion route' })
+  @ApiOperation({ summary: 'Events accepted, duplicate and rejected per hour or day and sending library, on every ingestion route and the CLI demo seed' })
   @ApiQuery({ name: 'bucket', required: false, enum: ['hour', 'day'] })
   @ApiQuery({ name: 'since', required: false })
   @ApiQuery({ name: 'until', required: false })

@@ -99,7 +99,7 @@ const versionParams = z.object({ modelId: z.string(), version: queryInteger(1, 2
 const healthSchema = z
   .array(z.object({ day: z.string().describe('YYYY-MM-DD, UTC'), health: z.enum(['healthy', 'degraded', 'failing', 'no_data']) }))
   .describe(
-    'the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran',
+    'the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran, or none could judge (drift on too few predictions and no live accuracy): never healthy without evidence',
   );
 const listedSchema = summarySchema.extend({ health: healthSchema });
 const detailsWithHealthSchema = detailsSchema.extend({ health: healthSchema });

@@ -12,7 +12,12 @@ const HISTORY_DEFAULT_DAYS = 7;
 const driftSchema = z.object({
   metric: z.literal('confidence_mean'),
   delta: z.number().describe('mean confidence of the last 24 h minus the validation mean of the serving version'),
-  status: z.enum(['none', 'low', 'moderate', 'high']).describe('from the PSI: < 0.1 none, < 0.2 low, < 0.3 moderate, else high'),
+  status: z.enum(['none', 'low', 'moderate', 'high']).describe('from the PSI: < 0.1 none, < 0.2 low, < 0.3 moderate, else high; none unless state is measured'),
+  state: z
+    .enum(['not_run', 'insufficient_data', 'measured'])
+    .describe('measured: a PSI on at least minimumSample predictions of the last 24 h; insufficient_data: fewer (no PSI, no drift.detected); not_run: monitoring has not run for the serving version yet'),
+  sampleSize: z.number().int().describe('predictions of the last 24 h the drift was computed on'),
+  minimumSample: z.number().int().describe('predictions needed before drift is measured'),
 });
 
 const figures = {
@@ -22,7 +27,7 @@ const figures = {
   throughput: z.number().describe('predictions per minute, last 15 minutes'),
   throughputUnit: z.literal('predictions/min'),
   drift: driftSchema,
-  psi: z.number().nullable(),
+  psi: z.number().nullable().describe('null unless drift.state is measured'),
 };
 
 const monitoringSchema = z.object({

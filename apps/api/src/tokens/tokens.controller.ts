@@ -1,12 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { z } from 'zod';
-import { ENVIRONMENTS, type Principal, SCOPES, TokensService, type TokenView, tokenView } from '@foresight/auth';
+import { ENVIRONMENTS, type Principal, SCOPES, tokenNameSchema, TokensService, type TokenView, tokenView } from '@foresight/auth';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { Audited } from '../http/audit.interceptor';
 import { openApiSchema, ZodPipe } from '../http/zod';
 
 const createTokenSchema = z.strictObject({
+  name: tokenNameSchema.optional().describe('what the token is for, so people can tell tokens apart (1 to 100 printable characters)'),
   environment: z.enum(ENVIRONMENTS),
   scopes: z.array(z.enum(SCOPES)).min(1),
   expiresInDays: z.number().int().min(1).max(3650).optional(),
@@ -15,6 +16,7 @@ const createTokenSchema = z.strictObject({
 /** Documents TokenView of @foresight/auth in the OpenAPI document. */
 const tokenViewSchema = z.object({
   id: z.string(),
+  name: z.string().nullable().describe('given at creation; null when none was'),
   organizationId: z.string(),
   environment: z.enum(ENVIRONMENTS),
   scopes: z.array(z.enum(SCOPES)),

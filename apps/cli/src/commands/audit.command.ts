@@ -8,7 +8,7 @@ export function registerAuditCommands(program: Command, context: CliContext): vo
 
   audit
     .command('list')
-    .description("An organization's admin actions, newest first: token create and revoke, model create and retrain, user export and delete")
+    .description("An organization's admin actions, newest first, through the API and this CLI: tokens, models, webhooks, users, organization settings")
     .requiredOption('--org <organizationId>', 'organization')
     .option('--limit <n>', 'most entries to show', parseWholeNumber('--limit'), 100)
     .action((options: { org: string; limit: number }) =>
@@ -20,6 +20,6 @@ export function registerAuditCommands(program: Command, context: CliContext): vo
 }
 
 function entryLine(e: AuditEntry): string {
-  const actor = e.actorTokenId ?? (e.actorPerson ? (e.actorPerson.email ?? e.actorPerson.subject) : 'operator');
-  return `${e.createdAt}  ${e.action.padEnd(13)}  ${e.target ?? '-'}  by ${actor}`;
+  const actor = e.actor === 'cli' ? 'CLI (operator)' : (e.actorTokenId ?? e.actorPerson?.email ?? e.actorPerson?.subject);
+  return `${e.createdAt}  ${e.action.padEnd(23)}  ${e.target ?? '-'}  by ${actor}`;
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { OrganizationsService } from '@foresight/auth';
 import { DEMO_DEFAULTS, DEMO_INTENT_SIGNALS, DEMO_TARGET_DESCRIPTIONS, DEMO_TARGETS, type DemoIntentSignal, type DemoSeedOptions, DemoTruthFile, generateDemoUsers, oracleProbability, SAAS_TARGETS, seedDemo } from '@foresight/demo';
-import { IngestService, validateEvents } from '@foresight/events';
+import { DEMO_SEED, IngestService, validateEvents } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
@@ -73,7 +73,7 @@ export function registerDemoCommands(program: Command, context: CliContext): voi
         try {
           const result = await seedDemo(
             generation,
-            async (events) => ingest.ingestEvents(options.org, await validateEvents(events)),
+            async (events) => ingest.ingestEvents(options.org, await validateEvents(events), DEMO_SEED),
             truth ? (user) => truth.add(user) : undefined,
           );
           complete = true;

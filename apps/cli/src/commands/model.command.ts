@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { OrganizationsService } from '@foresight/auth';
+import { AuditLogService, OrganizationsService } from '@foresight/auth';
 import { createModelSchema, ModelsService, type ModelWithVersion } from '@foresight/models';
 import { invalidRequest } from '@foresight/platform';
 import { ScoringRunsService } from '@foresight/predictions';
@@ -43,6 +43,7 @@ export function registerModelCommands(program: Command, context: CliContext): vo
         if (!parsed.success) throw invalidRequest(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
         await app.get(OrganizationsService).get(options.org);
         const created = await app.get(ModelsService).create(options.org, parsed.data);
+        await app.get(AuditLogService).recordCli(options.org, 'model.create', created.model.id);
         printResult(json, { model: modelView(created) }, modelLines(created));
       }),
     );
@@ -55,6 +56,7 @@ export function registerModelCommands(program: Command, context: CliContext): vo
     .action((options: { org: string; model: string }) =>
       context.run(async (app, { json }) => {
         const started = await app.get(ModelsService).retrain(options.org, options.model);
+        await app.get(AuditLogService).recordCli(options.org, 'model.retrain', started.modelId);
         printResult(json, { ...started, startedAt: started.startedAt.toISOString() }, [
           `model     ${started.modelId}`,
           `status    retraining since ${started.startedAt.toISOString()}`,
@@ -71,6 +73,7 @@ export function registerModelCommands(program: Command, context: CliContext): vo
       context.run(async (app, { json }) => {
         const runs = app.get(ScoringRunsService);
         let run = await runs.startManual(options.org, options.model);
+        for (const modelId of options.model) await app.get(AuditLogService).recordCli(options.org, 'model.score', modelId);
         const bar = new ProgressBar('users');
         while (run.state === 'queued' || run.state === 'running') {
           if (run.total !== null) bar.draw(run.scored, run.total);

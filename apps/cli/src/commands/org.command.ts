@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type Organization, OrganizationsService, TokensService } from '@foresight/auth';
+import { AuditLogService, type Organization, OrganizationsService, TokensService } from '@foresight/auth';
 import type { Region } from '@foresight/platform';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
@@ -49,6 +49,9 @@ export function registerOrgCommands(program: Command, context: CliContext): void
           environment: 'prod',
           scopes: ['ingest', 'read', 'admin'],
         });
+        const audit = app.get(AuditLogService);
+        await audit.recordCli(organization.id, 'organization.create', organization.id);
+        await audit.recordCli(organization.id, 'token.create', issued.token.id);
         printResult(
           json,
           { organization: organizationView(organization), token: { id: issued.token.id, scopes: issued.token.scopes, secret: issued.secret } },
@@ -73,6 +76,7 @@ export function registerOrgCommands(program: Command, context: CliContext): void
             hashUserIds: options.hashUserIds,
             retentionDays: options.retentionDays,
           });
+        await app.get(AuditLogService).recordCli(organization.id, 'organization.update', organization.id);
         printResult(json, { organization: organizationView(organization) }, organizationLines(organization));
       }),
     );

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { AuditLogService } from '@foresight/auth';
 import { UserIdsService } from '@foresight/events';
 import { type ErasureRecord, ErasureRecordsService, PrivacyService } from '@foresight/privacy';
 import type { CliContext } from '../cli-context';
@@ -34,8 +35,11 @@ export function registerPrivacyCommands(program: Command, context: CliContext): 
     .requiredOption('--user <userId>', 'the user id as the organization sends it')
     .action((options: { org: string; user: string }) =>
       context.run(async (app, { json }) => {
-        const user = await app.get(UserIdsService).resolve(options.org, options.user);
+        const userIds = app.get(UserIdsService);
+        const user = await userIds.resolve(options.org, options.user);
         const unsuppressed = await app.get(PrivacyService).unsuppress(options.org, user);
+        // Named by its keyed hash, as the API's audit entries name users: the audit log holds no user id.
+        await app.get(AuditLogService).recordCli(options.org, 'user.unsuppress', `user:${userIds.userHash(options.org, user.stored)}`);
         printResult(json, { unsuppressed }, [unsuppressed ? "the user's events are accepted again" : 'the user was not suppressed']);
       }),
     );

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { OrganizationsService, type SsoGrant, ssoGrantSchema, SsoGrantsService } from '@foresight/auth';
+import { AuditLogService, OrganizationsService, type SsoGrant, ssoGrantSchema, SsoGrantsService } from '@foresight/auth';
 import type { CliContext } from '../cli-context';
 import { printResult } from '../output';
 
@@ -17,6 +17,7 @@ export function registerSsoCommands(program: Command, context: CliContext): void
         const grant = parseGrant(options.group, options.role);
         await app.get(OrganizationsService).get(options.org);
         await app.get(SsoGrantsService).grant(options.org, grant);
+        await app.get(AuditLogService).recordCli(options.org, 'organization.sso-grants', options.org);
         printResult(json, { organizationId: options.org, grant }, [`${grant.group}  ${grant.role}  in ${options.org}`]);
       }),
     );
@@ -40,6 +41,7 @@ export function registerSsoCommands(program: Command, context: CliContext): void
     .action((options: { org: string; group: string }) =>
       context.run(async (app, { json }) => {
         const revoked = await app.get(SsoGrantsService).revoke(options.org, options.group);
+        if (revoked) await app.get(AuditLogService).recordCli(options.org, 'organization.sso-grants', options.org);
         printResult(json, { organizationId: options.org, group: options.group, revoked }, [revoked ? `revoked ${options.group} in ${options.org}` : `${options.group} held no grant in ${options.org}`]);
       }),
     );

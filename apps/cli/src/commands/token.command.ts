@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { type ApiToken, isEnvironment, isScope, type Scope, type TokenEnvironment, TokensService, tokenView } from '@foresight/auth';
+import { type ApiToken, AuditLogService, isEnvironment, isScope, type Scope, type TokenEnvironment, tokenNameSchema, TokensService, tokenView } from '@foresight/auth';
 import type { CliContext } from '../cli-context';
 import { parseWholeNumber, printResult } from '../output';
 
 interface TokenCreateOptions {
   org: string;
+  name?: string;
   env: TokenEnvironment;
   scopes: Scope[];
   expiresInDays?: number;
@@ -20,14 +21,17 @@ export function registerTokenCommands(program: Command, context: CliContext): vo
     .requiredOption('--env <env>', 'dev, staging or prod', parseEnvironment)
     .requiredOption('--scopes <scopes>', 'comma-separated: ingest,read,admin (SDKs: ingest only)', parseScopes)
     .option('--expires-in-days <days>', 'expire after this many days', parseWholeNumber('--expires-in-days'))
+    .option('--name <name>', 'what the token is for, e.g. "iOS app" (1 to 100 printable characters)', parseName)
     .action((options: TokenCreateOptions) =>
       context.run(async (app, { json }) => {
         const issued = await app.get(TokensService).issue({
           organizationId: options.org,
+          name: options.name,
           environment: options.env,
           scopes: options.scopes,
           expiresInDays: options.expiresInDays,
         });
+        await app.get(AuditLogService).recordCli(options.org, 'token.create', issued.token.id);
         printResult(json, { token: { ...tokenView(issued.token), secret: issued.secret } }, [
           ...tokenLines(issued.token),
           `secret    ${issued.secret}`,
@@ -46,7 +50,7 @@ export function registerTokenCommands(program: Command, context: CliContext): vo
         printResult(
           json,
           { tokens: tokens.map(tokenView) },
-          tokens.map((t) => `${t.id}  ${t.environment.padEnd(7)}  ${t.scopes.join(',').padEnd(17)}  …${t.hint}  ${state(t)}`),
+          tokens.map((t) => `${t.id}  ${t.environment.padEnd(7)}  ${t.scopes.join(',').padEnd(17)}  …${t.hint}  ${state(t)}${t.name === null ? '' : `  ${t.name}`}`),
         );
       }),
     );
@@ -57,9 +61,16 @@ export function registerTokenCommands(program: Command, context: CliContext): vo
     .action((tokenId: string) =>
       context.run(async (app, { json }) => {
         const revoked = await app.get(TokensService).revokeById(tokenId);
+        await app.get(AuditLogService).recordCli(revoked.organizationId, 'token.revoke', revoked.id);
         printResult(json, { token: tokenView(revoked) }, tokenLines(revoked));
       }),
     );
+}
+
+function parseName(value: string): string {
+  const parsed = tokenNameSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`--name takes 1 to 100 printable characters: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+  return parsed.data;
 }
 
 function parseEnvironment(value: string): TokenEnvironment {
@@ -81,5 +92,5 @@ function state(t: ApiToken): string {
 }
 
 function tokenLines(t: ApiToken): string[] {
-  return [`token     ${t.id}`, `org       ${t.organizationId}`, `env       ${t.environment}`, `scopes    ${t.scopes.join(', ')}`, `state     ${state(t)}`];
+  return [`token     ${t.id}`, ...(t.name === null ? [] : [`name      ${t.name}`]), `org       ${t.organizationId}`, `env       ${t.environment}`, `scopes    ${t.scopes.join(', ')}`, `state     ${state(t)}`];
 }

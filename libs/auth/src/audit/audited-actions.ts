@@ -15,6 +15,7 @@ export const AUDITED_ACTIONS = [
   'webhook.delete',
   'audience.create',
   'audience.delete',
+  'organization.create',
   'organization.update',
   'organization.sso-grants',
 ] as const;

@@ -19,6 +19,10 @@ export class ApiToken {
   @Column({ name: 'secret_hash', type: 'bytea', select: false })
   secretHash!: Buffer;
 
+  /** Given at creation (TOKEN_NAME_MAX_LENGTH printable characters at most); null when none was. */
+  @Column({ type: 'text', nullable: true })
+  name!: string | null;
+
   /** The last four characters, so people can tell their tokens apart. */
   @Column({ type: 'text' })
   hint!: string;

@@ -4,6 +4,7 @@ import type { Scope, TokenEnvironment } from './scopes';
 /** How a token is shown to people and scripts: never its secret, only the last four characters. */
 export interface TokenView {
   id: string;
+  name: string | null;
   organizationId: string;
   environment: TokenEnvironment;
   scopes: Scope[];
@@ -17,6 +18,7 @@ export interface TokenView {
 export function tokenView(token: ApiToken): TokenView {
   return {
     id: token.id,
+    name: token.name,
     organizationId: token.organizationId,
     environment: token.environment,
     scopes: token.scopes,

@@ -1,15 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { APP_CONFIG, type AppConfig, AppError, DAY_MS, newId, notFound, SqlExecutor } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, AppError, DAY_MS, newId, notFound, printableText, SqlExecutor } from '@foresight/platform';
 import { ApiToken } from './api-token.entity';
 import type { TokenPrincipal } from './principal';
 import { type Scope, type TokenEnvironment, tokenRouteScopes } from './scopes';
 import { generateTokenSecret, hashTokenSecret, looksLikeToken } from './token-secret';
 import { NOTE_TOKEN_USE, REVOKE_TOKEN, TOKEN_BY_SECRET_HASH } from './tokens.sql';
 
+/** A token's name: printable text, as the api_tokens check allows. */
+export const tokenNameSchema = printableText(100);
+
 export interface IssueToken {
   organizationId: string;
+  /** Validated by the caller with tokenNameSchema. */
+  name?: string;
   environment: TokenEnvironment;
   scopes: readonly Scope[];
   expiresInDays?: number;
@@ -60,6 +65,7 @@ export class TokensService {
     const secret = generateTokenSecret(input.environment);
     const token = this.tokens.create({
       id: newId('tok'),
+      name: input.name ?? null,
       organizationId: input.organizationId,
       environment: input.environment,
       scopes: [...new Set(input.scopes)],

@@ -42,9 +42,7 @@ export class IngestService {
   async ingest(organizationId: string, body: unknown): Promise<IngestResult> {
     const library = libraryName(sendingLibrary(body), DIRECT_CALL);
     const events = await this.stats.refusedUnless(organizationId, library, eventCount(body), () => validateEvents(body));
-    const result = await this.ingestEvents(organizationId, events);
-    await this.stats.record(organizationId, library, result);
-    return result;
+    return this.ingestEvents(organizationId, events, library);
   }
 
   /**
@@ -54,13 +52,21 @@ export class IngestService {
   async ingestSegment(organizationId: string, call: SegmentCall | 'batch', body: unknown): Promise<SegmentIngestResult> {
     const library = libraryName(sendingLibrary(body), DIRECT_CALL);
     const { events, rejected } = await this.stats.refusedUnless(organizationId, library, eventCount(body), () => validateEachEvent(segmentToEvents(call, body)));
-    const result = { ...(await this.ingestEvents(organizationId, events)), rejected };
+    if (rejected > 0) await this.stats.record(organizationId, library, { rejected });
+    return { ...(await this.ingestEvents(organizationId, events, library)), rejected };
+  }
+
+  /**
+   * For callers that already validated (the Segment mapping, `demo seed`). Every stored event passes
+   * here, so this is where the ingestion stats count them, under `library`.
+   */
+  async ingestEvents(organizationId: string, events: EventInput[], library: string): Promise<IngestResult> {
+    const result = await this.store(organizationId, events);
     await this.stats.record(organizationId, library, result);
     return result;
   }
 
-  /** For callers that already validated (the Segment mapping). */
-  async ingestEvents(organizationId: string, events: EventInput[]): Promise<IngestResult> {
+  private async store(organizationId: string, events: EventInput[]): Promise<IngestResult> {
     const receivedAt = new Date().toISOString();
     const [pseudonymize, isSuppressed] = await Promise.all([this.userIds.pseudonymizer(organizationId), this.suppression.matcher(organizationId)]);
     const rows = await mapInSlices(events, (event) => toEventRow(organizationId, event, receivedAt, { pseudonymize, cipher: this.cipher }));

@@ -29,6 +29,9 @@ const KNOWN_LIBRARIES: ReadonlySet<string> = new Set([
 /** A request that names no library: a direct API call (curl, a server's own HTTP client). */
 export const DIRECT_CALL = 'direct';
 
+/** Events stored by the CLI's `demo seed` (no HTTP request, no library). */
+export const DEMO_SEED = 'demo seed';
+
 /** The bounded name a library is counted under: a known name, "other", or `absent` when none was sent. */
 export function libraryName(name: string | undefined, absent: string): string {
   if (name === undefined) return absent;

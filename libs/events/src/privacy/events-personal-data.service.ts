@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type PersonalDataStore, PersonalDataStoreProvider } from '@foresight/platform';
+import { type ErasedRows, type PersonalDataStore, PersonalDataStoreProvider } from '@foresight/platform';
 import { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
 import { MessageKeysService } from '../ingest/message-keys.service';
 import { UserEventsService } from '../users/user-events.service';
@@ -7,6 +7,7 @@ import { UserEventsService } from '../users/user-events.service';
 /**
  * Events, identity links, the user's activity row and the window kept of their events (one store:
  * erasing events needs the links, so all go in one statement; the window goes with the activity row).
+ * The links are exported by IdentitiesPersonalDataService, and erased and counted here.
  * Sessions are derived from events and vanish with them.
  */
 @Injectable()
@@ -44,7 +45,12 @@ export class EventsPersonalDataService implements PersonalDataStore {
     }));
   }
 
-  erase(organizationId: string, userId: string): Promise<number> {
+  /**
+   * Counted as the export lists them: events under `events`, links under `identities` (their export
+   * section, IdentitiesPersonalDataService). The activity row and kept window, an index of the
+   * events and no datum of their own, are erased uncounted, like the sessions derived from events.
+   */
+  erase(organizationId: string, userId: string): Promise<ErasedRows> {
     return this.userEvents.erase(organizationId, userId);
   }
 

@@ -227,10 +227,10 @@ export class UserEventsService {
     return this.sql.rows(ERASABLE_EVENTS_OF, [organizationId, user]);
   }
 
-  /** Erases the user's events, links and activity row (ERASE_USER); returns the rows deleted. */
-  async erase(organizationId: string, user: string): Promise<number> {
+  /** Erases the user's events, links and activity row (ERASE_USER); returns the events and links deleted. */
+  async erase(organizationId: string, user: string): Promise<{ events: number; identities: number }> {
     const row = await this.sql.first(ERASE_USER, [organizationId, user]);
-    return Number(row?.n ?? 0);
+    return { events: Number(row?.events ?? 0), identities: Number(row?.identities ?? 0) };
   }
 
   /** Rows erasure would still find. */

@@ -199,12 +199,12 @@ export const ERASABLE_EVENTS_OF = sqlStatement<StoredUserEventRow, [organization
 
 /**
  * Erases the user's events, the identity links naming the user, and the activity row (with the
- * user's kept window, by its foreign key), in one statement. Data-modifying CTEs share one snapshot:
+ * user's kept window, by its foreign key), in one statement; counts the events and the links. Data-modifying CTEs share one snapshot:
  * the events' links are read before they are deleted. Another user whose event carried this id as
  * its anonymous id, or to whom this id was linked as one, lost events: their revision moves, which
  * retires their kept window.
  */
-export const ERASE_USER = sqlStatement<{ n: string }, [organizationId: string, user: string]>(
+export const ERASE_USER = sqlStatement<{ events: string; identities: string }, [organizationId: string, user: string]>(
   'events.erase-user',
   `WITH events_gone AS (DELETE FROM events e WHERE ${ERASABLE_EVENTS} RETURNING e.user_id),
         links_gone AS (DELETE FROM identities WHERE ${ERASABLE_IDENTITIES} RETURNING user_id),
@@ -212,7 +212,7 @@ export const ERASE_USER = sqlStatement<{ n: string }, [organizationId: string, u
         others_changed AS (${TOUCH_USERS_ANY_TIME(
           `organization_id = $1 AND user_id <> $2 AND user_id IN (SELECT user_id FROM events_gone UNION SELECT user_id FROM links_gone)`,
         )})
-   SELECT (SELECT count(*) FROM events_gone) + (SELECT count(*) FROM links_gone) + (SELECT count(*) FROM activity_gone) AS n`,
+   SELECT (SELECT count(*) FROM events_gone) AS events, (SELECT count(*) FROM links_gone) AS identities, (SELECT count(*) FROM activity_gone) AS activity`,
 );
 
 /** Rows erasure would still find. */

@@ -11,6 +11,9 @@ export interface UserIdColumn {
  * store for export and erasure without knowing any module's tables. Mark the provider with
  * `@PersonalDataStoreProvider()` so privacy discovers it.
  */
+/** What a store erased: a row count, or row counts by export section. */
+export type ErasedRows = number | Readonly<Record<string, number>>;
+
 export interface PersonalDataStore {
   /** Stable name, used as the export section and in erasure records, e.g. `events`. */
   readonly name: string;
@@ -18,8 +21,12 @@ export interface PersonalDataStore {
   readonly userIdColumns: readonly UserIdColumn[];
   /** Every row about the user, JSON-ready. */
   export(organizationId: string, userId: string): Promise<unknown[]>;
-  /** Removes every row about the user; returns how many were removed. */
-  erase(organizationId: string, userId: string): Promise<number>;
+  /**
+   * Removes every row about the user; returns how many were removed: a number, counted under the
+   * store's name, or, for a store erasing several export sections at once, the count per section.
+   * Either way a count names the export section listing those rows, so export and erasure agree.
+   */
+  erase(organizationId: string, userId: string): Promise<ErasedRows>;
   /** Rows about the user still present (0 confirms the erasure). */
   remaining(organizationId: string, userId: string): Promise<number>;
   /**

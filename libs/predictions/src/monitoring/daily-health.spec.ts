@@ -10,6 +10,8 @@ describe('healthDays', () => {
       { modelId: 'mdl_a', day: day('2026-11-25'), severity: 2 },
       { modelId: 'mdl_a', day: day('2026-11-13'), severity: 1 },
       { modelId: 'mdl_b', day: day('2026-11-20'), severity: 1 },
+      // Monitoring ran, but on too few predictions to judge anything: no evidence of health.
+      { modelId: 'mdl_b', day: day('2026-11-21'), severity: -1 },
       // Before the window: never shown.
       { modelId: 'mdl_a', day: day('2026-11-12'), severity: 2 },
     ];
@@ -21,6 +23,7 @@ describe('healthDays', () => {
     expect(a[13]).toEqual({ day: '2026-11-26', health: 'healthy' });
     expect(a.filter((d) => d.health === 'no_data')).toHaveLength(11);
     expect(health.get('mdl_b')?.find((d) => d.day === '2026-11-20')?.health).toBe('degraded');
+    expect(health.get('mdl_b')?.find((d) => d.day === '2026-11-21')?.health).toBe('no_data');
     expect(health.get('mdl_c')?.every((d) => d.health === 'no_data')).toBe(true);
   });
 });

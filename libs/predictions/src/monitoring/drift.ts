@@ -2,8 +2,25 @@ import { CONFIDENCE_BIN_EDGES, type ConfidenceHistogram, populationStabilityInde
 
 export type DriftStatus = 'none' | 'low' | 'moderate' | 'high';
 
-/** Fewer confidences than this in the window say nothing about drift: status `none`, no PSI. */
-export const MIN_DRIFT_SAMPLE = 100;
+/**
+ * Fewer confidences than this in the window say nothing about drift: no PSI, state
+ * `insufficient_data`, status `none`, no `drift.detected`. PSI over the 10 confidence bins of a sample
+ * of n drawn from the baseline itself (no drift at all) is about chi-square(9) / n, inflated further
+ * by bins left empty. Simulated over uniform, confident, weak and two-peaked baselines: at n = 100 it
+ * reads moderate or worse 3 to 14% of the time (the 0.231 of issue 43); at n = 300, at least low
+ * under 1% and moderate about never. A property of the statistic, not a deployment's preference:
+ * lowering it brings the false alarms back, so it is no setting.
+ */
+export const MIN_DRIFT_SAMPLE = 300;
+
+/** Whether a PSI was measured: not before the first monitoring run, nor on fewer than MIN_DRIFT_SAMPLE predictions. */
+export type DriftState = 'not_run' | 'insufficient_data' | 'measured';
+
+/** Whether `predictions` in the window are enough to measure drift on. */
+export function driftState(predictions: number | undefined): DriftState {
+  if (predictions === undefined) return 'not_run';
+  return predictions >= MIN_DRIFT_SAMPLE ? 'measured' : 'insufficient_data';
+}
 
 /** PSI < 0.1 none, < 0.2 low, < 0.3 moderate, else high. */
 export function driftStatus(psi: number | null): DriftStatus {

@@ -2,8 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { ModelsService, type ModelVersion } from '@foresight/models';
 import { DAY_MS } from '@foresight/platform';
 import { type DayHealth, HEALTH_DAYS, healthDays } from './daily-health';
-import type { DriftStatus } from './drift';
+import { type DriftState, driftState, type DriftStatus, MIN_DRIFT_SAMPLE } from './drift';
 import { type LiveAccuracy, MIN_MATURED_PREDICTIONS, MonitoringQueriesService, type Snapshot } from './monitoring-queries.service';
+
+/**
+ * The drift block: SPEC's metric, delta and status, with whether a PSI was measured at all and on how
+ * many predictions (status is `none` unless `state` is `measured`).
+ */
+export interface DriftFigures {
+  metric: 'confidence_mean';
+  delta: number;
+  status: DriftStatus;
+  state: DriftState;
+  sampleSize: number;
+  minimumSample: number;
+}
 
 /** GET /v1/models/monitor/{modelId}, plus the windows each figure covers. */
 export interface MonitoringFigures {
@@ -13,7 +26,7 @@ export interface MonitoringFigures {
   latencyMs: number | null;
   throughput: number;
   throughputUnit: 'predictions/min';
-  drift: { metric: 'confidence_mean'; delta: number; status: DriftStatus };
+  drift: DriftFigures;
   psi: number | null;
   window: {
     latencyAndThroughputMinutes: 15;
@@ -65,8 +78,7 @@ export class ModelMonitoringService {
       latencyMs: load.latencyP95Ms,
       throughput: load.perMinute,
       throughputUnit: 'predictions/min',
-      drift: { metric: 'confidence_mean', delta: drift?.driftDelta ?? 0, status: drift?.driftStatus ?? 'none' },
-      psi: drift?.psi ?? null,
+      ...driftOf(drift),
       window: {
         latencyAndThroughputMinutes: 15,
         driftHours: 24,
@@ -99,9 +111,28 @@ function toPoint(s: Snapshot): MonitoringPoint {
     latencyMs: s.latencyP95Ms,
     throughput: s.throughputPerMin,
     throughputUnit: 'predictions/min',
-    drift: { metric: 'confidence_mean', delta: s.driftDelta, status: s.driftStatus },
-    psi: s.psi,
+    ...driftOf(s),
     maturedPredictions: s.maturedPredictions,
     predictions24h: s.predictions24h,
+  };
+}
+
+/**
+ * A snapshot's drift as read now: a PSI on fewer than MIN_DRIFT_SAMPLE predictions (snapshots taken
+ * while the minimum was lower) is no measurement.
+ */
+function driftOf(snapshot: Snapshot | undefined): { drift: DriftFigures; psi: number | null } {
+  const state = driftState(snapshot?.predictions24h);
+  const measured = state === 'measured';
+  return {
+    drift: {
+      metric: 'confidence_mean',
+      delta: snapshot?.driftDelta ?? 0,
+      status: measured ? (snapshot?.driftStatus ?? 'none') : 'none',
+      state,
+      sampleSize: snapshot?.predictions24h ?? 0,
+      minimumSample: MIN_DRIFT_SAMPLE,
+    },
+    psi: measured ? (snapshot?.psi ?? null) : null,
   };
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { UserEventsService } from '@foresight/events';
 import { DAY_MS, SqlExecutor, type SqlRunner, type SqlTarget } from '@foresight/platform';
 import type { HealthRow } from './daily-health';
-import type { BucketCount } from './drift';
+import { type BucketCount, MIN_DRIFT_SAMPLE } from './drift';
 import {
   CONFIDENCE_BUCKETS,
   HEALTH_BY_DAY,
@@ -107,7 +107,7 @@ export class MonitoringQueriesService {
   /** HEALTH_BY_DAY's worst snapshot per model and UTC day since `since`. */
   healthByDay(organizationId: string, modelIds: string[], since: Date): Promise<HealthRow[]> {
     if (modelIds.length === 0) return Promise.resolve([]);
-    return this.sql.replica.rows(HEALTH_BY_DAY, [organizationId, modelIds, since.toISOString()]);
+    return this.sql.replica.rows(HEALTH_BY_DAY, [organizationId, modelIds, since.toISOString(), MIN_DRIFT_SAMPLE]);
   }
 
   async insertSnapshot(s: NewSnapshot): Promise<string> {

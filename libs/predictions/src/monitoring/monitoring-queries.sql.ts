@@ -80,15 +80,18 @@ export const SNAPSHOT_HISTORY = sqlStatement<Snapshot, [organizationId: string, 
 
 /**
  * The worst snapshot per model and UTC day since $3: failing when drift is high; degraded when drift
- * is moderate or live accuracy fell more than 5 points below the version's validation accuracy.
+ * is moderate or live accuracy fell more than 5 points below the version's validation accuracy;
+ * healthy when drift was measured (on at least $4 predictions) or live accuracy held; else -1, a
+ * snapshot that could judge nothing.
  */
-export const HEALTH_BY_DAY = sqlStatement<HealthRow, [organizationId: string, modelIds: string[], since: string]>(
+export const HEALTH_BY_DAY = sqlStatement<HealthRow, [organizationId: string, modelIds: string[], since: string, minimumDriftSample: number]>(
   'predictions.health-by-day',
   `SELECT s.model_id AS "modelId", date_trunc('day', s.computed_at, 'UTC') AS day,
-          max(CASE WHEN s.drift_status = 'high' THEN 2
-                   WHEN s.drift_status = 'moderate'
+          max(CASE WHEN s.predictions_24h >= $4 AND s.drift_status = 'high' THEN 2
+                   WHEN (s.predictions_24h >= $4 AND s.drift_status = 'moderate')
                      OR (s.accuracy_source = 'live' AND s.accuracy < (v.metrics->>'accuracy')::float8 - 0.05) THEN 1
-                   ELSE 0 END)::int AS severity
+                   WHEN s.predictions_24h >= $4 OR s.accuracy_source = 'live' THEN 0
+                   ELSE -1 END)::int AS severity
      FROM model_snapshots s LEFT JOIN model_versions v ON v.organization_id = s.organization_id AND v.id = s.version_id
     WHERE s.organization_id = $1 AND s.model_id = ANY($2::text[]) AND s.computed_at >= $3
     GROUP BY 1, 2`,

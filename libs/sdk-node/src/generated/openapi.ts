@@ -25,7 +25,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Events accepted, duplicate and rejected per hour or day and sending library, on every ingestion route */
+        /** Events accepted, duplicate and rejected per hour or day and sending library, on every ingestion route and the CLI demo seed */
         get: operations["ActivityController_ingestion"];
         put?: never;
         post?: never;
@@ -954,6 +954,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sdk/packages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SDK packages this deployment serves as npm tarballs, for `npm install https://<host>/sdk/<file>` without a registry */
+        get: operations["SdkController_listPackages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sdk/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An SDK package as an npm tarball (application/gzip), e.g. foresight-node-0.1.0.tgz; /sdk/packages lists them */
+        get: operations["SdkController_servePackage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sdk/foresight.js": {
         parameters: {
             query?: never;
@@ -1086,7 +1120,7 @@ export interface operations {
                         /** @description oldest first; buckets where nothing arrived are absent. Hours are kept 32 days, days 732 days */
                         series: {
                             start: string;
-                            /** @description context.library.name of a known SDK, "other" for any other name, "direct" when the request named none */
+                            /** @description context.library.name of a known SDK, "other" for any other name, "direct" when the request named none, "demo seed" for events the CLI seeded */
                             library: string;
                             accepted: number;
                             /** @description events whose messageId was already stored */
@@ -1344,7 +1378,7 @@ export interface operations {
                 limit?: unknown;
                 until?: unknown;
                 since?: unknown;
-                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "audience.create" | "audience.delete" | "organization.update" | "organization.sso-grants";
+                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "audience.create" | "audience.delete" | "organization.update" | "organization.sso-grants" | "organization.create";
             };
             header?: never;
             path?: never;
@@ -1360,6 +1394,11 @@ export interface operations {
                     "application/json": {
                         entries: {
                             id: string;
+                            /**
+                             * @description who acted: a token (actorTokenId), a person signed in through single sign-on (actorPerson), or an operator at the CLI
+                             * @enum {string}
+                             */
+                            actor: "token" | "person" | "cli";
                             /** @description null: a person (actorPerson) or an operator at the CLI */
                             actorTokenId: string | null;
                             /** @description the person signed in through single sign-on who acted; null: a token or an operator at the CLI */
@@ -1369,7 +1408,7 @@ export interface operations {
                                 name: string | null;
                             } | null;
                             /** @enum {string} */
-                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "audience.create" | "audience.delete" | "organization.update" | "organization.sso-grants";
+                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "audience.create" | "audience.delete" | "organization.update" | "organization.sso-grants" | "organization.create";
                             /** @description a token, model, webhook or organization id, or user:<keyed hash> (never a user id in clear) */
                             target: string | null;
                             createdAt: string;
@@ -2073,7 +2112,7 @@ export interface operations {
                         lastRetrained: string | null;
                         auc: number | null;
                         schedule: string | null;
-                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran */
+                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran, or none could judge (drift on too few predictions and no live accuracy): never healthy without evidence */
                         health: {
                             /** @description YYYY-MM-DD, UTC */
                             day: string;
@@ -2366,7 +2405,7 @@ export interface operations {
                             direction: "raises" | "lowers" | "none" | null;
                         }[];
                         lastError: string | null;
-                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran */
+                        /** @description the last 14 days, oldest first, from the monitoring history: the worst snapshot of each day (failing: high drift; degraded: moderate drift, or live accuracy more than 5 points below validation); no_data when none ran, or none could judge (drift on too few predictions and no live accuracy): never healthy without evidence */
                         health: {
                             /** @description YYYY-MM-DD, UTC */
                             day: string;
@@ -2574,11 +2613,21 @@ export interface operations {
                             /** @description mean confidence of the last 24 h minus the validation mean of the serving version */
                             delta: number;
                             /**
-                             * @description from the PSI: < 0.1 none, < 0.2 low, < 0.3 moderate, else high
+                             * @description from the PSI: < 0.1 none, < 0.2 low, < 0.3 moderate, else high; none unless state is measured
                              * @enum {string}
                              */
                             status: "none" | "low" | "moderate" | "high";
+                            /**
+                             * @description measured: a PSI on at least minimumSample predictions of the last 24 h; insufficient_data: fewer (no PSI, no drift.detected); not_run: monitoring has not run for the serving version yet
+                             * @enum {string}
+                             */
+                            state: "not_run" | "insufficient_data" | "measured";
+                            /** @description predictions of the last 24 h the drift was computed on */
+                            sampleSize: number;
+                            /** @description predictions needed before drift is measured */
+                            minimumSample: number;
                         };
+                        /** @description null unless drift.state is measured */
                         psi: number | null;
                         window: {
                             latencyAndThroughputMinutes: number;
@@ -2636,11 +2685,21 @@ export interface operations {
                                 /** @description mean confidence of the last 24 h minus the validation mean of the serving version */
                                 delta: number;
                                 /**
-                                 * @description from the PSI: < 0.1 none, < 0.2 low, < 0.3 moderate, else high
+                                 * @description from the PSI: < 0.1 none, < 0.2 low, < 0.3 moderate, else high; none unless state is measured
                                  * @enum {string}
                                  */
                                 status: "none" | "low" | "moderate" | "high";
+                                /**
+                                 * @description measured: a PSI on at least minimumSample predictions of the last 24 h; insufficient_data: fewer (no PSI, no drift.detected); not_run: monitoring has not run for the serving version yet
+                                 * @enum {string}
+                                 */
+                                state: "not_run" | "insufficient_data" | "measured";
+                                /** @description predictions of the last 24 h the drift was computed on */
+                                sampleSize: number;
+                                /** @description predictions needed before drift is measured */
+                                minimumSample: number;
                             };
+                            /** @description null unless drift.state is measured */
                             psi: number | null;
                         }[];
                     };
@@ -2981,6 +3040,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
+                        /** @description given at creation; null when none was */
+                        name: string | null;
                         organizationId: string;
                         /** @enum {string} */
                         environment: "dev" | "staging" | "prod";
@@ -3007,6 +3068,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description what the token is for, so people can tell tokens apart (1 to 100 printable characters) */
+                    name?: string;
                     /** @enum {string} */
                     environment: "dev" | "staging" | "prod";
                     scopes: ("ingest" | "read" | "admin")[];
@@ -3022,6 +3085,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
+                        /** @description given at creation; null when none was */
+                        name: string | null;
                         organizationId: string;
                         /** @enum {string} */
                         environment: "dev" | "staging" | "prod";
@@ -3057,6 +3122,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
+                        /** @description given at creation; null when none was */
+                        name: string | null;
                         organizationId: string;
                         /** @enum {string} */
                         environment: "dev" | "staging" | "prod";
@@ -3442,6 +3509,54 @@ export interface operations {
                         deliveredAt: string | null;
                     };
                 };
+            };
+        };
+    };
+    SdkController_listPackages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        packages: {
+                            /** @description the npm package name, e.g. @foresight/node */
+                            name: string;
+                            version: string;
+                            /** @description the tarball, e.g. foresight-node-0.1.0.tgz */
+                            file: string;
+                            /** @description where this deployment serves it, e.g. /sdk/foresight-node-0.1.0.tgz: `npm install https://<host><path>` */
+                            path: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    SdkController_servePackage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

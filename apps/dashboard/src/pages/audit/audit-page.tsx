@@ -23,6 +23,7 @@ const ACTION_OPTIONS: Record<AuditAction, true> = {
   'webhook.delete': true,
   'audience.create': true,
   'audience.delete': true,
+  'organization.create': true,
   'organization.update': true,
   'organization.sso-grants': true,
 };
