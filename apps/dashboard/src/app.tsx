@@ -55,13 +55,13 @@ export function App() {
     whenTokenRefused((message) => signOut(message));
     void (async () => {
       try {
-        const state = await api.signInState();
+        const state = await api.auth.state();
         setWays({ token: state.tokenSignIn, singleSignOn: state.singleSignOn });
         if (state.session) {
           keepCsrfToken(state.session.csrfToken);
           setAccess(personAccess(state.session));
         } else if (state.tokenSignIn && storedToken() !== null) {
-          setAccess(tokenAccess(await api.currentToken()));
+          setAccess(tokenAccess(await api.tokens.current()));
         }
       } catch {
         signOut('Your session ended: the token expired or was revoked. Sign in again with a valid token.');
@@ -73,7 +73,7 @@ export function App() {
 
   const signOutEverywhere = useCallback(async () => {
     if (!access?.person) return signOut('You signed out. The token was removed from this tab.');
-    const { redirect } = await api.signOut().catch(() => ({ redirect: null }));
+    const { redirect } = await api.auth.signOut().catch(() => ({ redirect: null }));
     signOut('You signed out.');
     // RP-initiated logout: the provider ends its own session too, then sends the browser back here.
     if (redirect) window.location.assign(redirect);

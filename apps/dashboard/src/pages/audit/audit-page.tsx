@@ -36,7 +36,7 @@ export function AuditPage() {
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
   const filter = { action: action === '' ? undefined : action, since: instant(since), until: instant(until) };
-  const entries = useQuery({ queryKey: ['audit', filter], queryFn: () => api.audit(filter), enabled: canAct });
+  const entries = useQuery({ queryKey: ['audit', filter], queryFn: () => api.audit.list({ query: filter }), enabled: canAct });
   if (!canAct) {
     return (
       <>

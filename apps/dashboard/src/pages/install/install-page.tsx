@@ -10,7 +10,7 @@ const PLACEHOLDER = 'pat_prod_…';
 /** Snippets for every SDK, filled with this deployment's address; admins can create the ingest-only token they need. */
 export function InstallPage() {
   const canAct = useCanAct();
-  const create = useMutation({ mutationFn: () => api.createToken({ environment: 'prod', scopes: ['ingest'] }) });
+  const create = useMutation({ mutationFn: () => api.tokens.create({ body: { environment: 'prod', scopes: ['ingest'] } }) });
   const token = create.data?.token ?? PLACEHOLDER;
   return (
     <>

@@ -29,7 +29,7 @@ function LiveFeed() {
   const feed = useQuery({
     queryKey: ['live-events'],
     queryFn: async () => {
-      const page = await api.liveEvents(cursor.current);
+      const page = await api.events.live({ query: { after: cursor.current, limit: 50 } });
       cursor.current = page.cursor ?? undefined;
       return page;
     },

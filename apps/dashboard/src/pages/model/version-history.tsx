@@ -12,7 +12,7 @@ export function VersionHistory({ model, versions }: { model: ModelDetails; versi
   const canAct = useCanAct('manage');
   const queries = useQueryClient();
   const promote = useMutation({
-    mutationFn: (version: number) => api.promote(model.id, version),
+    mutationFn: (version: number) => api.models.promote({ path: { modelId: model.id, version } }),
     onSuccess: () => Promise.all([queries.invalidateQueries({ queryKey: ['model', model.id] }), queries.invalidateQueries({ queryKey: ['versions', model.id] })]),
   });
   const servingVersion = versions.find((v) => v.state === 'serving')?.version ?? 0;

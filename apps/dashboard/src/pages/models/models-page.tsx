@@ -10,7 +10,7 @@ import { href } from '../../routes';
 import { CreateModelForm } from './create-model-form';
 
 export function ModelsPage() {
-  const models = useQuery({ queryKey: ['models'], queryFn: api.models });
+  const models = useQuery({ queryKey: ['models'], queryFn: () => api.models.list() });
   const canAct = useCanAct('manage');
   return (
     <>
@@ -70,7 +70,7 @@ function ModelsTable({ models }: { models: ModelSummary[] }) {
 }
 
 function ModelRow({ model }: { model: ModelSummary }) {
-  const monitoring = useQuery({ queryKey: ['monitoring', model.id], queryFn: () => api.monitoring(model.id), enabled: model.version !== null });
+  const monitoring = useQuery({ queryKey: ['monitoring', model.id], queryFn: () => api.monitoring.get({ path: { modelId: model.id } }), enabled: model.version !== null });
   const health = modelHealth(model.status, monitoring.data?.drift.status);
   const grade = model.auc === null ? null : qualityGrade(model.auc);
   return (

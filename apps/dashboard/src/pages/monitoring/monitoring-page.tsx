@@ -12,7 +12,7 @@ const HISTORY_DAYS = 14;
 const PSI_BANDS = [0.1, 0.2, 0.3];
 
 export function MonitoringPage({ modelId }: { modelId?: string }) {
-  const models = useQuery({ queryKey: ['models'], queryFn: api.models });
+  const models = useQuery({ queryKey: ['models'], queryFn: () => api.models.list() });
   if (models.isPending) return <Loading what="models" />;
   if (models.isError) return <ErrorState error={models.error} retry={() => void models.refetch()} />;
   const serving = models.data.filter((m) => m.version !== null);
@@ -44,8 +44,8 @@ export function MonitoringPage({ modelId }: { modelId?: string }) {
 
 function ModelMonitoring({ modelId }: { modelId: string }) {
   const since = useMemo(() => new Date(Date.now() - HISTORY_DAYS * 86_400_000).toISOString(), []);
-  const history = useQuery({ queryKey: ['monitoring-history', modelId], queryFn: () => api.monitoringHistory(modelId, since) });
-  const current = useQuery({ queryKey: ['monitoring', modelId], queryFn: () => api.monitoring(modelId) });
+  const history = useQuery({ queryKey: ['monitoring-history', modelId], queryFn: () => api.monitoring.history({ path: { modelId }, query: { since } }) });
+  const current = useQuery({ queryKey: ['monitoring', modelId], queryFn: () => api.monitoring.get({ path: { modelId } }) });
   if (history.isPending) return <Loading what="the monitoring history" />;
   if (history.isError) return <ErrorState error={history.error} retry={() => void history.refetch()} />;
   const points = history.data.points;

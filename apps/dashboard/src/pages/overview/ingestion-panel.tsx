@@ -8,7 +8,7 @@ import { ingestionTotals, rejectedSeries } from './ingestion-summary';
 
 /** What every ingestion route accepted and refused in the window, per sending library. */
 export function IngestionPanel({ bucket }: { bucket: 'hour' | 'day' }) {
-  const stats = useQuery({ queryKey: ['ingestion', bucket], queryFn: () => api.ingestion(bucket) });
+  const stats = useQuery({ queryKey: ['ingestion', bucket], queryFn: () => api.events.ingestion({ query: { bucket } }) });
   const totals = useMemo(() => (stats.data ? ingestionTotals(stats.data) : []), [stats.data]);
   const rejected = useMemo(() => (stats.data ? rejectedSeries(stats.data) : null), [stats.data]);
   const rejectedTotal = totals.reduce((sum, row) => sum + row.rejected, 0);

@@ -13,7 +13,7 @@ import { volumeSeries } from './volume-series';
 
 export function OverviewPage() {
   const [bucket, setBucket] = useState<'hour' | 'day'>('hour');
-  const volume = useQuery({ queryKey: ['volume', bucket], queryFn: () => api.eventVolume(bucket) });
+  const volume = useQuery({ queryKey: ['volume', bucket], queryFn: () => api.events.volume({ query: { bucket: bucket } }) });
   const drawn = useMemo(() => (volume.data ? volumeSeries(volume.data) : null), [volume.data]);
   const total = volume.data?.totals.reduce((sum, t) => sum + t.count, 0) ?? 0;
   return (
@@ -70,7 +70,7 @@ function NoEventsYet() {
 }
 
 function ModelsHealth() {
-  const models = useQuery({ queryKey: ['models'], queryFn: api.models });
+  const models = useQuery({ queryKey: ['models'], queryFn: () => api.models.list() });
   return (
     <section aria-labelledby="health-heading" className="panel">
       <h2 id="health-heading">Models at a glance</h2>
@@ -95,7 +95,7 @@ function ModelsHealth() {
 }
 
 function HealthRow({ model }: { model: ModelSummary }) {
-  const monitoring = useQuery({ queryKey: ['monitoring', model.id], queryFn: () => api.monitoring(model.id), enabled: model.version !== null });
+  const monitoring = useQuery({ queryKey: ['monitoring', model.id], queryFn: () => api.monitoring.get({ path: { modelId: model.id } }), enabled: model.version !== null });
   const health = modelHealth(model.status, monitoring.data?.drift.status);
   return (
     <li>

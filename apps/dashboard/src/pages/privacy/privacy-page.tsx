@@ -30,15 +30,15 @@ function UserRights() {
   const [userId, setUserId] = useState('');
   const [typed, setTyped] = useState('');
   const [suppress, setSuppress] = useState(false);
-  const exported = useMutation({ mutationFn: () => api.exportUser(userId), onSuccess: (data) => download(`foresight-export-${data.userId}.json`, data) });
+  const exported = useMutation({ mutationFn: () => api.users.export({ query: { userId } }), onSuccess: (data) => download(`foresight-export-${data.userId}.json`, data) });
   const erase = useMutation({
-    mutationFn: () => api.eraseUser(userId, suppress),
+    mutationFn: () => api.users.delete({ query: { userId, suppress: suppress ? 'true' : 'false' } }),
     onSuccess: () => {
       setTyped('');
       void queries.invalidateQueries({ queryKey: ['erasures'] });
     },
   });
-  const unsuppress = useMutation({ mutationFn: () => api.unsuppress(userId) });
+  const unsuppress = useMutation({ mutationFn: () => api.users.unsuppress({ query: { userId } }) });
   const submitErase = (event: FormEvent) => {
     event.preventDefault();
     if (typed === userId) erase.mutate();
@@ -80,7 +80,7 @@ function UserRights() {
 }
 
 function Erasures() {
-  const erasures = useQuery({ queryKey: ['erasures'], queryFn: api.erasures, refetchInterval: 3_000 });
+  const erasures = useQuery({ queryKey: ['erasures'], queryFn: () => api.users.erasures({ query: { limit: 50 } }), refetchInterval: 3_000 });
   return (
     <section className="panel" aria-labelledby="erasures-heading">
       <h2 id="erasures-heading">Erasure records</h2>

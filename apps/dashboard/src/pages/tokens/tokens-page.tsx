@@ -14,7 +14,7 @@ const ENVIRONMENTS: Array<CreateToken['environment']> = ['prod', 'staging', 'dev
 /** The organization's tokens (admin): list without secrets, create (secret shown once), revoke with confirmation. */
 export function TokensPage() {
   const canAct = useCanAct();
-  const tokens = useQuery({ queryKey: ['tokens'], queryFn: api.tokens, enabled: canAct });
+  const tokens = useQuery({ queryKey: ['tokens'], queryFn: () => api.tokens.list(), enabled: canAct });
   const [issued, setIssued] = useState<IssuedToken | null>(null);
   if (!canAct) {
     return (
@@ -45,7 +45,7 @@ function CreateTokenForm({ onIssued }: { onIssued: (issued: IssuedToken) => void
   const [scopes, setScopes] = useState<Scope[]>(['read']);
   const [expiresInDays, setExpiresInDays] = useState('');
   const create = useMutation({
-    mutationFn: () => api.createToken({ environment, scopes, expiresInDays: expiresInDays === '' ? undefined : Number(expiresInDays) }),
+    mutationFn: () => api.tokens.create({ body: { environment, scopes, expiresInDays: expiresInDays === '' ? undefined : Number(expiresInDays) } }),
     onSuccess: (issued) => {
       onIssued(issued);
       void queries.invalidateQueries({ queryKey: ['tokens'] });
@@ -120,7 +120,7 @@ function TokenTable({ tokens }: { tokens: TokenView[] }) {
 
 function RevokeToken({ token }: { token: TokenView }) {
   const queries = useQueryClient();
-  const revoke = useMutation({ mutationFn: () => api.revokeToken(token.id), onSuccess: () => queries.invalidateQueries({ queryKey: ['tokens'] }) });
+  const revoke = useMutation({ mutationFn: () => api.tokens.revoke({ path: { tokenId: token.id } }), onSuccess: () => queries.invalidateQueries({ queryKey: ['tokens'] }) });
   return (
     <>
       <ConfirmButton

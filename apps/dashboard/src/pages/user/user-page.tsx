@@ -48,11 +48,11 @@ function Reasons({ explanation }: { explanation: PredictionExplanation }) {
 }
 
 function UserDetails({ userId }: { userId: string }) {
-  const predictions = useQuery({ queryKey: ['predict', userId], queryFn: () => api.predict(userId) });
+  const predictions = useQuery({ queryKey: ['predict', userId], queryFn: () => api.predictions.get({ query: { userId, explain: 'true' } }) });
   // Asked once the user is known to exist: an unknown id costs one request, not three.
   const known = predictions.isSuccess;
-  const sessions = useQuery({ queryKey: ['sessions', userId], queryFn: () => api.sessions(userId), enabled: known });
-  const events = useQuery({ queryKey: ['user-events', userId], queryFn: () => api.recentEvents(userId), enabled: known });
+  const sessions = useQuery({ queryKey: ['sessions', userId], queryFn: () => api.users.sessions({ query: { userId } }), enabled: known });
+  const events = useQuery({ queryKey: ['user-events', userId], queryFn: () => api.users.events({ query: { userId, limit: 50 } }), enabled: known });
   if (predictions.isError && predictions.error instanceof ApiError && predictions.error.code === 'not_found') {
     return (
       <Empty title="No such user">

@@ -13,7 +13,7 @@ const KINDS: WebhookEventKind[] = ['prediction.updated', 'model.retrained', 'mod
 /** Webhook endpoints (admin): create (secret shown once), delete, test event, delivery log with retry. */
 export function WebhooksPage() {
   const canAct = useCanAct('manage');
-  const webhooks = useQuery({ queryKey: ['webhooks'], queryFn: api.webhooks, enabled: canAct });
+  const webhooks = useQuery({ queryKey: ['webhooks'], queryFn: () => api.webhooks.list(), enabled: canAct });
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   if (!canAct) {
     return (
@@ -41,7 +41,7 @@ function CreateWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook)
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEventKind[]>(['model.retrained', 'model.failed']);
   const create = useMutation({
-    mutationFn: () => api.createWebhook({ url: url.trim(), events }),
+    mutationFn: () => api.webhooks.create({ body: { url: url.trim(), events } }),
     onSuccess: (result) => {
       onCreated(result);
       setUrl('');
@@ -78,10 +78,10 @@ function CreateWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook)
 
 function WebhookPanel({ webhook }: { webhook: Webhook }) {
   const queries = useQueryClient();
-  const deliveries = useQuery({ queryKey: ['deliveries', webhook.id], queryFn: () => api.deliveries(webhook.id), refetchInterval: 3_000 });
+  const deliveries = useQuery({ queryKey: ['deliveries', webhook.id], queryFn: () => api.webhooks.deliveries({ path: { webhookId: webhook.id } }), refetchInterval: 3_000 });
   const refreshDeliveries = () => queries.invalidateQueries({ queryKey: ['deliveries', webhook.id] });
-  const test = useMutation({ mutationFn: () => api.sendTestEvent(webhook.id), onSuccess: refreshDeliveries });
-  const remove = useMutation({ mutationFn: () => api.deleteWebhook(webhook.id), onSuccess: () => queries.invalidateQueries({ queryKey: ['webhooks'] }) });
+  const test = useMutation({ mutationFn: () => api.webhooks.sendTest({ path: { webhookId: webhook.id } }), onSuccess: refreshDeliveries });
+  const remove = useMutation({ mutationFn: () => api.webhooks.delete({ path: { webhookId: webhook.id } }), onSuccess: () => queries.invalidateQueries({ queryKey: ['webhooks'] }) });
   return (
     <section className="panel" aria-label={`Webhook ${webhook.url}`}>
       <div className="panel-head">
@@ -119,7 +119,7 @@ function WebhookPanel({ webhook }: { webhook: Webhook }) {
 const STATUS_TONE = { pending: 'fair', succeeded: 'good', failed: 'bad', abandoned: 'bad' } as const;
 
 function DeliveryTable({ webhookId, deliveries, onRetried }: { webhookId: string; deliveries: WebhookDelivery[]; onRetried: () => Promise<void> }) {
-  const retry = useMutation({ mutationFn: (deliveryId: string) => api.retryDelivery(webhookId, deliveryId), onSuccess: onRetried });
+  const retry = useMutation({ mutationFn: (deliveryId: string) => api.webhooks.retryDelivery({ path: { webhookId, deliveryId } }), onSuccess: onRetried });
   return (
     <>
       <table aria-label={`Deliveries of ${webhookId}, newest first`}>
