@@ -101,6 +101,9 @@ function personAccess(session: NonNullable<SignInState['session']>): Access {
 function Shell({ access, onSignOut }: { access: Access; onSignOut: () => void }) {
   const route = useRoute();
   const current = route.page === 'model' ? 'models' : route.page;
+  // On narrow screens the links fold behind a menu button; choosing a page folds them again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [route]);
   return (
     <>
       <a className="skip" href="#main">
@@ -108,7 +111,10 @@ function Shell({ access, onSignOut }: { access: Access; onSignOut: () => void })
       </a>
       <header className="top">
         <span className="brand">Foresight</span>
-        <nav aria-label="Main">
+        <button type="button" className="menu-button secondary" aria-expanded={menuOpen} aria-controls="main-navigation" onClick={() => setMenuOpen((open) => !open)}>
+          Menu
+        </button>
+        <nav aria-label="Main" id="main-navigation" className={menuOpen ? 'open' : undefined}>
           <ul>
             {NAVIGATION.map((item) => (
               <li key={item.label}>

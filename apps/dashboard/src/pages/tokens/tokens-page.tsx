@@ -7,6 +7,7 @@ import { ConfirmButton } from '../../components/confirm-button';
 import { when } from '../../components/format';
 import { SecretOnce } from '../../components/secret-once';
 import { Badge, ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 
 const SCOPES: Scope[] = ['ingest', 'read', 'admin'];
 const ENVIRONMENTS: Array<CreateToken['environment']> = ['prod', 'staging', 'dev'];
@@ -87,34 +88,36 @@ function CreateTokenForm({ onIssued }: { onIssued: (issued: IssuedToken) => void
 
 function TokenTable({ tokens }: { tokens: TokenView[] }) {
   return (
-    <table aria-label="Tokens, oldest first">
-      <thead>
-        <tr>
-          <th scope="col">Token</th>
-          <th scope="col">Environment</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Expires</th>
-          <th scope="col">State</th>
-        </tr>
-      </thead>
-      <tbody>
-        {tokens.map((token) => (
-          <tr key={token.id}>
-            <th scope="row">
-              <code>{token.id}</code> ends …{token.hint}
-            </th>
-            <td>{token.environment}</td>
-            <td>{token.scopes.join(', ')}</td>
-            <td>{when(token.createdAt)}</td>
-            <td>{token.lastUsedAt ? when(token.lastUsedAt) : 'never'}</td>
-            <td>{token.expiresAt ? when(token.expiresAt) : 'never'}</td>
-            <td>{token.revokedAt ? <Badge tone="bad">revoked {when(token.revokedAt)}</Badge> : <RevokeToken token={token} />}</td>
+    <TableScroll label="Tokens">
+      <table aria-label="Tokens, oldest first">
+        <thead>
+          <tr>
+            <th scope="col">Token</th>
+            <th scope="col">Environment</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Expires</th>
+            <th scope="col">State</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {tokens.map((token) => (
+            <tr key={token.id}>
+              <th scope="row">
+                <code>{token.id}</code> ends …{token.hint}
+              </th>
+              <td>{token.environment}</td>
+              <td>{token.scopes.join(', ')}</td>
+              <td>{when(token.createdAt)}</td>
+              <td>{token.lastUsedAt ? when(token.lastUsedAt) : 'never'}</td>
+              <td>{token.expiresAt ? when(token.expiresAt) : 'never'}</td>
+              <td>{token.revokedAt ? <Badge tone="bad">revoked {when(token.revokedAt)}</Badge> : <RevokeToken token={token} />}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 

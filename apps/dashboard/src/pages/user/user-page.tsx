@@ -4,6 +4,7 @@ import { api, ApiError } from '../../api/client';
 import type { PredictionExplanation } from '../../api/types';
 import { count, percent, when } from '../../components/format';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 import { href } from '../../routes';
 
 export function UserPage({ userId }: { userId?: string }) {
@@ -84,25 +85,27 @@ function UserDetails({ userId }: { userId: string }) {
           {known && sessions.isPending && <Loading what="sessions" />}
           {sessions.isError && <ErrorState error={sessions.error} />}
           {sessions.data && (
-            <table>
-              <caption className="visually-hidden">The user's latest sessions, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Started</th>
-                  <th scope="col">Minutes</th>
-                  <th scope="col">Events</th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...sessions.data.sessions].reverse().slice(0, 20).map((s) => (
-                  <tr key={s.sessionId}>
-                    <td>{when(s.startedAt)}</td>
-                    <td>{(s.durationMs / 60_000).toFixed(1)}</td>
-                    <td>{count(s.eventCount)}</td>
+            <TableScroll label="Sessions table">
+              <table>
+                <caption className="visually-hidden">The user's latest sessions, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Started</th>
+                    <th scope="col">Minutes</th>
+                    <th scope="col">Events</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {[...sessions.data.sessions].reverse().slice(0, 20).map((s) => (
+                    <tr key={s.sessionId}>
+                      <td>{when(s.startedAt)}</td>
+                      <td>{(s.durationMs / 60_000).toFixed(1)}</td>
+                      <td>{count(s.eventCount)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           )}
         </section>
         <section className="panel" aria-labelledby="events-heading">
@@ -110,23 +113,25 @@ function UserDetails({ userId }: { userId: string }) {
           {known && events.isPending && <Loading what="events" />}
           {events.isError && <ErrorState error={events.error} />}
           {events.data && (
-            <table>
-              <caption className="visually-hidden">The user's latest events, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Event</th>
-                </tr>
-              </thead>
-              <tbody>
-                {events.data.events.map((e, k) => (
-                  <tr key={`${e.timestamp}-${k}`}>
-                    <td>{when(e.timestamp)}</td>
-                    <td>{e.event}</td>
+            <TableScroll label="Latest events table">
+              <table>
+                <caption className="visually-hidden">The user's latest events, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Event</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {events.data.events.map((e, k) => (
+                    <tr key={`${e.timestamp}-${k}`}>
+                      <td>{when(e.timestamp)}</td>
+                      <td>{e.event}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           )}
         </section>
       </div>

@@ -7,6 +7,7 @@ import { ConfirmButton } from '../../components/confirm-button';
 import { when } from '../../components/format';
 import { SecretOnce } from '../../components/secret-once';
 import { Badge, ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 
 const KINDS: WebhookEventKind[] = ['prediction.updated', 'model.retrained', 'model.failed', 'drift.detected'];
 
@@ -122,42 +123,44 @@ function DeliveryTable({ webhookId, deliveries, onRetried }: { webhookId: string
   const retry = useMutation({ mutationFn: (deliveryId: string) => api.webhooks.retryDelivery({ path: { webhookId, deliveryId } }), onSuccess: onRetried });
   return (
     <>
-      <table aria-label={`Deliveries of ${webhookId}, newest first`}>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Response</th>
-            <th scope="col">Latency</th>
-            <th scope="col">Next retry</th>
-            <th scope="col">Action</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((delivery) => (
-            <tr key={delivery.id}>
-              <th scope="row">
-                {delivery.eventType} <span className="muted">{when(delivery.createdAt)}</span>
-              </th>
-              <td>
-                <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
-              </td>
-              <td>{delivery.attempts}</td>
-              <td>{delivery.lastResponseCode ?? delivery.lastError ?? '—'}</td>
-              <td>{delivery.lastLatencyMs === null ? '—' : `${delivery.lastLatencyMs} ms`}</td>
-              <td>{delivery.status === 'pending' && delivery.nextAttemptAt ? when(delivery.nextAttemptAt) : '—'}</td>
-              <td>
-                {(delivery.status === 'failed' || delivery.status === 'abandoned') && (
-                  <button type="button" className="secondary" onClick={() => retry.mutate(delivery.id)} disabled={retry.isPending}>
-                    Retry {delivery.eventType}
-                  </button>
-                )}
-              </td>
+      <TableScroll label={`Deliveries of ${webhookId}`}>
+        <table aria-label={`Deliveries of ${webhookId}, newest first`}>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">Status</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Response</th>
+              <th scope="col">Latency</th>
+              <th scope="col">Next retry</th>
+              <th scope="col">Action</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {deliveries.map((delivery) => (
+              <tr key={delivery.id}>
+                <th scope="row">
+                  {delivery.eventType} <span className="muted">{when(delivery.createdAt)}</span>
+                </th>
+                <td>
+                  <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
+                </td>
+                <td>{delivery.attempts}</td>
+                <td>{delivery.lastResponseCode ?? delivery.lastError ?? '—'}</td>
+                <td>{delivery.lastLatencyMs === null ? '—' : `${delivery.lastLatencyMs} ms`}</td>
+                <td>{delivery.status === 'pending' && delivery.nextAttemptAt ? when(delivery.nextAttemptAt) : '—'}</td>
+                <td>
+                  {(delivery.status === 'failed' || delivery.status === 'abandoned') && (
+                    <button type="button" className="secondary" onClick={() => retry.mutate(delivery.id)} disabled={retry.isPending}>
+                      Retry {delivery.eventType}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       {retry.isError && <ErrorState error={retry.error} />}
     </>
   );
