@@ -90,12 +90,12 @@ export function App() {
 
 function tokenAccess(token: CurrentToken): Access {
   const scopes = token.scopes.includes('admin') ? [...token.scopes, 'manage'] : token.scopes;
-  return { scopes, person: false, label: `${token.environment} · ${token.scopes.includes('admin') ? 'admin' : 'read only'}` };
+  return { scopes, person: false, tokenId: token.tokenId, label: `${token.environment} · ${token.scopes.includes('admin') ? 'admin' : 'read only'}` };
 }
 
 function personAccess(session: NonNullable<SignInState['session']>): Access {
   const who = session.person.email ?? session.person.name ?? session.person.subject;
-  return { scopes: session.scopes, person: true, label: `${who} · ${session.role}` };
+  return { scopes: session.scopes, person: true, tokenId: null, label: `${who} · ${session.role}` };
 }
 
 function Shell({ access, onSignOut }: { access: Access; onSignOut: () => void }) {

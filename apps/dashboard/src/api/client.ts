@@ -66,6 +66,12 @@ export const api = {
     state: () => send('GET', '/auth/session') as Promise<SignInState>,
     signOut: () => send('POST', '/auth/logout') as Promise<{ redirect: string | null }>,
   },
+  /** Whether this deployment serves a file (an SDK tarball under /sdk), asked without downloading it. */
+  serves: (path: string) =>
+    fetch(new URL(path, window.location.origin), { method: 'HEAD', cache: 'no-store' }).then(
+      (response) => response.ok,
+      () => false,
+    ),
   /** The token a person pastes at sign-in, checked before it is kept. */
   tokenFor: (token: string) => send('GET', API_ROUTES.tokens.current.path, {}, token) as Promise<CurrentToken>,
 };

@@ -2,16 +2,16 @@ import type { MonitoringFigures } from '../api/types';
 import type { DriftReading } from './quality-grade';
 
 /**
- * The API's drift on a sample too small to mean anything: `insufficient_data`, with the sample and the
- * minimum it needs. Read beside the generated type until the API's document declares it.
+ * The drift block with whether a PSI was measured at all and on how many predictions (`state`,
+ * `sampleSize`, `minimumSample`), optional until every API this dashboard talks to reports them.
  */
-type ReportedDrift = Omit<MonitoringFigures['drift'], 'status'> & { status: MonitoringFigures['drift']['status'] | 'insufficient_data'; sampleSize?: number; minimumSample?: number };
+type ReportedDrift = MonitoringFigures['drift'] & { state?: 'not_run' | 'insufficient_data' | 'measured'; sampleSize?: number; minimumSample?: number };
 
 /** What monitoring last measured of a model's drift, read from its current figures. */
 export function driftReading(figures: MonitoringFigures): DriftReading {
-  if (figures.window.driftComputedAt === null) return { measured: 'never' };
   const drift = figures.drift as ReportedDrift;
-  if (drift.status === 'insufficient_data' || figures.psi === null) {
+  if (drift.state === 'not_run' || (drift.state === undefined && figures.window.driftComputedAt === null)) return { measured: 'never' };
+  if (drift.state === 'insufficient_data' || figures.psi === null) {
     return { measured: 'too_few', sample: drift.sampleSize ?? figures.window.predictions24h, minimum: drift.minimumSample ?? null };
   }
   return { measured: 'yes', status: drift.status };

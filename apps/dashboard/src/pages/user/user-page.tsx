@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { api, ApiError } from '../../api/client';
 import type { PredictionExplanation } from '../../api/types';
 import { count, percent, when } from '../../components/format';
@@ -9,6 +9,8 @@ import { href } from '../../routes';
 
 export function UserPage({ userId }: { userId?: string }) {
   const [typed, setTyped] = useState(userId ?? '');
+  // Arriving from a link (or going back) shows the user displayed below in the box.
+  useEffect(() => setTyped(userId ?? ''), [userId]);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (typed.trim() !== '') window.location.hash = href({ page: 'user', userId: typed.trim() });
@@ -21,7 +23,7 @@ export function UserPage({ userId }: { userId?: string }) {
         <input id="user-id" value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="the userId your app sends" required />
         <button type="submit">Look up</button>
       </form>
-      {userId ? <UserDetails userId={userId} /> : <p className="muted">Type the id your app sends as userId to see the user's predictions now, their sessions and latest events.</p>}
+      {userId ? <UserDetails key={userId} userId={userId} /> : <p className="muted">Type the id your app sends as userId to see the user's predictions now, their sessions and latest events.</p>}
     </>
   );
 }
@@ -52,6 +54,7 @@ function UserDetails({ userId }: { userId: string }) {
   const predictions = useQuery({ queryKey: ['predict', userId], queryFn: () => api.predictions.get({ query: { userId, explain: 'true' } }) });
   // Asked once the user is known to exist: an unknown id costs one request, not three.
   const known = predictions.isSuccess;
+  const lookupFailed = predictions.isError && <p className="muted">Not loaded: looking the user up failed (see above).</p>;
   const sessions = useQuery({ queryKey: ['sessions', userId], queryFn: () => api.users.sessions({ query: { userId } }), enabled: known });
   const events = useQuery({ queryKey: ['user-events', userId], queryFn: () => api.users.events({ query: { userId, limit: 50 } }), enabled: known });
   if (predictions.isError && predictions.error instanceof ApiError && predictions.error.code === 'not_found') {
@@ -64,9 +67,11 @@ function UserDetails({ userId }: { userId: string }) {
   return (
     <>
       <section className="panel" aria-labelledby="predictions-heading">
-        <h2 id="predictions-heading">Predictions now</h2>
+        <h2 id="predictions-heading">
+          Predictions now for <code>{userId}</code>
+        </h2>
         {predictions.isPending && <Loading what="predictions" />}
-        {predictions.isError && <ErrorState error={predictions.error} />}
+        {predictions.isError && <ErrorState error={predictions.error} retry={() => void predictions.refetch()} />}
         {predictions.data?.predictions.length === 0 && <p>No model serves predictions yet.</p>}
         {predictions.data && predictions.data.predictions.length > 0 && (
           <ul className="predictions">
@@ -82,6 +87,7 @@ function UserDetails({ userId }: { userId: string }) {
       <div className="two-columns">
         <section className="panel" aria-labelledby="sessions-heading">
           <h2 id="sessions-heading">Sessions</h2>
+          {lookupFailed}
           {known && sessions.isPending && <Loading what="sessions" />}
           {sessions.isError && <ErrorState error={sessions.error} />}
           {sessions.data && (
@@ -110,6 +116,7 @@ function UserDetails({ userId }: { userId: string }) {
         </section>
         <section className="panel" aria-labelledby="events-heading">
           <h2 id="events-heading">Latest events</h2>
+          {lookupFailed}
           {known && events.isPending && <Loading what="events" />}
           {events.isError && <ErrorState error={events.error} />}
           {events.data && (

@@ -27,7 +27,7 @@ export function WebhooksPage() {
   return (
     <>
       <h1>Webhooks</h1>
-      {created && <SecretOnce label={`Signing secret of ${created.url}`} secret={created.secret} onDone={() => setCreated(null)} />}
+      {created && <SecretOnce kind="signing-secret" label={`Signing secret of ${created.url}`} secret={created.secret} onDone={() => setCreated(null)} />}
       <CreateWebhookForm onCreated={setCreated} />
       {webhooks.isPending && <Loading what="webhooks" />}
       {webhooks.isError && <ErrorState error={webhooks.error} retry={() => void webhooks.refetch()} />}
