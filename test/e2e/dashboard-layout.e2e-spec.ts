@@ -31,10 +31,25 @@ describe('dashboard layout at 390 and 1440 px', () => {
   let userIds: string[];
   const url = (path: string) => `${api.baseUrl}/v1${path}`;
   const admin = () => ({ token: org.token.secret });
+  /** Loads the dashboard afresh at a page (a hash change alone would show the answers it cached). */
   const goTo = async (hash: string) => {
+    await page.goto('about:blank');
     await page.goto(`${api.baseUrl}/dashboard/${hash}`);
     await page.locator('main h1').first().waitFor();
     await page.waitForFunction(() => !(globalThis as unknown as { document: { querySelector(s: string): unknown } }).document.querySelector('.state.loading'));
+  };
+  /**
+   * The install page asks whether this deployment serves its SDK tarballs (HEAD /sdk/…tgz) and says so
+   * when it does not; Chromium logs those 404s as console errors, which are then the point, not trouble.
+   */
+  const expectTarballCheck = async () => {
+    const { version } = (await request<{ version: string }>(url('/health'), admin())).body;
+    const served = (await fetch(`${api.baseUrl}/sdk/foresight-node-${version}.tgz`, { method: 'HEAD' })).ok;
+    if (served) return;
+    await page.getByText(`This deployment does not serve /sdk/foresight-node-${version}.tgz yet`).waitFor();
+    await page.getByText(`This deployment does not serve /sdk/foresight-react-native-${version}.tgz yet`).waitFor();
+    expect(trouble.consoleErrors.every((error) => error.includes('404'))).toBe(true);
+    trouble.consoleErrors.length = 0;
   };
   const monitorRun = async () => expect(await cliJson<{ models: number }>(suite.env, ['monitor', 'run'])).toMatchObject({ models: 1 });
   const psiChart = () => page.getByRole('img', { name: 'Population stability index over time with the low, moderate and high bands' });
@@ -135,6 +150,7 @@ describe('dashboard layout at 390 and 1440 px', () => {
       await page.setViewportSize({ width, height: 900 });
       for (const hash of pages) {
         await goTo(hash);
+        if (hash === '#/install') await expectTarballCheck();
         const name = `layout-${hash.replace(/[#/]+/g, '-').replace(/^-|-$/g, '').replace(/[^a-z0-9-]/gi, '_') || 'overview'}-${width}`;
         expect({ page: hash, width, overflow: await horizontalOverflow(page) }).toEqual({ page: hash, width, overflow: 0 });
         expect({ page: hash, width, violations: await seriousAccessibilityViolations(page) }).toEqual({ page: hash, width, violations: [] });
@@ -176,6 +192,7 @@ describe('dashboard layout at 390 and 1440 px', () => {
     const { version } = (await request<{ version: string }>(url('/health'), admin())).body;
     await expect(node.textContent()).resolves.toContain(`npm install ${api.baseUrl}/sdk/foresight-node-${version}.tgz`);
     await expect(page.getByRole('region', { name: 'React Native: @foresight/react-native' }).textContent()).resolves.toContain('HTTPS only');
+    await expectTarballCheck();
     expect(await node.getByRole('button', { name: 'Copy' }).count()).toBe(2);
   });
 });

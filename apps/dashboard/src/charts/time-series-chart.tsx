@@ -87,6 +87,7 @@ function drawBands(plot: uPlot, bands: ValueBand[]): void {
   const top = plot.scales.y.max ?? 1;
   ctx.save();
   ctx.font = `${Math.round(11 * devicePixelRatio)}px system-ui, sans-serif`;
+  ctx.textAlign = 'left';
   ctx.textBaseline = 'top';
   bands.forEach((band, k) => {
     const upper = Math.min(bands[k + 1]?.from ?? top, top);

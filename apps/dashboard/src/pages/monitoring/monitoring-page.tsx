@@ -10,6 +10,7 @@ import { Empty, ErrorState, Loading } from '../../components/states';
 import { href } from '../../routes';
 
 const HISTORY_DAYS = 14;
+const REFRESH_MS = 60_000;
 /** The API's drift bands: PSI below 0.1 none, below 0.2 low, below 0.3 moderate, else high. */
 const PSI_BANDS: ValueBand[] = [
   { from: 0.1, label: 'low', colour: 'rgba(250, 204, 21, 0.16)' },
@@ -63,8 +64,9 @@ export function MonitoringPage({ modelId }: { modelId?: string }) {
 
 function ModelMonitoring({ modelId }: { modelId: string }) {
   const since = useMemo(() => new Date(Date.now() - HISTORY_DAYS * 86_400_000).toISOString(), []);
-  const history = useQuery({ queryKey: ['monitoring-history', modelId], queryFn: () => api.monitoring.history({ path: { modelId }, query: { since } }) });
-  const current = useQuery({ queryKey: ['monitoring', modelId], queryFn: () => api.monitoring.get({ path: { modelId } }) });
+  // A monitoring run adds a point while the page is open: ask again every minute.
+  const history = useQuery({ queryKey: ['monitoring-history', modelId], queryFn: () => api.monitoring.history({ path: { modelId }, query: { since } }), refetchInterval: REFRESH_MS });
+  const current = useQuery({ queryKey: ['monitoring', modelId], queryFn: () => api.monitoring.get({ path: { modelId } }), refetchInterval: REFRESH_MS });
   if (history.isPending) return <Loading what="the monitoring history" />;
   if (history.isError) return <ErrorState error={history.error} retry={() => void history.refetch()} />;
   const points = history.data.points;
