@@ -42,7 +42,8 @@ export function TimeSeriesChart({ label, times, series, stacked = false, yLabel,
     const drawn = stacked ? stack(series) : series;
     const options: Omit<uPlot.Options, 'width' | 'height'> = {
       scales: {
-        x: { time: true, range: (_plot, min, max) => timeRange(min, max) },
+        // From the data itself: with one point uPlot proposes a day in milliseconds read as seconds (years).
+        x: { time: true, range: () => timeRange(times[0] ?? null, times[times.length - 1] ?? null) },
         y: { range: (_plot, min, max) => valueRange(min, max, yCovers) },
       },
       axes: [{}, { label: yLabel, size: 60 }],
