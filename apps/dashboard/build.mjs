@@ -25,6 +25,8 @@ await build({
   base: '/dashboard/',
   configFile: false,
   logLevel: 'warn',
+  // The dashboard's API client is the Node SDK's route table (generated from the OpenAPI document) bound to fetch.
+  resolve: { alias: { '@foresight/api-routes': join(root, 'libs', 'sdk-node', 'src', 'routes.ts') } },
   // No inline script anywhere (the CSP forbids it): no module-preload polyfill, assets as files.
   build: {
     outDir: out,

@@ -91,9 +91,20 @@ describe('dashboard administration in Chromium', () => {
     await expect(row.getByRole('cell').nth(3).textContent()).resolves.toMatch(/UTC$/); // last used: the request above
     await row.getByRole('button', { name: `Revoke ${issued?.id}` }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: `Yes, revoke ${issued?.id}` }).click();
+    // Revoked tokens leave the list until asked for.
+    await row.waitFor({ state: 'detached' });
+    await page.getByLabel(/^Show revoked tokens \(1\)/).check();
     await row.getByText(/^revoked/).waitFor();
     await eventually('the revoked token refused', async () => ((await request(url('/models'), { token: secret })).status === 401 ? true : undefined), 5_000);
     await screenshot(page, 'admin-token-revoked');
+
+    // The token this tab signed in with is marked, and revoking it warns first.
+    const mine = page.getByRole('row', { name: new RegExp(org.token.id) });
+    await mine.getByText('You are signed in with this token').waitFor();
+    await mine.getByRole('button', { name: `Revoke ${org.token.id}` }).click();
+    await expect(page.getByRole('alertdialog').textContent()).resolves.toContain('This is the token you are signed in with.');
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
+    expect((await request(url('/models'), { token: org.token.secret })).status).toBe(200);
   });
 
   it('shows an event sent with the Node SDK as it arrives, with its library and counts; markup stays text', async () => {
@@ -136,6 +147,10 @@ describe('dashboard administration in Chromium', () => {
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const secret = (await page.locator('code.secret-value').textContent()) ?? '';
     expect(secret.length).toBeGreaterThan(20);
+    // A signing secret verifies deliveries; it is not a credential of the organization.
+    const banner = (await page.locator('section.secret').textContent()) ?? '';
+    expect(banner).toContain('It does not let anyone act as your organization');
+    expect(banner).not.toContain('anyone holding it acts as your organization');
     await page.getByRole('button', { name: 'I have stored it' }).click();
     const panel = page.getByRole('region', { name: `Webhook ${hookUrl}` });
     await expect(panel.locator('h2').textContent()).resolves.toBe(hookUrl);

@@ -176,11 +176,11 @@ describe('dashboard in Chromium', () => {
     await expect(page.locator('.grade').textContent()).resolves.toMatch(/(Excellent|Good|Fair|Weak|Not useful).*% of the time/);
     expect(await page.locator('.importance li').count()).toBeGreaterThan(2);
     // Each shown feature says whether it raises or lowers the probability, as the API stores it.
-    const stored = (await request<{ featureImportance: Array<{ feature: string; weight: number; direction: string }> }>(url(`/models/${modelId}`), admin())).body.featureImportance;
+    const stored = (await request<{ featureImportance: Array<{ feature: string; label: string; weight: number; direction: string }> }>(url(`/models/${modelId}`), admin())).body.featureImportance;
     const items = await page.locator('.importance li').all();
     const shownFeatures = await Promise.all(items.map(async (li) => [await li.locator('.feature').textContent(), await li.locator('.direction').textContent()]));
     const words: Record<string, string> = { raises: '↑ raises', lowers: '↓ lowers', none: 'no effect' };
-    expect(shownFeatures).toEqual(stored.filter((f) => f.weight > 0).slice(0, 12).map((f) => [f.feature, words[f.direction]]));
+    expect(shownFeatures).toEqual(stored.filter((f) => f.weight > 0).slice(0, 12).map((f) => [f.label, words[f.direction]]));
     expect(stored.some((f) => f.direction === 'raises' || f.direction === 'lowers')).toBe(true);
     await page.getByRole('img', { name: /^Health over the last 14 days/ }).waitFor();
     for (const name of ['Reliability diagram: observed rate against mean predicted probability', 'Score distribution by actual outcome', 'Precision, recall and share of users flagged by cutoff']) {
@@ -250,7 +250,7 @@ describe('dashboard in Chromium', () => {
 
   it('shows monitoring over time: accuracy, PSI with its bands, latency and throughput', async () => {
     await navigateTo('Monitoring');
-    await page.getByText(/^4 monitoring runs; the latest/).waitFor();
+    await page.getByText(/^4 monitoring runs in the last 14 days; the latest/).waitFor();
     for (const name of ['Accuracy and mean confidence shift over time', 'Population stability index over time with the low, moderate and high bands', 'Inference latency p95 over time', 'Predictions per minute over time']) {
       expect(await drawnPixels(chart(name))).toBeGreaterThan(100);
     }

@@ -57,13 +57,13 @@ export function App() {
     whenTokenRefused((message) => signOut(message));
     void (async () => {
       try {
-        const state = await api.signInState();
+        const state = await api.auth.state();
         setWays({ token: state.tokenSignIn, singleSignOn: state.singleSignOn });
         if (state.session) {
           keepCsrfToken(state.session.csrfToken);
           setAccess(personAccess(state.session));
         } else if (state.tokenSignIn && storedToken() !== null) {
-          setAccess(tokenAccess(await api.currentToken()));
+          setAccess(tokenAccess(await api.tokens.current()));
         }
       } catch {
         signOut('Your session ended: the token expired or was revoked. Sign in again with a valid token.');
@@ -75,7 +75,7 @@ export function App() {
 
   const signOutEverywhere = useCallback(async () => {
     if (!access?.person) return signOut('You signed out. The token was removed from this tab.');
-    const { redirect } = await api.signOut().catch(() => ({ redirect: null }));
+    const { redirect } = await api.auth.signOut().catch(() => ({ redirect: null }));
     signOut('You signed out.');
     // RP-initiated logout: the provider ends its own session too, then sends the browser back here.
     if (redirect) window.location.assign(redirect);
@@ -92,17 +92,20 @@ export function App() {
 
 function tokenAccess(token: CurrentToken): Access {
   const scopes = token.scopes.includes('admin') ? [...token.scopes, 'manage'] : token.scopes;
-  return { scopes, person: false, label: `${token.environment} · ${token.scopes.includes('admin') ? 'admin' : 'read only'}` };
+  return { scopes, person: false, tokenId: token.tokenId, label: `${token.environment} · ${token.scopes.includes('admin') ? 'admin' : 'read only'}` };
 }
 
 function personAccess(session: NonNullable<SignInState['session']>): Access {
   const who = session.person.email ?? session.person.name ?? session.person.subject;
-  return { scopes: session.scopes, person: true, label: `${who} · ${session.role}` };
+  return { scopes: session.scopes, person: true, tokenId: null, label: `${who} · ${session.role}` };
 }
 
 function Shell({ access, onSignOut }: { access: Access; onSignOut: () => void }) {
   const route = useRoute();
   const current = route.page === 'model' ? 'models' : route.page;
+  // On narrow screens the links fold behind a menu button; choosing a page folds them again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [route]);
   return (
     <>
       <a className="skip" href="#main">
@@ -110,7 +113,10 @@ function Shell({ access, onSignOut }: { access: Access; onSignOut: () => void })
       </a>
       <header className="top">
         <span className="brand">Foresight</span>
-        <nav aria-label="Main">
+        <button type="button" className="menu-button secondary" aria-expanded={menuOpen} aria-controls="main-navigation" onClick={() => setMenuOpen((open) => !open)}>
+          Menu
+        </button>
+        <nav aria-label="Main" id="main-navigation" className={menuOpen ? 'open' : undefined}>
           <ul>
             {NAVIGATION.map((item) => (
               <li key={item.label}>

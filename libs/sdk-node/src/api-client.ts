@@ -1,6 +1,6 @@
-import { type ConnectionOptions, HttpClient, type RequestParts } from './http';
+import { type ConnectionOptions, HttpClient } from './http';
 import { ndjsonObjects } from './ndjson';
-import { API_ROUTES, type ApiClientOf, type JsonRoute, type StreamRoute } from './routes';
+import { API_ROUTES, type ApiClientOf, bindRoutes } from './routes';
 
 export type ForesightApiOptions = ConnectionOptions & { token: string };
 export type ForesightApi = ApiClientOf<typeof API_ROUTES>;
@@ -11,27 +11,14 @@ export type ForesightApi = ApiClientOf<typeof API_ROUTES>;
  * `for await (const row of api.predictions.export({ query: { since: '2026-11-01' } }))`.
  */
 export function createApiClient(options: ForesightApiOptions): ForesightApi {
-  return clientFor(API_ROUTES, new HttpClient(options.token, options)) as ForesightApi;
-}
-
-type Route = JsonRoute<unknown> | StreamRoute<unknown>;
-type RouteTree = { [name: string]: Route | RouteTree };
-
-function clientFor(tree: RouteTree, http: HttpClient): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(tree).map(([name, entry]) => [name, isRoute(entry) ? methodFor(entry, http) : clientFor(entry, http)]));
-}
-
-function methodFor(route: Route, http: HttpClient): (input?: RequestParts) => unknown {
-  const method = route.method.toUpperCase();
-  if (route.kind === 'json') return (input) => http.json(method, route.path, input);
-  return (input) => ({
-    async *[Symbol.asyncIterator]() {
-      const response = await http.request(method, route.path, input, 'application/x-ndjson');
-      if (response.body) yield* ndjsonObjects(response.body);
-    },
+  const http = new HttpClient(options.token, options);
+  return bindRoutes(API_ROUTES, {
+    json: (method, path, parts) => http.json(method, path, parts),
+    stream: (method, path, parts) => ({
+      async *[Symbol.asyncIterator]() {
+        const response = await http.request(method, path, parts, 'application/x-ndjson');
+        if (response.body) yield* ndjsonObjects(response.body);
+      },
+    }),
   });
-}
-
-export function isRoute(entry: Route | RouteTree): entry is Route {
-  return typeof entry.kind === 'string' && typeof entry.path === 'string';
 }

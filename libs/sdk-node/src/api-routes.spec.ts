@@ -2,8 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isRoute } from './api-client';
-import { API_ROUTES } from './routes';
+import { API_ROUTES, isRoute } from './routes';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** Written by `npm run build` from the API this build compiled (libs/sdk-node/generate-types.mjs). */

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { retryAfterSeconds, retryDelayMs } from '@foresight/sdk-core';
 import { ConnectionError, errorFor, RetryableError } from './errors';
+import { type RequestParts, routeUrl } from './routes';
 
 export interface ConnectionOptions {
   /** Address of the Foresight API, e.g. `https://foresight.internal` (without /v1). */
@@ -11,12 +12,6 @@ export interface ConnectionOptions {
   maxRetries?: number;
   /** Longest wait before such a retry; a longer Retry-After is thrown as RateLimitedError at once. Default 30,000. */
   maxRetryWaitMs?: number;
-}
-
-export interface RequestParts {
-  path?: Record<string, string | number>;
-  query?: Record<string, unknown>;
-  body?: unknown;
 }
 
 const IDEMPOTENT = new Set(['GET', 'DELETE', 'PUT']);
@@ -42,7 +37,7 @@ export class HttpClient {
 
   /** The successful response, its body unread; every other outcome is thrown as a ForesightError. */
   async request(method: string, pathTemplate: string, parts: RequestParts = {}, accept = 'application/json'): Promise<Response> {
-    const url = this.url(pathTemplate, parts);
+    const url = routeUrl(this.base, pathTemplate, parts);
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.attempt(method, url, parts.body, accept);
@@ -84,16 +79,5 @@ export class HttpClient {
     const retryAfter = error instanceof RetryableError ? error.retryAfter : undefined;
     const wait = retryDelayMs(attempt, Math.random(), retryAfter);
     return wait <= this.maxRetryWaitMs ? wait : undefined;
-  }
-
-  private url(pathTemplate: string, { path = {}, query = {} }: RequestParts): string {
-    const filled = pathTemplate.replace(/\{(\w+)\}/g, (_match, name: string) => {
-      if (path[name] === undefined) throw new TypeError(`Foresight: ${pathTemplate} needs path.${name}`);
-      return encodeURIComponent(String(path[name]));
-    });
-    const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
-    const text = search.toString();
-    return `${this.base}${filled}${text ? `?${text}` : ''}`;
   }
 }

@@ -91,6 +91,59 @@ export const API_ROUTES = {
 };
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A request's parts: path parameters (filled into the template), query and JSON body. */
+export interface RequestParts {
+  path?: Record<string, string | number>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+}
+
+/**
+ * How a client built from the route table sends requests: the Node SDK's HTTP client, or the
+ * dashboard's fetch in the browser. This file imports nothing at run time, so both can use it.
+ */
+export interface RouteTransport {
+  json(method: string, pathTemplate: string, parts?: RequestParts): Promise<unknown>;
+  stream(method: string, pathTemplate: string, parts?: RequestParts): AsyncIterable<unknown>;
+}
+
+type Route = JsonRoute<unknown> | StreamRoute<unknown>;
+type RouteTree = { [name: string]: Route | RouteTree };
+
+/** The client of a route table: the same tree, each route a method sending through `transport`. */
+export function bindRoutes<T extends object>(tree: T, transport: RouteTransport): ApiClientOf<T> {
+  return bind(tree as RouteTree, transport) as ApiClientOf<T>;
+}
+
+function bind(tree: RouteTree, transport: RouteTransport): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(tree).map(([name, entry]) => [name, isRoute(entry) ? methodFor(entry, transport) : bind(entry, transport)]));
+}
+
+function methodFor(route: Route, transport: RouteTransport): (input?: RequestParts) => unknown {
+  const method = route.method.toUpperCase();
+  return route.kind === 'json' ? (input) => transport.json(method, route.path, input) : (input) => transport.stream(method, route.path, input);
+}
+
+export function isRoute(entry: Route | RouteTree): entry is Route {
+  return typeof entry.kind === 'string' && typeof entry.path === 'string';
+}
+
+/**
+ * A route's address under `base`: its path template filled (each parameter encoded) and its query,
+ * strings as they are and other values as JSON (`true`, `50`). One serialization for every client.
+ */
+export function routeUrl(base: string, pathTemplate: string, { path = {}, query = {} }: RequestParts = {}): string {
+  const filled = pathTemplate.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    if (path[name] === undefined) throw new TypeError(`Foresight: ${pathTemplate} needs path.${name}`);
+    return encodeURIComponent(String(path[name]));
+  });
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  const text = search.toString();
+  return `${base}${filled}${text ? `?${text}` : ''}`;
+}
+
 export type ApiPath = keyof paths;
 type MethodsOf<P extends ApiPath> = { [M in HttpMethod]-?: [NonNullable<paths[P][M]>] extends [never] ? never : M }[HttpMethod];
 type OperationOf<P extends ApiPath, M extends HttpMethod> = NonNullable<paths[P][M]>;

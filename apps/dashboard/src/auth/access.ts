@@ -8,6 +8,8 @@ export interface Access {
   readonly label: string;
   /** A person signed in through single sign-on (their session ends on the server), or a pasted token. */
   readonly person: boolean;
+  /** The id of the pasted token this tab signed in with (null for a person): marked on the Tokens page. */
+  readonly tokenId: string | null;
 }
 
 export const AccessContext = createContext<Access | null>(null);
@@ -15,4 +17,9 @@ export const AccessContext = createContext<Access | null>(null);
 /** Everyone signed in sees everything they may read; only these scopes act. */
 export function useCanAct(scope: 'manage' | 'admin' = 'admin'): boolean {
   return useContext(AccessContext)?.scopes.includes(scope) ?? false;
+}
+
+/** The id of the token this tab is signed in with, or null for a person signed in through single sign-on. */
+export function useSignedInTokenId(): string | null {
+  return useContext(AccessContext)?.tokenId ?? null;
 }

@@ -36,6 +36,8 @@ export function CurveChart({ label, xs, curves, xLabel, yLabel, unitY = false, m
     const options: Omit<uPlot.Options, 'width' | 'height'> = {
       scales: { x: { time: false, range: [0, 1] }, y: unitY ? { range: [0, 1] } : { auto: true } },
       axes: [{ label: xLabel }, { label: yLabel, size: 60 }],
+      // The legend names the curves; values under the cursor ("--" elsewhere) help no one reading the page.
+      legend: { live: false },
       series: [
         { label: xLabel },
         ...curves.map((curve, index) => ({

@@ -2,3 +2,5 @@ export const percent = (value: number | null | undefined, digits = 1): string =>
 export const decimal = (value: number | null | undefined, digits = 3): string => (value === null || value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
 export const when = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString('en-GB', { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' }) + ' UTC' : '—');
 export const count = (value: number): string => value.toLocaleString('en-GB');
+/** "1 monitoring run", "4 monitoring runs": a count with its noun (regular plurals only). */
+export const plural = (value: number, noun: string): string => `${count(value)} ${noun}${value === 1 ? '' : 's'}`;

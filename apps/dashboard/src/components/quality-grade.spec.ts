@@ -18,11 +18,23 @@ describe('quality grade', () => {
   });
 
   it('puts a failing run before drift, and drift before a healthy serving model', () => {
-    expect(modelHealth('failed', 'none').label).toBe('Failing');
-    expect(modelHealth('active', 'high')).toEqual({ label: 'Drifting', tone: 'bad' });
-    expect(modelHealth('active', 'moderate').tone).toBe('fair');
-    expect(modelHealth('active', 'low').label).toBe('Healthy');
+    const level = (status: 'none' | 'low' | 'moderate' | 'high') => ({ measured: 'yes' as const, status });
+    expect(modelHealth('failed', level('none')).label).toBe('Failing');
+    expect(modelHealth('active', level('high'))).toEqual({ label: 'Drifting', tone: 'bad' });
+    expect(modelHealth('active', level('moderate')).tone).toBe('fair');
+    expect(modelHealth('active', level('low')).label).toBe('Healthy');
     expect(modelHealth('untrained', undefined).label).toBe('Not trained');
-    expect(modelHealth('retraining', 'none').label).toBe('Training');
+    expect(modelHealth('retraining', level('none')).label).toBe('Training');
+  });
+
+  it('never says Healthy without a measurement on enough predictions', () => {
+    expect(modelHealth('active', undefined)).toMatchObject({ label: 'No monitoring yet', tone: 'neutral' });
+    expect(modelHealth('active', { measured: 'never' }).label).toBe('No monitoring yet');
+    expect(modelHealth('active', { measured: 'too_few', sample: 40, minimum: 100 })).toEqual({
+      label: 'Too few predictions',
+      tone: 'neutral',
+      detail: 'not enough predictions yet (40 of 100)',
+    });
+    expect(modelHealth('active', { measured: 'too_few', sample: 40, minimum: null }).detail).toBe('not enough predictions yet (40 so far)');
   });
 });

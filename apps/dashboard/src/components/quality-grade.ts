@@ -35,13 +35,34 @@ export function logLossLift(logLoss: number, baseRate: number): number {
   return 1 - logLoss / baseline;
 }
 
-export type Health = { label: 'Healthy' | 'Drifting' | 'Failing' | 'Training' | 'Not trained'; tone: 'good' | 'fair' | 'bad' | 'neutral' };
+export type Health = {
+  label: 'Healthy' | 'Drifting' | 'Failing' | 'Training' | 'Not trained' | 'No monitoring yet' | 'Too few predictions';
+  tone: 'good' | 'fair' | 'bad' | 'neutral';
+  /** Why, when the label alone does not say: "not enough predictions yet (40 of 100)". */
+  detail?: string;
+};
 
-/** A model's health at a glance: its status, then how far live confidence drifted from validation. */
-export function modelHealth(status: 'untrained' | 'active' | 'retraining' | 'failed', drift: 'none' | 'low' | 'moderate' | 'high' | undefined): Health {
+/** What monitoring last measured of a model's drift: never, on too small a sample to mean anything, or a level. */
+export type DriftReading =
+  | { measured: 'never' }
+  | { measured: 'too_few'; sample: number; minimum: number | null }
+  | { measured: 'yes'; status: 'none' | 'low' | 'moderate' | 'high' };
+
+/** "not enough predictions yet (40 of 100)": the drift sample, and the minimum it needs when the API says it. */
+export function tooFewWords(sample: number, minimum: number | null): string {
+  return `not enough predictions yet (${minimum === null ? `${sample} so far` : `${sample} of ${minimum}`})`;
+}
+
+/**
+ * A model's health at a glance: its status, then how far live confidence drifted from validation.
+ * Never "Healthy" without a measurement: no monitoring run, or too few predictions, say so instead.
+ */
+export function modelHealth(status: 'untrained' | 'active' | 'retraining' | 'failed', drift: DriftReading | undefined): Health {
   if (status === 'failed') return { label: 'Failing', tone: 'bad' };
   if (status === 'untrained') return { label: 'Not trained', tone: 'neutral' };
-  if (drift === 'moderate' || drift === 'high') return { label: 'Drifting', tone: drift === 'high' ? 'bad' : 'fair' };
+  if (drift?.measured === 'yes' && (drift.status === 'moderate' || drift.status === 'high')) return { label: 'Drifting', tone: drift.status === 'high' ? 'bad' : 'fair' };
   if (status === 'retraining') return { label: 'Training', tone: 'neutral' };
+  if (drift === undefined || drift.measured === 'never') return { label: 'No monitoring yet', tone: 'neutral', detail: 'no monitoring run has covered it yet' };
+  if (drift.measured === 'too_few') return { label: 'Too few predictions', tone: 'neutral', detail: tooFewWords(drift.sample, drift.minimum) };
   return { label: 'Healthy', tone: 'good' };
 }

@@ -12,9 +12,15 @@ export function Loading({ what }: { what: string }) {
 /** An error in plain words, with what to do about it. */
 export function ErrorState({ error, retry }: { error: unknown; retry?: () => void }) {
   const message = error instanceof ApiError ? explain(error) : 'Something went wrong in the dashboard. Reload the page; if it persists, check the service logs.';
+  const correlationId = error instanceof ApiError ? error.correlationId : null;
   return (
     <div className="state error" role="alert">
       <p>{message}</p>
+      {correlationId && (
+        <p>
+          Reference for whoever runs Foresight: <code>{correlationId}</code> (the server logged the failure under this id).
+        </p>
+      )}
       {retry && (
         <button type="button" onClick={retry}>
           Try again
@@ -34,6 +40,8 @@ function explain(error: ApiError): string {
       return 'Too many requests for this token right now; wait a few seconds and try again.';
     case 'unavailable':
       return 'The service cannot reach its database or Redis right now; try again shortly.';
+    case 'internal_error':
+      return 'Something went wrong on the server. Try again; if it persists, give the reference below to whoever runs Foresight.';
     default:
       return error.message;
   }

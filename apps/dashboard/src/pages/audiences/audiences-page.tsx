@@ -10,8 +10,8 @@ import { ErrorState, Loading } from '../../components/states';
 /** Audiences: define one from a cutoff (or a top percent) with its expected precision and recall on validation, list them with their size, download members. */
 export function AudiencesPage() {
   const canManage = useCanAct('manage');
-  const audiences = useQuery({ queryKey: ['audiences'], queryFn: api.audiences, refetchInterval: 10_000 });
-  const models = useQuery({ queryKey: ['models'], queryFn: api.models });
+  const audiences = useQuery({ queryKey: ['audiences'], queryFn: () => api.audiences.list(), refetchInterval: 10_000 });
+  const models = useQuery({ queryKey: ['models'], queryFn: () => api.models.list() });
   const serving = (models.data ?? []).filter((model) => model.version !== null);
   return (
     <>
@@ -44,8 +44,8 @@ function sideOf(point: ThresholdPoint, positive: boolean) {
 function DefineAudience({ models }: { models: ModelSummary[] }) {
   const queries = useQueryClient();
   const [modelId, setModelId] = useState(models[0].id);
-  const details = useQuery({ queryKey: ['model', modelId], queryFn: () => api.model(modelId) });
-  const versions = useQuery({ queryKey: ['versions', modelId], queryFn: () => api.versions(modelId) });
+  const details = useQuery({ queryKey: ['model', modelId], queryFn: () => api.models.get({ path: { modelId } }) });
+  const versions = useQuery({ queryKey: ['versions', modelId], queryFn: () => api.models.versions({ path: { modelId } }) });
   const [name, setName] = useState('');
   const [labelIndex, setLabelIndex] = useState(1);
   const [kind, setKind] = useState<RuleKind>('minConfidence');
@@ -61,7 +61,7 @@ function DefineAudience({ models }: { models: ModelSummary[] }) {
   const [step, setStep] = useState(25);
   const chosen = kind === 'minConfidence' ? sides[Math.min(step, sides.length - 1)] : sides.reduce<(typeof sides)[number] | undefined>((best, side) => (!best || Math.abs(side.share - topPercent / 100) < Math.abs(best.share - topPercent / 100) ? side : best), undefined);
   const create = useMutation({
-    mutationFn: (body: CreateAudience) => api.createAudience(body),
+    mutationFn: (body: CreateAudience) => api.audiences.create({ body }),
     onSuccess: () => {
       setName('');
       void queries.invalidateQueries({ queryKey: ['audiences'] });
@@ -178,7 +178,7 @@ function AudienceTable({ audiences, models, canManage }: { audiences: AudienceSu
 function AudienceRow({ audience, model, canManage }: { audience: AudienceSummary; model: string; canManage: boolean }) {
   const queries = useQueryClient();
   const download = useMutation({ mutationFn: () => api.audienceMembersCsv(audience.id), onSuccess: (csv) => saveCsv(`foresight-audience-${audience.id}.csv`, csv) });
-  const remove = useMutation({ mutationFn: () => api.deleteAudience(audience.id), onSuccess: () => queries.invalidateQueries({ queryKey: ['audiences'] }) });
+  const remove = useMutation({ mutationFn: () => api.audiences.delete({ path: { audienceId: audience.id } }), onSuccess: () => queries.invalidateQueries({ queryKey: ['audiences'] }) });
   return (
     <tr>
       <th scope="row">

@@ -5,6 +5,7 @@ import type { AuditAction, AuditEntry } from '../../api/types';
 import { useCanAct } from '../../auth/access';
 import { when } from '../../components/format';
 import { ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 
 // Keyed by the API's own action type (from its OpenAPI document): an action added there fails to compile here until listed.
 const ACTION_OPTIONS: Record<AuditAction, true> = {
@@ -39,7 +40,7 @@ export function AuditPage() {
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
   const filter = { action: action === '' ? undefined : action, since: instant(since), until: instant(until) };
-  const entries = useQuery({ queryKey: ['audit', filter], queryFn: () => api.audit(filter), enabled: canAct });
+  const entries = useQuery({ queryKey: ['audit', filter], queryFn: () => api.audit.list({ query: filter }), enabled: canAct });
   if (!canAct) {
     return (
       <>
@@ -70,28 +71,30 @@ export function AuditPage() {
         {entries.isError && <ErrorState error={entries.error} />}
         {entries.data?.entries.length === 0 && <p className="muted">No admin action matches.</p>}
         {entries.data && entries.data.entries.length > 0 && (
-          <table aria-label="Audit log entries">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Action</th>
-                <th scope="col">Target</th>
-                <th scope="col">By token</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.data.entries.map((entry) => (
-                <tr key={entry.id}>
-                  <td>{when(entry.createdAt)}</td>
-                  <th scope="row">{entry.action}</th>
-                  <td>
-                    <code>{entry.target ?? '—'}</code>
-                  </td>
-                  <td>{actorOf(entry)}</td>
+          <TableScroll label="Audit log entries">
+            <table aria-label="Audit log entries">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Target</th>
+                  <th scope="col">By token</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {entries.data.entries.map((entry) => (
+                  <tr key={entry.id}>
+                    <td>{when(entry.createdAt)}</td>
+                    <th scope="row">{entry.action}</th>
+                    <td>
+                      <code>{entry.target ?? '—'}</code>
+                    </td>
+                    <td>{actorOf(entry)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         )}
       </section>
     </>

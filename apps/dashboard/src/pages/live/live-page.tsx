@@ -4,6 +4,7 @@ import { api } from '../../api/client';
 import type { LiveEvent } from '../../api/types';
 import { when } from '../../components/format';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 import { IngestionPanel } from '../overview/ingestion-panel';
 
 const POLL_MS = 2_000;
@@ -29,7 +30,7 @@ function LiveFeed() {
   const feed = useQuery({
     queryKey: ['live-events'],
     queryFn: async () => {
-      const page = await api.liveEvents(cursor.current);
+      const page = await api.events.live({ query: { after: cursor.current, limit: 50 } });
       cursor.current = page.cursor ?? undefined;
       return page;
     },
@@ -54,28 +55,30 @@ function LiveFeed() {
         </Empty>
       )}
       {events.length > 0 && (
-        <table aria-label="Latest events, newest first">
-          <thead>
-            <tr>
-              <th scope="col">Received</th>
-              <th scope="col">Event</th>
-              <th scope="col">User</th>
-              <th scope="col">Library</th>
-              <th scope="col">Properties</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.map((event) => (
-              <tr key={event.messageId}>
-                <td>{when(event.receivedAt)}</td>
-                <th scope="row">{event.event}</th>
-                <td>{event.userId ?? `anonymous ${event.anonymousId ?? ''}`}</td>
-                <td>{event.library ?? 'direct API call'}</td>
-                <td>{event.properties === undefined ? <span className="muted">admin only</span> : <code>{JSON.stringify(event.properties ?? {})}</code>}</td>
+        <TableScroll label="Latest events">
+          <table aria-label="Latest events, newest first">
+            <thead>
+              <tr>
+                <th scope="col">Received</th>
+                <th scope="col">Event</th>
+                <th scope="col">User</th>
+                <th scope="col">Library</th>
+                <th scope="col">Properties</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {events.map((event) => (
+                <tr key={event.messageId}>
+                  <td>{when(event.receivedAt)}</td>
+                  <th scope="row">{event.event}</th>
+                  <td>{event.userId ?? `anonymous ${event.anonymousId ?? ''}`}</td>
+                  <td>{event.library ?? 'direct API call'}</td>
+                  <td>{event.properties === undefined ? <span className="muted">admin only</span> : <code>{JSON.stringify(event.properties ?? {})}</code>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   );

@@ -19,9 +19,12 @@ export function FeatureImportance({ features }: { features: FeatureWeight[] }) {
     <>
       <p className="help">How much each feature weighs in the prediction, and whether a higher value raises or lowers the probability (the overall tendency on the validation users).</p>
       <ol className="importance">
-      {shown.map(({ feature, weight, direction }) => (
+      {shown.map(({ feature, label, weight, direction }) => (
         <li key={feature}>
-          <span className="feature">{feature}</span>
+          {/* The words, with the id an engineer greps for on hover. */}
+          <span className="feature" title={feature}>
+            {label}
+          </span>
           <span className={`direction ${direction ?? ''}`}>{direction ? DIRECTION_WORDS[direction] : '—'}</span>
           <span className="bar" aria-hidden="true">
             <span style={{ width: `${(weight / top) * 100}%` }} />

@@ -11,9 +11,9 @@ export function ModelActions({ model }: { model: ModelDetails }) {
   const canAct = useCanAct('manage');
   const queries = useQueryClient();
   const refresh = () => queries.invalidateQueries({ queryKey: ['model', model.id] }).then(() => queries.invalidateQueries({ queryKey: ['models'] }));
-  const retrain = useMutation({ mutationFn: () => api.retrain(model.id), onSuccess: refresh });
+  const retrain = useMutation({ mutationFn: () => api.models.retrain({ body: { modelId: model.id } }), onSuccess: refresh });
   const [schedule, setSchedule] = useState(model.schedule ?? '');
-  const saveSchedule = useMutation({ mutationFn: () => api.updateModel(model.id, { schedule: schedule.trim() === '' ? null : schedule.trim() }), onSuccess: refresh });
+  const saveSchedule = useMutation({ mutationFn: () => api.models.update({ path: { modelId: model.id }, body: { schedule: schedule.trim() === '' ? null : schedule.trim() } }), onSuccess: refresh });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     saveSchedule.mutate();

@@ -13,11 +13,11 @@ export function ModelManagement({ model }: { model: ModelDetails }) {
   const [name, setName] = useState(model.name);
   const [confirming, setConfirming] = useState(false);
   const rename = useMutation({
-    mutationFn: () => api.updateModel(model.id, { name: name.trim() }),
+    mutationFn: () => api.models.update({ path: { modelId: model.id }, body: { name: name.trim() } }),
     onSuccess: () => queries.invalidateQueries({ queryKey: ['model', model.id] }).then(() => queries.invalidateQueries({ queryKey: ['models'] })),
   });
   const remove = useMutation({
-    mutationFn: () => api.deleteModel(model.id),
+    mutationFn: () => api.models.delete({ path: { modelId: model.id } }),
     // Leave the page first: refetching the deleted model would only answer 404.
     onSuccess: () => {
       window.location.hash = href({ page: 'models' });

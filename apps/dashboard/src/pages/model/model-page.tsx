@@ -20,11 +20,11 @@ const RETRAINING_POLL_MS = 2_000;
 export function ModelPage({ modelId }: { modelId: string }) {
   const model = useQuery({
     queryKey: ['model', modelId],
-    queryFn: () => api.model(modelId),
+    queryFn: () => api.models.get({ path: { modelId } }),
     refetchInterval: (query) => (query.state.data?.status === 'retraining' ? RETRAINING_POLL_MS : false),
   });
   // A finished run changes lastRetrained even when its version was not promoted.
-  const versions = useQuery({ queryKey: ['versions', modelId, model.data?.status, model.data?.version, model.data?.lastRetrained], queryFn: () => api.versions(modelId), enabled: model.isSuccess });
+  const versions = useQuery({ queryKey: ['versions', modelId, model.data?.status, model.data?.version, model.data?.lastRetrained], queryFn: () => api.models.versions({ path: { modelId } }), enabled: model.isSuccess });
   if (model.isPending) return <Loading what="the model" />;
   if (model.isError) return <ErrorState error={model.error} retry={() => void model.refetch()} />;
   return (

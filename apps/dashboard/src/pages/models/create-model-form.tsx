@@ -8,14 +8,14 @@ import { href } from '../../routes';
 /** Create a model: the target event is picked from the organization's own events of the last 30 days. */
 export function CreateModelForm() {
   const queries = useQueryClient();
-  const events = useQuery({ queryKey: ['volume', 'day'], queryFn: () => api.eventVolume('day') });
+  const events = useQuery({ queryKey: ['volume', 'day'], queryFn: () => api.events.volume({ query: { bucket: 'day' } }) });
   const [name, setName] = useState('');
   const [targetEvent, setTargetEvent] = useState('');
   const [horizonDays, setHorizonDays] = useState(7);
   const [algorithm, setAlgorithm] = useState<Algorithm>('gbdt');
   const [schedule, setSchedule] = useState('');
   const create = useMutation({
-    mutationFn: () => api.createModel({ name, targetEvent, horizonDays, algorithm, schedule: schedule.trim() === '' ? null : schedule.trim() }),
+    mutationFn: () => api.models.create({ body: { name, targetEvent, horizonDays, algorithm, schedule: schedule.trim() === '' ? null : schedule.trim() } }),
     onSuccess: async (model) => {
       await queries.invalidateQueries({ queryKey: ['models'] });
       window.location.hash = href({ page: 'model', modelId: model.id });

@@ -2,15 +2,17 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import type { ModelSummary } from '../../api/types';
 import { useCanAct } from '../../auth/access';
+import { driftReading } from '../../components/drift-reading';
 import { percent, when } from '../../components/format';
-import { HealthStrip } from '../../components/health-strip';
+import { HealthBadge, HealthStrip } from '../../components/health-strip';
 import { modelHealth, qualityGrade } from '../../components/quality-grade';
 import { Badge, Empty, ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 import { href } from '../../routes';
 import { CreateModelForm } from './create-model-form';
 
 export function ModelsPage() {
-  const models = useQuery({ queryKey: ['models'], queryFn: api.models });
+  const models = useQuery({ queryKey: ['models'], queryFn: () => api.models.list() });
   const canAct = useCanAct('manage');
   return (
     <>
@@ -45,33 +47,35 @@ export function ModelsPage() {
 
 function ModelsTable({ models }: { models: ModelSummary[] }) {
   return (
-    <table className="models">
-      <caption className="visually-hidden">Models with their status, health, quality and schedule</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Predicts</th>
-          <th scope="col">Status</th>
-          <th scope="col">Health</th>
-          <th scope="col">Last 14 days</th>
-          <th scope="col">Quality</th>
-          <th scope="col">Serving</th>
-          <th scope="col">Last retrained</th>
-          <th scope="col">Schedule</th>
-        </tr>
-      </thead>
-      <tbody>
-        {models.map((model) => (
-          <ModelRow key={model.id} model={model} />
-        ))}
-      </tbody>
-    </table>
+    <TableScroll label="Models">
+      <table className="models">
+        <caption className="visually-hidden">Models with their status, health, quality and schedule</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Predicts</th>
+            <th scope="col">Status</th>
+            <th scope="col">Health</th>
+            <th scope="col">Last 14 days</th>
+            <th scope="col">Quality</th>
+            <th scope="col">Serving</th>
+            <th scope="col">Last retrained</th>
+            <th scope="col">Schedule</th>
+          </tr>
+        </thead>
+        <tbody>
+          {models.map((model) => (
+            <ModelRow key={model.id} model={model} />
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 
 function ModelRow({ model }: { model: ModelSummary }) {
-  const monitoring = useQuery({ queryKey: ['monitoring', model.id], queryFn: () => api.monitoring(model.id), enabled: model.version !== null });
-  const health = modelHealth(model.status, monitoring.data?.drift.status);
+  const monitoring = useQuery({ queryKey: ['monitoring', model.id], queryFn: () => api.monitoring.get({ path: { modelId: model.id } }), enabled: model.version !== null });
+  const health = modelHealth(model.status, monitoring.data && driftReading(monitoring.data));
   const grade = model.auc === null ? null : qualityGrade(model.auc);
   return (
     <tr>
@@ -81,7 +85,7 @@ function ModelRow({ model }: { model: ModelSummary }) {
       <td>{model.targetEvent}</td>
       <td>{model.status}</td>
       <td>
-        <Badge tone={health.tone}>{health.label}</Badge>
+        <HealthBadge health={health} />
       </td>
       <td>
         <HealthStrip days={model.health} />

@@ -4,11 +4,12 @@ import { api } from '../../api/client';
 import { TimeSeriesChart } from '../../charts/time-series-chart';
 import { count, percent } from '../../components/format';
 import { Badge, ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 import { ingestionTotals, rejectedSeries } from './ingestion-summary';
 
 /** What every ingestion route accepted and refused in the window, per sending library. */
 export function IngestionPanel({ bucket }: { bucket: 'hour' | 'day' }) {
-  const stats = useQuery({ queryKey: ['ingestion', bucket], queryFn: () => api.ingestion(bucket) });
+  const stats = useQuery({ queryKey: ['ingestion', bucket], queryFn: () => api.events.ingestion({ query: { bucket } }) });
   const totals = useMemo(() => (stats.data ? ingestionTotals(stats.data) : []), [stats.data]);
   const rejected = useMemo(() => (stats.data ? rejectedSeries(stats.data) : null), [stats.data]);
   const rejectedTotal = totals.reduce((sum, row) => sum + row.rejected, 0);
@@ -31,29 +32,31 @@ export function IngestionPanel({ bucket }: { bucket: 'hour' | 'day' }) {
             Segment message) and were not stored: the sender has a bug to fix.
           </p>
           {rejected && rejected.series.length > 0 && <TimeSeriesChart label={`Rejected events per ${bucket}, by sending library`} times={rejected.times} series={rejected.series} stacked yLabel="rejected" />}
-          <table>
-            <caption className="visually-hidden">Events received per sending library</caption>
-            <thead>
-              <tr>
-                <th scope="col">Sending library</th>
-                <th scope="col">Accepted</th>
-                <th scope="col">Duplicates</th>
-                <th scope="col">Rejected</th>
-              </tr>
-            </thead>
-            <tbody>
-              {totals.map((row) => (
-                <tr key={row.library}>
-                  <th scope="row">
-                    <code>{row.library}</code>
-                  </th>
-                  <td>{count(row.accepted)}</td>
-                  <td>{count(row.duplicates)}</td>
-                  <td>{count(row.rejected)}</td>
+          <TableScroll label="Events received per sending library">
+            <table>
+              <caption className="visually-hidden">Events received per sending library</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Sending library</th>
+                  <th scope="col">Accepted</th>
+                  <th scope="col">Duplicates</th>
+                  <th scope="col">Rejected</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {totals.map((row) => (
+                  <tr key={row.library}>
+                    <th scope="row">
+                      <code>{row.library}</code>
+                    </th>
+                    <td>{count(row.accepted)}</td>
+                    <td>{count(row.duplicates)}</td>
+                    <td>{count(row.rejected)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
           <p className="help">&quot;direct&quot; is a call that named no SDK; &quot;other&quot; an SDK Foresight does not know.</p>
         </>
       )}

@@ -3,17 +3,18 @@ import { useMemo, useState } from 'react';
 import { api } from '../../api/client';
 import type { ModelSummary } from '../../api/types';
 import { TimeSeriesChart } from '../../charts/time-series-chart';
+import { driftReading } from '../../components/drift-reading';
 import { count } from '../../components/format';
-import { HealthStrip } from '../../components/health-strip';
+import { HealthBadge, HealthStrip } from '../../components/health-strip';
 import { modelHealth } from '../../components/quality-grade';
-import { Badge, Empty, ErrorState, Loading } from '../../components/states';
+import { Empty, ErrorState, Loading } from '../../components/states';
 import { href } from '../../routes';
 import { IngestionPanel } from './ingestion-panel';
 import { volumeSeries } from './volume-series';
 
 export function OverviewPage() {
   const [bucket, setBucket] = useState<'hour' | 'day'>('hour');
-  const volume = useQuery({ queryKey: ['volume', bucket], queryFn: () => api.eventVolume(bucket) });
+  const volume = useQuery({ queryKey: ['volume', bucket], queryFn: () => api.events.volume({ query: { bucket: bucket } }) });
   const drawn = useMemo(() => (volume.data ? volumeSeries(volume.data) : null), [volume.data]);
   const total = volume.data?.totals.reduce((sum, t) => sum + t.count, 0) ?? 0;
   return (
@@ -40,9 +41,10 @@ export function OverviewPage() {
             <p>
               {count(total)} events of {volume.data.totals.length} kinds in this window.
             </p>
-            <TimeSeriesChart label={`Events per ${bucket}, stacked by event name`} times={drawn.times} series={drawn.series} stacked yLabel="events" />
+            <TimeSeriesChart label={`Events per ${bucket}, stacked by event name`} times={drawn.times} series={drawn.series} stacked yLabel="events" partialFrom={drawn.partialFrom} />
             <h3>Active users per {bucket}</h3>
-            <TimeSeriesChart label={`Active users per ${bucket}`} times={drawn.times} series={[drawn.users]} yLabel="users" />
+            <TimeSeriesChart label={`Active users per ${bucket}`} times={drawn.times} series={[drawn.users]} yLabel="users" partialFrom={drawn.partialFrom} />
+            {drawn.partialFrom !== null && <p className="chart-note">The current {bucket} is not over: its last point, in the shaded part, counts only what arrived so far.</p>}
           </>
         )}
       </section>
@@ -70,7 +72,7 @@ function NoEventsYet() {
 }
 
 function ModelsHealth() {
-  const models = useQuery({ queryKey: ['models'], queryFn: api.models });
+  const models = useQuery({ queryKey: ['models'], queryFn: () => api.models.list() });
   return (
     <section aria-labelledby="health-heading" className="panel">
       <h2 id="health-heading">Models at a glance</h2>
@@ -95,11 +97,11 @@ function ModelsHealth() {
 }
 
 function HealthRow({ model }: { model: ModelSummary }) {
-  const monitoring = useQuery({ queryKey: ['monitoring', model.id], queryFn: () => api.monitoring(model.id), enabled: model.version !== null });
-  const health = modelHealth(model.status, monitoring.data?.drift.status);
+  const monitoring = useQuery({ queryKey: ['monitoring', model.id], queryFn: () => api.monitoring.get({ path: { modelId: model.id } }), enabled: model.version !== null });
+  const health = modelHealth(model.status, monitoring.data && driftReading(monitoring.data));
   return (
     <li>
-      <a href={href({ page: 'model', modelId: model.id })}>{model.name}</a> <Badge tone={health.tone}>{health.label}</Badge> <HealthStrip days={model.health} />
+      <a href={href({ page: 'model', modelId: model.id })}>{model.name}</a> <HealthBadge health={health} /> <HealthStrip days={model.health} />
       <span className="muted"> predicts {model.targetEvent}</span>
     </li>
   );

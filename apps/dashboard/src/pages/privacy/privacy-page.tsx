@@ -4,6 +4,7 @@ import { api } from '../../api/client';
 import { useCanAct } from '../../auth/access';
 import { when } from '../../components/format';
 import { Badge, ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 
 /** A user's data rights (admin): export as a JSON file, erase with a typed confirmation, erasure records, unsuppress. */
 export function PrivacyPage() {
@@ -30,15 +31,15 @@ function UserRights() {
   const [userId, setUserId] = useState('');
   const [typed, setTyped] = useState('');
   const [suppress, setSuppress] = useState(false);
-  const exported = useMutation({ mutationFn: () => api.exportUser(userId), onSuccess: (data) => download(`foresight-export-${data.userId}.json`, data) });
+  const exported = useMutation({ mutationFn: () => api.users.export({ query: { userId } }), onSuccess: (data) => download(`foresight-export-${data.userId}.json`, data) });
   const erase = useMutation({
-    mutationFn: () => api.eraseUser(userId, suppress),
+    mutationFn: () => api.users.delete({ query: { userId, suppress: suppress ? 'true' : 'false' } }),
     onSuccess: () => {
       setTyped('');
       void queries.invalidateQueries({ queryKey: ['erasures'] });
     },
   });
-  const unsuppress = useMutation({ mutationFn: () => api.unsuppress(userId) });
+  const unsuppress = useMutation({ mutationFn: () => api.users.unsuppress({ query: { userId } }) });
   const submitErase = (event: FormEvent) => {
     event.preventDefault();
     if (typed === userId) erase.mutate();
@@ -80,7 +81,7 @@ function UserRights() {
 }
 
 function Erasures() {
-  const erasures = useQuery({ queryKey: ['erasures'], queryFn: api.erasures, refetchInterval: 3_000 });
+  const erasures = useQuery({ queryKey: ['erasures'], queryFn: () => api.users.erasures({ query: { limit: 50 } }), refetchInterval: 3_000 });
   return (
     <section className="panel" aria-labelledby="erasures-heading">
       <h2 id="erasures-heading">Erasure records</h2>
@@ -88,34 +89,36 @@ function Erasures() {
       {erasures.isError && <ErrorState error={erasures.error} />}
       {erasures.data?.erasures.length === 0 && <p className="muted">No erasure requested yet.</p>}
       {erasures.data && erasures.data.erasures.length > 0 && (
-        <table aria-label="Erasure records, newest first">
-          <thead>
-            <tr>
-              <th scope="col">User (keyed hash)</th>
-              <th scope="col">Requested</th>
-              <th scope="col">State</th>
-              <th scope="col">Rows erased</th>
-            </tr>
-          </thead>
-          <tbody>
-            {erasures.data.erasures.map((erasure) => (
-              <tr key={erasure.id}>
-                <th scope="row">
-                  <code>{erasure.userHash.slice(0, 16)}…</code>
-                </th>
-                <td>{when(erasure.requestedAt)}</td>
-                <td>
-                  {erasure.status === 'confirmed' ? (
-                    <Badge tone="good">confirmed {when(erasure.confirmedAt)}</Badge>
-                  ) : (
-                    <Badge tone="fair">pending after {erasure.attempts} sweep(s)</Badge>
-                  )}
-                </td>
-                <td>{Object.entries(erasure.erased).map(([store, rows]) => `${store} ${rows}`).join(', ') || 'nothing'}</td>
+        <TableScroll label="Erasure records">
+          <table aria-label="Erasure records, newest first">
+            <thead>
+              <tr>
+                <th scope="col">User (keyed hash)</th>
+                <th scope="col">Requested</th>
+                <th scope="col">State</th>
+                <th scope="col">Rows erased</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {erasures.data.erasures.map((erasure) => (
+                <tr key={erasure.id}>
+                  <th scope="row">
+                    <code>{erasure.userHash.slice(0, 16)}…</code>
+                  </th>
+                  <td>{when(erasure.requestedAt)}</td>
+                  <td>
+                    {erasure.status === 'confirmed' ? (
+                      <Badge tone="good">confirmed {when(erasure.confirmedAt)}</Badge>
+                    ) : (
+                      <Badge tone="fair">pending after {erasure.attempts} sweep(s)</Badge>
+                    )}
+                  </td>
+                  <td>{Object.entries(erasure.erased).map(([store, rows]) => `${store} ${rows}`).join(', ') || 'nothing'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   );

@@ -8,7 +8,7 @@ import { ErrorState, Loading } from '../../components/states';
 /** The organization's limits and privacy settings (admin). */
 export function SettingsPage() {
   const canAct = useCanAct();
-  const settings = useQuery({ queryKey: ['organization'], queryFn: api.organization, enabled: canAct });
+  const settings = useQuery({ queryKey: ['organization'], queryFn: () => api.organization.get(), enabled: canAct });
   return (
     <>
       <h1>Organization settings</h1>
@@ -27,7 +27,7 @@ function SettingsForm({ settings }: { settings: OrganizationSettings }) {
   const [retention, setRetention] = useState(String(settings.retentionDays));
   const [hashUserIds, setHashUserIds] = useState(settings.hashUserIds);
   const save = useMutation({
-    mutationFn: () => api.updateOrganization({ rateLimitPerMinute: Number(rate), burstPerMinute: Number(burst), retentionDays: Number(retention), hashUserIds }),
+    mutationFn: () => api.organization.update({ body: { rateLimitPerMinute: Number(rate), burstPerMinute: Number(burst), retentionDays: Number(retention), hashUserIds } }),
     onSuccess: (saved) => queries.setQueryData(['organization'], saved),
   });
   const submit = (event: FormEvent) => {

@@ -20,7 +20,7 @@ export function SignInPage({ notice, ways, onSignedIn }: { notice: string | null
     setBusy(true);
     setError(null);
     try {
-      const token = await api.currentToken(secret.trim());
+      const token = await api.tokenFor(secret.trim());
       if (!token.scopes.includes('read')) {
         setError('This token can only send events (ingest scope). Sign in with a token that has the read scope.');
         return;

@@ -2,19 +2,25 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../../api/client';
 import type { CreateToken, IssuedToken, Scope, TokenView } from '../../api/types';
-import { useCanAct } from '../../auth/access';
+import { useCanAct, useSignedInTokenId } from '../../auth/access';
 import { ConfirmButton } from '../../components/confirm-button';
 import { when } from '../../components/format';
 import { SecretOnce } from '../../components/secret-once';
 import { Badge, ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 
 const SCOPES: Scope[] = ['ingest', 'read', 'admin'];
 const ENVIRONMENTS: Array<CreateToken['environment']> = ['prod', 'staging', 'dev'];
+/** The longest name the API keeps for a token. */
+const NAME_MAX_LENGTH = 100;
+
+/** A token as listed, with the name people give it (null when none was given; absent from APIs before names). */
+type NamedToken = TokenView & { name?: string | null };
 
 /** The organization's tokens (admin): list without secrets, create (secret shown once), revoke with confirmation. */
 export function TokensPage() {
   const canAct = useCanAct();
-  const tokens = useQuery({ queryKey: ['tokens'], queryFn: api.tokens, enabled: canAct });
+  const tokens = useQuery({ queryKey: ['tokens'], queryFn: () => api.tokens.list(), enabled: canAct });
   const [issued, setIssued] = useState<IssuedToken | null>(null);
   if (!canAct) {
     return (
@@ -27,7 +33,7 @@ export function TokensPage() {
   return (
     <>
       <h1>Tokens</h1>
-      {issued && <SecretOnce label={`New ${issued.environment} token (${issued.scopes.join(', ')})`} secret={issued.token} onDone={() => setIssued(null)} />}
+      {issued && <SecretOnce kind="token" label={`New ${issued.environment} token (${issued.scopes.join(', ')})`} secret={issued.token} onDone={() => setIssued(null)} />}
       <CreateTokenForm onIssued={setIssued} />
       <section className="panel" aria-labelledby="tokens-heading">
         <h2 id="tokens-heading">Tokens of this organization</h2>
@@ -41,13 +47,18 @@ export function TokensPage() {
 
 function CreateTokenForm({ onIssued }: { onIssued: (issued: IssuedToken) => void }) {
   const queries = useQueryClient();
+  const [name, setName] = useState('');
   const [environment, setEnvironment] = useState<CreateToken['environment']>('prod');
   const [scopes, setScopes] = useState<Scope[]>(['read']);
   const [expiresInDays, setExpiresInDays] = useState('');
   const create = useMutation({
-    mutationFn: () => api.createToken({ environment, scopes, expiresInDays: expiresInDays === '' ? undefined : Number(expiresInDays) }),
+    mutationFn: () => {
+      const body: CreateToken & { name?: string } = { environment, scopes, expiresInDays: expiresInDays === '' ? undefined : Number(expiresInDays), name: name.trim() || undefined };
+      return api.tokens.create({ body });
+    },
     onSuccess: (issued) => {
       onIssued(issued);
+      setName('');
       void queries.invalidateQueries({ queryKey: ['tokens'] });
     },
   });
@@ -60,6 +71,8 @@ function CreateTokenForm({ onIssued }: { onIssued: (issued: IssuedToken) => void
     <section className="panel" aria-labelledby="create-token-heading">
       <h2 id="create-token-heading">Create a token</h2>
       <form className="stacked-form" onSubmit={submit}>
+        <label htmlFor="token-name">Name (what it is for, e.g. &quot;checkout backend&quot;; optional)</label>
+        <input id="token-name" value={name} maxLength={NAME_MAX_LENGTH} onChange={(e) => setName(e.target.value)} />
         <label htmlFor="token-environment">Environment</label>
         <select id="token-environment" value={environment} onChange={(e) => setEnvironment(e.target.value as CreateToken['environment'])}>
           {ENVIRONMENTS.map((env) => (
@@ -85,47 +98,80 @@ function CreateTokenForm({ onIssued }: { onIssued: (issued: IssuedToken) => void
   );
 }
 
-function TokenTable({ tokens }: { tokens: TokenView[] }) {
+function TokenTable({ tokens }: { tokens: NamedToken[] }) {
+  const signedInWith = useSignedInTokenId();
+  const [showRevoked, setShowRevoked] = useState(false);
+  const revoked = tokens.filter((token) => token.revokedAt !== null).length;
+  const shown = showRevoked ? tokens : tokens.filter((token) => token.revokedAt === null);
   return (
-    <table aria-label="Tokens, oldest first">
-      <thead>
-        <tr>
-          <th scope="col">Token</th>
-          <th scope="col">Environment</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Expires</th>
-          <th scope="col">State</th>
-        </tr>
-      </thead>
-      <tbody>
-        {tokens.map((token) => (
-          <tr key={token.id}>
-            <th scope="row">
-              <code>{token.id}</code> ends …{token.hint}
-            </th>
-            <td>{token.environment}</td>
-            <td>{token.scopes.join(', ')}</td>
-            <td>{when(token.createdAt)}</td>
-            <td>{token.lastUsedAt ? when(token.lastUsedAt) : 'never'}</td>
-            <td>{token.expiresAt ? when(token.expiresAt) : 'never'}</td>
-            <td>{token.revokedAt ? <Badge tone="bad">revoked {when(token.revokedAt)}</Badge> : <RevokeToken token={token} />}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <>
+      <div className="filters">
+        <label className="check">
+          <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} /> Show revoked tokens ({revoked})
+        </label>
+      </div>
+      {shown.length === 0 && <p className="muted">No token in use: every token is revoked.</p>}
+      {shown.length > 0 && (
+        <TableScroll label="Tokens">
+          <table aria-label="Tokens, oldest first">
+            <thead>
+              <tr>
+                <th scope="col">Token</th>
+                <th scope="col">Environment</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((token) => (
+                <tr key={token.id}>
+                  <th scope="row">
+                    {token.name ? <strong>{token.name}</strong> : <span className="muted">unnamed</span>}
+                    <br />
+                    <code>{token.id}</code> ends …{token.hint}
+                    {token.id === signedInWith && (
+                      <>
+                        <br />
+                        <span className="yours">You are signed in with this token</span>
+                      </>
+                    )}
+                  </th>
+                  <td>{token.environment}</td>
+                  <td>{token.scopes.join(', ')}</td>
+                  <td>{when(token.createdAt)}</td>
+                  <td>{token.lastUsedAt ? when(token.lastUsedAt) : 'never'}</td>
+                  <td>{token.expiresAt ? when(token.expiresAt) : 'never'}</td>
+                  <td>{token.revokedAt ? <Badge tone="bad">revoked {when(token.revokedAt)}</Badge> : <RevokeToken token={token} yours={token.id === signedInWith} />}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+    </>
   );
 }
 
-function RevokeToken({ token }: { token: TokenView }) {
+function RevokeToken({ token, yours }: { token: NamedToken; yours: boolean }) {
   const queries = useQueryClient();
-  const revoke = useMutation({ mutationFn: () => api.revokeToken(token.id), onSuccess: () => queries.invalidateQueries({ queryKey: ['tokens'] }) });
+  const revoke = useMutation({ mutationFn: () => api.tokens.revoke({ path: { tokenId: token.id } }), onSuccess: () => queries.invalidateQueries({ queryKey: ['tokens'] }) });
+  const what = `${token.name ? `“${token.name}” (${token.id})` : token.id} (…${token.hint})`;
   return (
     <>
       <ConfirmButton
         label={`Revoke ${token.id}`}
-        question={`Revoke ${token.id} (…${token.hint})? Every request with it is refused within a second, on every replica. This cannot be undone.`}
+        question={
+          yours ? (
+            <>
+              <strong>This is the token you are signed in with.</strong> Revoking {what} signs you out of this dashboard at once, and every other request with it is refused within a second. This cannot be undone.
+            </>
+          ) : (
+            `Revoke ${what}? Every request with it is refused within a second, on every replica. This cannot be undone.`
+          )
+        }
         pending={revoke.isPending}
         onConfirm={() => revoke.mutate()}
       />

@@ -1,13 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { api, ApiError } from '../../api/client';
 import type { PredictionExplanation } from '../../api/types';
 import { count, percent, when } from '../../components/format';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 import { href } from '../../routes';
 
 export function UserPage({ userId }: { userId?: string }) {
   const [typed, setTyped] = useState(userId ?? '');
+  // Arriving from a link (or going back) shows the user displayed below in the box.
+  useEffect(() => setTyped(userId ?? ''), [userId]);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (typed.trim() !== '') window.location.hash = href({ page: 'user', userId: typed.trim() });
@@ -20,7 +23,7 @@ export function UserPage({ userId }: { userId?: string }) {
         <input id="user-id" value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="the userId your app sends" required />
         <button type="submit">Look up</button>
       </form>
-      {userId ? <UserDetails userId={userId} /> : <p className="muted">Type the id your app sends as userId to see the user's predictions now, their sessions and latest events.</p>}
+      {userId ? <UserDetails key={userId} userId={userId} /> : <p className="muted">Type the id your app sends as userId to see the user's predictions now, their sessions and latest events.</p>}
     </>
   );
 }
@@ -48,11 +51,12 @@ function Reasons({ explanation }: { explanation: PredictionExplanation }) {
 }
 
 function UserDetails({ userId }: { userId: string }) {
-  const predictions = useQuery({ queryKey: ['predict', userId], queryFn: () => api.predict(userId) });
+  const predictions = useQuery({ queryKey: ['predict', userId], queryFn: () => api.predictions.get({ query: { userId, explain: 'true' } }) });
   // Asked once the user is known to exist: an unknown id costs one request, not three.
   const known = predictions.isSuccess;
-  const sessions = useQuery({ queryKey: ['sessions', userId], queryFn: () => api.sessions(userId), enabled: known });
-  const events = useQuery({ queryKey: ['user-events', userId], queryFn: () => api.recentEvents(userId), enabled: known });
+  const lookupFailed = predictions.isError && <p className="muted">Not loaded: looking the user up failed (see above).</p>;
+  const sessions = useQuery({ queryKey: ['sessions', userId], queryFn: () => api.users.sessions({ query: { userId } }), enabled: known });
+  const events = useQuery({ queryKey: ['user-events', userId], queryFn: () => api.users.events({ query: { userId, limit: 50 } }), enabled: known });
   if (predictions.isError && predictions.error instanceof ApiError && predictions.error.code === 'not_found') {
     return (
       <Empty title="No such user">
@@ -63,9 +67,11 @@ function UserDetails({ userId }: { userId: string }) {
   return (
     <>
       <section className="panel" aria-labelledby="predictions-heading">
-        <h2 id="predictions-heading">Predictions now</h2>
+        <h2 id="predictions-heading">
+          Predictions now for <code>{userId}</code>
+        </h2>
         {predictions.isPending && <Loading what="predictions" />}
-        {predictions.isError && <ErrorState error={predictions.error} />}
+        {predictions.isError && <ErrorState error={predictions.error} retry={() => void predictions.refetch()} />}
         {predictions.data?.predictions.length === 0 && <p>No model serves predictions yet.</p>}
         {predictions.data && predictions.data.predictions.length > 0 && (
           <ul className="predictions">
@@ -81,52 +87,58 @@ function UserDetails({ userId }: { userId: string }) {
       <div className="two-columns">
         <section className="panel" aria-labelledby="sessions-heading">
           <h2 id="sessions-heading">Sessions</h2>
+          {lookupFailed}
           {known && sessions.isPending && <Loading what="sessions" />}
           {sessions.isError && <ErrorState error={sessions.error} />}
           {sessions.data && (
-            <table>
-              <caption className="visually-hidden">The user's latest sessions, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Started</th>
-                  <th scope="col">Minutes</th>
-                  <th scope="col">Events</th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...sessions.data.sessions].reverse().slice(0, 20).map((s) => (
-                  <tr key={s.sessionId}>
-                    <td>{when(s.startedAt)}</td>
-                    <td>{(s.durationMs / 60_000).toFixed(1)}</td>
-                    <td>{count(s.eventCount)}</td>
+            <TableScroll label="Sessions table">
+              <table>
+                <caption className="visually-hidden">The user's latest sessions, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Started</th>
+                    <th scope="col">Minutes</th>
+                    <th scope="col">Events</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {[...sessions.data.sessions].reverse().slice(0, 20).map((s) => (
+                    <tr key={s.sessionId}>
+                      <td>{when(s.startedAt)}</td>
+                      <td>{(s.durationMs / 60_000).toFixed(1)}</td>
+                      <td>{count(s.eventCount)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           )}
         </section>
         <section className="panel" aria-labelledby="events-heading">
           <h2 id="events-heading">Latest events</h2>
+          {lookupFailed}
           {known && events.isPending && <Loading what="events" />}
           {events.isError && <ErrorState error={events.error} />}
           {events.data && (
-            <table>
-              <caption className="visually-hidden">The user's latest events, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Event</th>
-                </tr>
-              </thead>
-              <tbody>
-                {events.data.events.map((e, k) => (
-                  <tr key={`${e.timestamp}-${k}`}>
-                    <td>{when(e.timestamp)}</td>
-                    <td>{e.event}</td>
+            <TableScroll label="Latest events table">
+              <table>
+                <caption className="visually-hidden">The user's latest events, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Event</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {events.data.events.map((e, k) => (
+                    <tr key={`${e.timestamp}-${k}`}>
+                      <td>{when(e.timestamp)}</td>
+                      <td>{e.event}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           )}
         </section>
       </div>

@@ -7,13 +7,14 @@ import { ConfirmButton } from '../../components/confirm-button';
 import { when } from '../../components/format';
 import { SecretOnce } from '../../components/secret-once';
 import { Badge, ErrorState, Loading } from '../../components/states';
+import { TableScroll } from '../../components/table-scroll';
 
 const KINDS: WebhookEventKind[] = ['prediction.updated', 'model.retrained', 'model.failed', 'drift.detected', 'audience.entered', 'audience.left'];
 
 /** Webhook endpoints (admin): create (secret shown once), delete, test event, delivery log with retry. */
 export function WebhooksPage() {
   const canAct = useCanAct('manage');
-  const webhooks = useQuery({ queryKey: ['webhooks'], queryFn: api.webhooks, enabled: canAct });
+  const webhooks = useQuery({ queryKey: ['webhooks'], queryFn: () => api.webhooks.list(), enabled: canAct });
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   if (!canAct) {
     return (
@@ -26,7 +27,7 @@ export function WebhooksPage() {
   return (
     <>
       <h1>Webhooks</h1>
-      {created && <SecretOnce label={`Signing secret of ${created.url}`} secret={created.secret} onDone={() => setCreated(null)} />}
+      {created && <SecretOnce kind="signing-secret" label={`Signing secret of ${created.url}`} secret={created.secret} onDone={() => setCreated(null)} />}
       <CreateWebhookForm onCreated={setCreated} />
       {webhooks.isPending && <Loading what="webhooks" />}
       {webhooks.isError && <ErrorState error={webhooks.error} retry={() => void webhooks.refetch()} />}
@@ -41,7 +42,7 @@ function CreateWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook)
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEventKind[]>(['model.retrained', 'model.failed']);
   const create = useMutation({
-    mutationFn: () => api.createWebhook({ url: url.trim(), events }),
+    mutationFn: () => api.webhooks.create({ body: { url: url.trim(), events } }),
     onSuccess: (result) => {
       onCreated(result);
       setUrl('');
@@ -78,10 +79,10 @@ function CreateWebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook)
 
 function WebhookPanel({ webhook }: { webhook: Webhook }) {
   const queries = useQueryClient();
-  const deliveries = useQuery({ queryKey: ['deliveries', webhook.id], queryFn: () => api.deliveries(webhook.id), refetchInterval: 3_000 });
+  const deliveries = useQuery({ queryKey: ['deliveries', webhook.id], queryFn: () => api.webhooks.deliveries({ path: { webhookId: webhook.id } }), refetchInterval: 3_000 });
   const refreshDeliveries = () => queries.invalidateQueries({ queryKey: ['deliveries', webhook.id] });
-  const test = useMutation({ mutationFn: () => api.sendTestEvent(webhook.id), onSuccess: refreshDeliveries });
-  const remove = useMutation({ mutationFn: () => api.deleteWebhook(webhook.id), onSuccess: () => queries.invalidateQueries({ queryKey: ['webhooks'] }) });
+  const test = useMutation({ mutationFn: () => api.webhooks.sendTest({ path: { webhookId: webhook.id } }), onSuccess: refreshDeliveries });
+  const remove = useMutation({ mutationFn: () => api.webhooks.delete({ path: { webhookId: webhook.id } }), onSuccess: () => queries.invalidateQueries({ queryKey: ['webhooks'] }) });
   return (
     <section className="panel" aria-label={`Webhook ${webhook.url}`}>
       <div className="panel-head">
@@ -119,45 +120,47 @@ function WebhookPanel({ webhook }: { webhook: Webhook }) {
 const STATUS_TONE = { pending: 'fair', succeeded: 'good', failed: 'bad', abandoned: 'bad' } as const;
 
 function DeliveryTable({ webhookId, deliveries, onRetried }: { webhookId: string; deliveries: WebhookDelivery[]; onRetried: () => Promise<void> }) {
-  const retry = useMutation({ mutationFn: (deliveryId: string) => api.retryDelivery(webhookId, deliveryId), onSuccess: onRetried });
+  const retry = useMutation({ mutationFn: (deliveryId: string) => api.webhooks.retryDelivery({ path: { webhookId, deliveryId } }), onSuccess: onRetried });
   return (
     <>
-      <table aria-label={`Deliveries of ${webhookId}, newest first`}>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Response</th>
-            <th scope="col">Latency</th>
-            <th scope="col">Next retry</th>
-            <th scope="col">Action</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((delivery) => (
-            <tr key={delivery.id}>
-              <th scope="row">
-                {delivery.eventType} <span className="muted">{when(delivery.createdAt)}</span>
-              </th>
-              <td>
-                <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
-              </td>
-              <td>{delivery.attempts}</td>
-              <td>{delivery.lastResponseCode ?? delivery.lastError ?? '—'}</td>
-              <td>{delivery.lastLatencyMs === null ? '—' : `${delivery.lastLatencyMs} ms`}</td>
-              <td>{delivery.status === 'pending' && delivery.nextAttemptAt ? when(delivery.nextAttemptAt) : '—'}</td>
-              <td>
-                {(delivery.status === 'failed' || delivery.status === 'abandoned') && (
-                  <button type="button" className="secondary" onClick={() => retry.mutate(delivery.id)} disabled={retry.isPending}>
-                    Retry {delivery.eventType}
-                  </button>
-                )}
-              </td>
+      <TableScroll label={`Deliveries of ${webhookId}`}>
+        <table aria-label={`Deliveries of ${webhookId}, newest first`}>
+          <thead>
+            <tr>
+              <th scope="col">Event</th>
+              <th scope="col">Status</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Response</th>
+              <th scope="col">Latency</th>
+              <th scope="col">Next retry</th>
+              <th scope="col">Action</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {deliveries.map((delivery) => (
+              <tr key={delivery.id}>
+                <th scope="row">
+                  {delivery.eventType} <span className="muted">{when(delivery.createdAt)}</span>
+                </th>
+                <td>
+                  <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
+                </td>
+                <td>{delivery.attempts}</td>
+                <td>{delivery.lastResponseCode ?? delivery.lastError ?? '—'}</td>
+                <td>{delivery.lastLatencyMs === null ? '—' : `${delivery.lastLatencyMs} ms`}</td>
+                <td>{delivery.status === 'pending' && delivery.nextAttemptAt ? when(delivery.nextAttemptAt) : '—'}</td>
+                <td>
+                  {(delivery.status === 'failed' || delivery.status === 'abandoned') && (
+                    <button type="button" className="secondary" onClick={() => retry.mutate(delivery.id)} disabled={retry.isPending}>
+                      Retry {delivery.eventType}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       {retry.isError && <ErrorState error={retry.error} />}
     </>
   );
