@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { StoredUserId } from '@foresight/events';
 import type { ModelsService } from '@foresight/models';
-import { MonthlyPartitionsService, QUEUES } from '@foresight/platform';
+import { type JobPayloads, type JOBS, MonthlyPartitionsService, QUEUES } from '@foresight/platform';
 import { storePredictions } from '../../libs/predictions/src/log/prediction-rows';
 import { type ClaimedShard, LostShardLockError, ScoringRunsService } from '../../libs/predictions/src/scoring/scoring-runs.service';
 import { openServiceDatabase, type ServiceDatabase } from '../support/service-database';
@@ -18,12 +18,12 @@ const RUN = 'scr_fencing';
  */
 describe('bulk scoring shard fencing', () => {
   let db: ServiceDatabase;
-  let queue: Queue;
+  let queue: Queue<JobPayloads[typeof JOBS.scoring.scoreUsers] | JobPayloads[typeof JOBS.scoring.scoreShard]>;
   let runs: ScoringRunsService;
 
   beforeAll(async () => {
     db = await openServiceDatabase('scoring_fencing', { env: { SCORING_SHARDS: '2' } });
-    queue = new Queue(QUEUES.scoring, { connection: { url: REDIS_URL }, prefix: `it-fencing-${randomBytes(4).toString('hex')}` });
+    queue = new Queue<JobPayloads[typeof JOBS.scoring.scoreUsers] | JobPayloads[typeof JOBS.scoring.scoreShard]>(QUEUES.scoring, { connection: { url: REDIS_URL }, prefix: `it-fencing-${randomBytes(4).toString('hex')}` });
     // ModelsService only checks a manual run's models, which these calls do not start.
     runs = new ScoringRunsService(db.sql, undefined as unknown as ModelsService, queue, db.config);
     await new MonthlyPartitionsService(db.sql).ensureAll();
@@ -53,7 +53,7 @@ describe('bulk scoring shard fencing', () => {
       await runs.checkpoint(db.sql.within(manager), shard, { lastUser: user, scored: 1, changed: 0 });
     });
   const rowsOf = async (user: string) =>
-    Number(((await db.dataSource.query(`SELECT count(*) AS n FROM predictions WHERE scoring_run = $1 AND user_id = $2`, [RUN, user])) as Array<{ n: string }>)[0].n);
+    Number((await db.dataSource.query<Array<{ n: string }>>(`SELECT count(*) AS n FROM predictions WHERE scoring_run = $1 AND user_id = $2`, [RUN, user]))[0].n);
 
   it("refuses a stale holder's checkpoint, its log rows and its completion; the new holder's go through", async () => {
     expect(await runs.split(RUN, { organizationId: ORGANIZATION, modelIds: ['mdl_a'], trigger: 'manual' })).toBe(2);
@@ -71,10 +71,10 @@ describe('bulk scoring shard fencing', () => {
 
     await commitChunk(taken, 'bob');
     expect(await rowsOf('bob')).toBe(1);
-    const [shard] = (await db.dataSource.query(
+    const [shard] = await db.dataSource.query<Array<{ checkpoint_user_id: string; scored: number }>>(
       `SELECT checkpoint_user_id, scored FROM scoring_run_shards WHERE organization_id = $1 AND run_id = $2 AND shard = 0`,
       [ORGANIZATION, RUN],
-    )) as Array<{ checkpoint_user_id: string; scored: number }>;
+    );
     expect(shard).toEqual({ checkpoint_user_id: 'bob', scored: 2 });
 
     // The run completes with its last shard, once.
