@@ -70,7 +70,7 @@ describe('sharded bulk scoring across processes', () => {
     await request(`${apis[0].baseUrl}/v1/models/retrain`, { token: token(), method: 'POST', body: { modelId } });
     expect(await settledModel(apis[0].baseUrl, token(), modelId, workers[0], 240_000)).toMatchObject({ status: 'active' });
     receiver = await Receiver.start(() => 200);
-  }, 400_000);
+  }, 900_000);
 
   afterAll(async () => {
     await Promise.all([...apis, ...workers].map((p) => p.stop()));
@@ -111,7 +111,7 @@ describe('sharded bulk scoring across processes', () => {
     const done = await eventually('the run to complete', async () => {
       const run = await runState(runId);
       return run.state === 'completed' ? run : undefined;
-    }, 400_000);
+    }, 900_000);
     expect(done).toMatchObject({ scored: active, total: active });
     expect(await runRows(runId)).toEqual({ rows: active, pairs: active, users: active });
     expect(await suite.sql(`SELECT 1 FROM scoring_run_shards WHERE run_id = $1 AND (state <> 'completed' OR checkpoint_user_id IS NOT NULL)`, [runId])).toEqual([]);
@@ -132,5 +132,5 @@ describe('sharded bulk scoring across processes', () => {
     const bodies = receiver.bodies();
     expect(bodies.map((body) => body.data.userId).sort()).toEqual(changed);
     expect(new Set(bodies.map((body) => body.id)).size).toBe(bodies.length);
-  }, 900_000);
+  }, 1_800_000);
 });
