@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { type ActiveUser, type ActiveUsersStart, type StoredUserId, type UserEventWindow, type UserWindowSnapshot, USER_HASHES, windowToKeep } from '@foresight/events';
+import { type ActiveUser, type ActiveUsersStart, type StoredUserId, USER_HASHES, type UserEventWindow, type UserWindowSnapshot, windowToKeep } from '@foresight/events';
 import { loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
 import { ActiveUsersService } from '../../libs/events/src/users/active-users.service';
 import { UserWindowsService } from '../../libs/events/src/users/kept-windows/user-windows.service';
