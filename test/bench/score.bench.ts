@@ -1,4 +1,4 @@
-// npm run bench:score — bulk scoring of every active demo user (50,000) with 3 serving models, run by
+// npm run bench:score — bulk scoring of every active demo user (50,000; BENCH_SCORE_USERS to change) with 3 serving models, run by
 // the worker (`model score` with all three: one pass over the events), with a month of daily runs already
 // in the prediction log (each user's previous labels are read against it), beside three in-run floors: a
 // raw COPY of the same window's events in the cursor's order (what reading alone costs), raw ONNX
@@ -9,7 +9,10 @@
 // was scored before), the second like a daily run, reading the windows the first kept for users who
 // sent nothing since, with yesterday's labels to compare against, and the third after a fifth of the
 // users sent an event (read off their kept window and the events stored since). The worker's
-// breakdown (read, features, inference, write, windows, webhooks) is printed.
+// breakdown (read, features, inference, write, windows, webhooks, summed over the run's shards) is
+// printed. Then the repeat run again with 1, 2 and 4 workers sharing its shards: each worker's share
+// of the users, the CPU per user of the workers and of Postgres (from /proc), their ratio to one
+// worker's, and the users/s N workers would reach with a core each, the database's share stated.
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,7 +30,7 @@ import { ratioLine } from './support/measure';
 import { sendOneEventEach } from './support/new-events';
 import { logEarlierRuns, rawPredictionsWrite } from './support/prediction-log';
 
-const USERS = 50_000;
+const USERS = Number(process.env.BENCH_SCORE_USERS ?? 50_000);
 const TARGET_USERS_PER_SECOND = 20_000;
 /** The worker's default chunk: rows per ONNX Runtime run in the raw floor too. */
 const CHUNK_USERS = 4_000;
@@ -36,6 +39,8 @@ const FEATURE_WINDOW_DAYS = 30;
 const LOGGED_DAYS = 30;
 /** Of the active users, those who send an event between the repeat run and the next (a day's traffic). */
 const CHANGED_SHARE = 0.2;
+/** Workers sharing one run's shards in the scaling cases. */
+const WORKER_COUNTS = [1, 2, 4];
 
 interface ScoreResult {
   run: string;
@@ -93,9 +98,11 @@ benchmark('bench_score', async (suite) => {
     await sendOneEventEach(api.baseUrl, token.secret, changedUsers);
     const { result: third, seconds: thirdCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const write = await rawPredictionsWrite(suite.env.DATABASE_URL, `WHERE scoring_run = '${second.run}' ORDER BY user_id, model_id`, CHUNK_USERS * MODELS.length);
-    const breakdowns = worker.output().split('\n').filter((line) => line.includes('"scoring run finished"')).slice(-3);
+    const breakdowns = [first, second, third].map((run) => runTimings(shardLines(worker as RunningProcess, run.run)));
     await worker.stop();
     worker = undefined;
+    const scaling: WorkersCase[] = [];
+    for (const count of WORKER_COUNTS) scaling.push(await repeatRunWith(count, env, cliEnv, score, postgresProcesses(suite)));
 
     const rate = (r: ScoreResult) => r.scored / r.seconds;
     console.log(`\nbench:score (${USERS} demo users, ${MODELS.length} models in one run, chunks of ${CHUNK_USERS}; worker on the same 2 cores as Postgres)`);
@@ -121,8 +128,9 @@ benchmark('bench_score', async (suite) => {
     for (const [name, run, cpu] of [['first', first, firstCpu], ['repeat', second, secondCpu], ['new events', third, thirdCpu]] as const) {
       console.log(`  ${name.padEnd(12)}worker ${cpu.worker.toFixed(2)}, Postgres ${cpu.postgres.toFixed(2)}, wall ${run.seconds.toFixed(2)}`);
     }
-    console.log('\nwhere the worker\'s time went (ms, per run):');
-    for (const breakdown of breakdowns) console.log(`  ${JSON.stringify((JSON.parse(breakdown) as { timings: unknown }).timings)}`);
+    console.log('\nwhere the worker\'s time went (ms, per run, summed over its shards):');
+    for (const breakdown of breakdowns) console.log(`  ${JSON.stringify(breakdown)}`);
+    printScaling(scaling);
   } finally {
     await Promise.all([api.stop(), worker?.stop()]);
   }
@@ -183,4 +191,75 @@ async function rawInference(databaseUrl: string, users: number): Promise<{ secon
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(sessions.map(({ session }) => session.release()));
   return { seconds };
+}
+
+interface ShardLine {
+  runId: string;
+  scored: number;
+  timings: Record<string, number>;
+}
+
+/** The worker's "scoring shard finished" lines of a run. */
+function shardLines(worker: RunningProcess, runId: string): ShardLine[] {
+  return worker
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('"scoring shard finished"'))
+    .map((line) => JSON.parse(line) as ShardLine)
+    .filter((line) => line.runId === runId);
+}
+
+function runTimings(lines: readonly ShardLine[]): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const { timings } of lines) for (const [stage, ms] of Object.entries(timings)) sum[stage] = Math.round((sum[stage] ?? 0) + ms);
+  return sum;
+}
+
+interface WorkersCase {
+  workers: number;
+  run: ScoreResult;
+  /** Users each worker scored. */
+  shares: number[];
+  workerCpu: number;
+  postgresCpu: number;
+}
+
+/** The repeat run (kept windows) with `count` workers taking its shards; CPU of all of them and of Postgres. */
+async function repeatRunWith(count: number, env: Record<string, string>, cliEnv: Record<string, string>, score: string[], postgres: () => Promise<number[]>): Promise<WorkersCase> {
+  const workers: RunningProcess[] = [];
+  try {
+    for (let i = 0; i < count; i++) workers.push(await startWorker(env));
+    const sides = { postgres, workers: async () => workers.flatMap((w) => (w.child.pid === undefined ? [] : [w.child.pid])) };
+    const { result: run, seconds } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
+    const shares = workers.map((w) => shardLines(w, run.run).reduce((sum, line) => sum + line.scored, 0));
+    return { workers: count, run, shares, workerCpu: seconds.workers, postgresCpu: seconds.postgres };
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+  }
+}
+
+function printScaling(cases: readonly WorkersCase[]): void {
+  const perUser = (cpu: number, run: ScoreResult) => (cpu * 1e6) / run.scored;
+  const one = cases[0];
+  console.log(`\nrepeat run shared by N workers (shards of user id hashes; every process on the same 2 cores, so wall time shows no speed-up):`);
+  console.log(`${'workers'.padEnd(9)}${'users/s'.padStart(9)}${'shares of users (target within 10% of 1/N)'.padStart(46)}${'worker µs/user'.padStart(16)}${'Postgres µs/user'.padStart(18)}`);
+  for (const c of cases) {
+    const shares = c.shares.map((n) => `${((n / c.run.scored) * 100).toFixed(1)}%`).join(' ');
+    console.log(`${String(c.workers).padEnd(9)}${(c.run.scored / c.run.seconds).toFixed(0).padStart(9)}${shares.padStart(46)}${perUser(c.workerCpu, c.run).toFixed(1).padStart(16)}${perUser(c.postgresCpu, c.run).toFixed(1).padStart(18)}`);
+  }
+  for (const c of cases) {
+    const worstShare = Math.max(...c.shares.map((n) => Math.abs(n / c.run.scored - 1 / c.workers) * c.workers));
+    ratioLine(`${c.workers} workers: worst share off 1/N`, worstShare, 1, '<= 0.100 (relative to 1/N)');
+    ratioLine(`${c.workers} workers: worker CPU/user / 1 worker's`, perUser(c.workerCpu, c.run), perUser(one.workerCpu, one.run), '<= 1.100');
+    ratioLine(`${c.workers} workers: Postgres CPU/user / 1 worker's`, perUser(c.postgresCpu, c.run), perUser(one.postgresCpu, one.run), '(in-run)');
+    const workerUs = perUser(c.workerCpu, c.run);
+    const postgresUs = perUser(c.postgresCpu, c.run);
+    // With a core per worker, the workers' side reaches N cores' worth; Postgres needs its own CPU per user on top.
+    const workersBound = (c.workers * 1e6) / workerUs;
+    console.log(
+      `  with ${c.workers} core(s) for the workers: ${workersBound.toFixed(0)} users/s from the workers' CPU; Postgres's share of all CPU per user ` +
+        `${((postgresUs / (workerUs + postgresUs)) * 100).toFixed(0)}% (${postgresUs.toFixed(1)} µs/user: ${(1e6 / postgresUs).toFixed(0)} users/s per Postgres core, ` +
+        `${Math.ceil(workersBound / (1e6 / postgresUs))} Postgres core(s) to keep up)`,
+    );
+  }
 }

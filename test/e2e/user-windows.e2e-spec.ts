@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { type ActiveUser, type ActiveUsersStart, type StoredUserId, type UserEventWindow, type UserWindowSnapshot, windowToKeep } from '@foresight/events';
+import { type ActiveUser, type ActiveUsersStart, type StoredUserId, USER_HASHES, type UserEventWindow, type UserWindowSnapshot, windowToKeep } from '@foresight/events';
 import { loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
 import { ActiveUsersService } from '../../libs/events/src/users/active-users.service';
 import { UserWindowsService } from '../../libs/events/src/users/kept-windows/user-windows.service';
@@ -75,7 +75,7 @@ describe('user windows: kept windows answer as the events do', () => {
     let start: ActiveUsersStart = { total: -1, inactiveWindows: [] };
     const users: ActiveUser[] = [];
     await activeUsers.eachActiveUser(
-      { organizationId: organizationOf(who), from: new Date(takenAt - WINDOW), until: new Date(takenAt), afterUser: afterUser as StoredUserId | null },
+      { organizationId: organizationOf(who), from: new Date(takenAt - WINDOW), until: new Date(takenAt), ...USER_HASHES, afterUser: afterUser as StoredUserId | null },
       async (started) => void (start = started),
       (user) => void users.push(user),
     );

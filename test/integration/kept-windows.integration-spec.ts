@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { type Logger, MonthlyPartitionsService } from '@foresight/platform';
 import type { EventRow } from '../../libs/events/src/ingest/event-row';
 import { EventWriterService } from '../../libs/events/src/ingest/event-writer.service';
-import { type ActiveUser, ActiveUsersService } from '../../libs/events/src/users/active-users.service';
+import { type ActiveUser, ActiveUsersService, USER_HASHES } from '../../libs/events/src/users/active-users.service';
 import { type UserWindowSnapshot, windowToKeep } from '../../libs/events/src/users/kept-windows/user-window';
 import { UserWindowsService } from '../../libs/events/src/users/kept-windows/user-windows.service';
 import type { StoredUserId } from '../../libs/events/src/users/stored-user-id';
@@ -136,7 +136,7 @@ describe('kept windows answer as the events do, whatever happened to the users',
     const toKeep: UserWindowSnapshot[] = [];
     const from = takenAt - WINDOW;
     await activeUsers.eachActiveUser(
-      { organizationId, from: new Date(from), until: new Date(takenAt), afterUser: null },
+      { organizationId, from: new Date(from), until: new Date(takenAt), ...USER_HASHES, afterUser: null },
       async (start) => {
         total = start.total;
         toKeep.push(...start.inactiveWindows);

@@ -15,7 +15,7 @@ export { SegmentMetricsService } from './segment/segment-metrics.service';
 export { SESSION_GAP_MS, sessionCutter } from './sessions/session-cutting';
 export { type Session, SessionsService } from './sessions/sessions.service';
 export { SuppressionListService } from './suppression/suppression-list.service';
-export { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type ActiveUsersStart } from './users/active-users.service';
+export { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type ActiveUsersStart, USER_HASHES } from './users/active-users.service';
 export { type UserWindowSnapshot, windowToKeep } from './users/kept-windows/user-window';
 export { UserWindowsService } from './users/kept-windows/user-windows.service';
 export { type CallerUser, type StoredUserId, storedUserIdFromStorage } from './users/stored-user-id';

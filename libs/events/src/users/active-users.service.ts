@@ -40,11 +40,19 @@ export interface ActiveUsersStart {
   inactiveWindows: UserWindowSnapshot[];
 }
 
-/** A bulk scoring run's read: the organization's users active in [from, until), after `afterUser` when a resumed run asks. */
+/** Every value of hashtext(user id) (a signed 32-bit integer): shards of a run cut it into ranges. */
+export const USER_HASHES = { hashFrom: -(2 ** 31), hashTo: 2 ** 31 - 1 } as const;
+
+/**
+ * A bulk scoring shard's read: the organization's users active in [from, until) whose hashtext(user
+ * id) is in [hashFrom, hashTo], after `afterUser` when a resumed shard asks.
+ */
 export interface ActiveUsersRead {
   organizationId: string;
   from: Date;
   until: Date;
+  hashFrom: number;
+  hashTo: number;
   afterUser: StoredUserId | null;
 }
 
@@ -61,21 +69,23 @@ export class ActiveUsersService {
 
   /**
    * `onStart` hears the total and the inactive users' windows (ActiveUsersStart) before the first
-   * `onUser`; with `afterUser`, only users sorting after it are read (a resumed run). All in one
-   * repeatable-read snapshot (READ_SNAPSHOT, on the read replica when one is configured): a user
-   * changing meanwhile is read as they were when it began, and their window is then not kept
-   * (UserWindowsService.keep keeps only what the primary still holds).
+   * `onUser`; with `afterUser`, only users sorting after it are read (a resumed shard). All in one
+   * repeatable-read snapshot (READ_SNAPSHOT, on the read replica when one is configured) per shard:
+   * a user changing meanwhile is read as they were when it began, and their window is then not kept
+   * (UserWindowsService.keep keeps only what the primary still holds). Shards of one run read in
+   * snapshots of their own, all as of the run's cutoff (`until`).
    */
   async eachActiveUser(
-    { organizationId, from, until, afterUser }: ActiveUsersRead,
+    { organizationId, from, until, hashFrom, hashTo, afterUser }: ActiveUsersRead,
     onStart: (start: ActiveUsersStart) => Promise<void>,
     onUser: (user: ActiveUser) => void | Promise<void>,
   ): Promise<void> {
     await this.sql.transaction(async (tx) => {
       const span: [string, string, string] = [organizationId, from.toISOString(), until.toISOString()];
-      const toRead = await tx.rows(USERS_TO_READ, span);
+      const shard: [...typeof span, number, number] = [...span, hashFrom, hashTo];
+      const toRead = await tx.rows(USERS_TO_READ, shard);
       const revisions = new Map(toRead.map((row) => [row.user_id, row.revision_to_keep]));
-      const [[{ users: activeKept }], spans] = await Promise.all([tx.rows(ACTIVE_KEPT_USERS, span), tx.rows(USERS_READ_SPAN, [...span, [...revisions.keys()]])]);
+      const [[{ users: activeKept }], spans] = await Promise.all([tx.rows(ACTIVE_KEPT_USERS, shard), tx.rows(USERS_READ_SPAN, [...span, [...revisions.keys()]])]);
       const firstSeen = new Map(spans.map((row) => [row.user_id, row.first_seen]));
       // No event from the window's start on: nothing to read, and a window of no events to keep.
       const inactive = spans.filter((row) => row.latest < from.getTime());
@@ -88,7 +98,7 @@ export class ActiveUsersService {
 
       const after = (user: StoredUserId) => afterUser === null || compareStoredIds(user, afterUser) > 0;
       const toReadOff = spans.filter((row) => row.latest >= from.getTime() && after(row.user_id)).map((row) => row.user_id);
-      await tx.affected(DECLARE_KEPT_WINDOWS, [...span, afterUser]);
+      await tx.affected(DECLARE_KEPT_WINDOWS, [...shard, afterUser]);
       await tx.affected(DECLARE_READ_HISTORIES, [organizationId, from.toISOString(), toReadOff]);
       const kept = keptUsers(tx, from.getTime());
       const read = readUsers(tx, revisions, firstSeen);

@@ -6,23 +6,28 @@ import type { StoredUserId } from './stored-user-id';
 import { EPOCH_MS, LINKED_ANONYMOUS_EVENTS_JOIN, OWN_EVENTS } from './user-history.sql';
 
 /*
- * Bulk scoring's read (ActiveUsersService), all in one snapshot. $1 the organization, $2 the window's
- * start, $3 its end (the run's now). A kept window serves the run when KEPT_WINDOW_SERVES($2, $3);
- * every other user with an activity row is read off the events. The two sets are each other's
- * complement.
+ * Bulk scoring's read (ActiveUsersService) of one shard, all in one snapshot. $1 the organization,
+ * $2 the window's start, $3 its end (the run's cutoff), and for the statements that pick users, $4
+ * and $5 the shard's range of hashtext(user id), both ends included. A kept window serves the run
+ * when KEPT_WINDOW_SERVES($2, $3); every other user with an activity row is read off the events. The
+ * two sets are each other's complement.
  */
 
 type Run = [organizationId: string, from: string, until: string];
+type ShardRun = [...Run, hashFrom: number, hashTo: number];
+
+/** The user (an expression) falls in the shard's range of hashes. */
+const IN_SHARD = (user: string) => `hashtext(${user}) BETWEEN $4 AND $5`;
 
 const SERVING_KEPT_WINDOW = KEPT_WINDOW_SERVES('$2', '$3');
 
 /** Users whose window is read off the events, with what keeping their window checks (REVISION_TO_KEEP). */
-export const USERS_TO_READ = sqlStatement<{ user_id: StoredUserId; revision_to_keep: string }, Run>(
+export const USERS_TO_READ = sqlStatement<{ user_id: StoredUserId; revision_to_keep: string }, ShardRun>(
   'events.active-users-to-read',
   `
   SELECT a.user_id, ${REVISION_TO_KEEP} AS revision_to_keep
     FROM user_activity a LEFT JOIN user_windows w ON w.organization_id = a.organization_id AND w.user_id = a.user_id AND ${SERVING_KEPT_WINDOW}
-   WHERE a.organization_id = $1 AND w.user_id IS NULL`,
+   WHERE a.organization_id = $1 AND ${IN_SHARD('a.user_id')} AND w.user_id IS NULL`,
 );
 
 /** An event of user `w.user_id` in [$2, $3) dated from the activity row's delta_from on, by either branch of the rule. */
@@ -35,11 +40,11 @@ const RECENT_EVENT_IN_RUN = `(
  * window was taken is one when it is at or after $2 (and so before $3); otherwise only an event
  * dated at or after the taking can be, which the kept events tell, or one stored since.
  */
-export const ACTIVE_KEPT_USERS = sqlStatement<{ users: number }, Run>(
+export const ACTIVE_KEPT_USERS = sqlStatement<{ users: number }, ShardRun>(
   'events.active-kept-users',
   `
   SELECT count(*)::int AS users FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
-   WHERE w.organization_id = $1 AND ${SERVING_KEPT_WINDOW}
+   WHERE w.organization_id = $1 AND ${IN_SHARD('w.user_id')} AND ${SERVING_KEPT_WINDOW}
      AND CASE WHEN w.last_seen >= ${EPOCH_MS('$2::timestamptz')} THEN true
               ELSE EXISTS (SELECT 1 FROM json_array_elements(w.events::json) x
                             WHERE (x->>0)::float8 >= ${EPOCH_MS('$2::timestamptz')} AND (x->>0)::float8 < ${EPOCH_MS('$3::timestamptz')})
@@ -74,17 +79,17 @@ export const USERS_READ_SPAN = sqlStatement<SpanRow, [...Run, users: readonly St
 );
 
 /**
- * The kept windows serving the run, of users after $4 (a resumed run), in byte order; not those
+ * The kept windows serving the run, of the shard's users after $6 (a resumed shard), in byte order; not those
  * holding no event and none since $2 with nothing stored since (inactive users' windows), which would
  * only be read to be skipped.
  */
-export const DECLARE_KEPT_WINDOWS = sqlStatement<never, [...Run, afterUser: StoredUserId | null]>(
+export const DECLARE_KEPT_WINDOWS = sqlStatement<never, [...ShardRun, afterUser: StoredUserId | null]>(
   'events.declare-kept-windows',
   `
   DECLARE kept_windows NO SCROLL CURSOR FOR
   SELECT w.user_id COLLATE "C" AS user_id, ${KEPT_WINDOW_COLUMNS}, ${REVISION_TO_KEEP} AS revision_to_keep
     FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
-   WHERE w.organization_id = $1 AND ${SERVING_KEPT_WINDOW} AND ($4::text IS NULL OR w.user_id COLLATE "C" > $4)
+   WHERE w.organization_id = $1 AND ${IN_SHARD('w.user_id')} AND ${SERVING_KEPT_WINDOW} AND ($6::text IS NULL OR w.user_id COLLATE "C" > $6)
      AND (w.last_seen >= ${EPOCH_MS('$2::timestamptz')} OR w.events <> '[]' OR w.revision <> a.revision)
    ORDER BY 1`,
 );

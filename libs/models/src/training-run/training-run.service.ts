@@ -9,7 +9,7 @@ import { ModelVersion, type VersionState } from '../registry/model-version.entit
 import { ModelsService } from '../registry/models.service';
 import { rowCount } from '../training';
 import { fitInThread } from './fit-in-thread';
-import { FAIL_TRAINING, NEXT_VERSION } from './training-run.sql';
+import { CLAIM_TRAINING, FAIL_TRAINING, LOCK_TRAINING_HOLDER, NEXT_VERSION } from './training-run.sql';
 
 /** A challenger serves only if its validation AUC is at least the serving version's minus this. */
 export const PROMOTION_AUC_TOLERANCE = 0.005;
@@ -46,9 +46,11 @@ export class TrainingRunService {
     });
   }
 
-  async run(job: TrainingJob): Promise<void> {
+  /** As the job holding `lockToken`: the version is stored only while the job still holds the run (another worker may have taken a stalled run over). */
+  async run(job: TrainingJob, lockToken: string): Promise<void> {
     const model = await this.models.findOneBy({ id: job.modelId, organizationId: job.organizationId });
-    if (!model || model.status !== 'retraining' || model.retrainStartedAt?.toISOString() !== job.startedAt) {
+    const claimed = model && (await this.sql.first(CLAIM_TRAINING, [job.modelId, job.organizationId, job.startedAt, lockToken]));
+    if (!model || !claimed) {
       this.logger.warn({ modelId: job.modelId }, 'training job is stale (model deleted or run superseded); skipped');
       return;
     }
@@ -59,7 +61,7 @@ export class TrainingRunService {
       const builtAt = Date.now();
       const trained = await fitInThread({ algorithm: model.algorithm, split: dataset.split });
       const fittedAt = Date.now();
-      const stored = await this.store(model, {
+      const stored = await this.store(model, lockToken, {
         algorithm: trained.algorithm,
         onnx: Buffer.from(trained.onnx),
         manifest: dataset.manifest,
@@ -104,6 +106,8 @@ export class TrainingRunService {
       // Named by the version: a repeated step queues one run.
       if (stored.state === 'serving') await this.modelRegistry.scoreAfterPromotion(model.organizationId, model.id, `scr_promotion_${stored.id}`);
     } catch (error) {
+      // The run's new holder stores its version, or fails it; nothing of this one is kept.
+      if (error instanceof LostTrainingLockError) throw error;
       await this.fail(job, error instanceof Error ? error.message : String(error));
     }
   }
@@ -119,9 +123,11 @@ export class TrainingRunService {
 
   private async store(
     model: Model,
+    lockToken: string,
     version: Omit<ModelVersion, 'id' | 'modelId' | 'organizationId' | 'version' | 'state' | 'rejectionReason' | 'createdAt'>,
   ): Promise<Pick<ModelVersion, 'id' | 'version' | 'state' | 'rejectionReason'>> {
     return this.dataSource.transaction(async (manager) => {
+      if (!(await this.sql.within(manager).first(LOCK_TRAINING_HOLDER, [model.id, model.organizationId, lockToken]))) throw new LostTrainingLockError(model.id);
       const serving = model.servingVersionId ? await manager.findOneBy(ModelVersion, { id: model.servingVersionId, organizationId: model.organizationId }) : null;
       const promote = !serving || version.metrics.auc >= serving.metrics.auc - PROMOTION_AUC_TOLERANCE;
       const [{ next }] = await this.sql.within(manager).rows(NEXT_VERSION, [model.organizationId, model.id]);
@@ -139,5 +145,12 @@ export class TrainingRunService {
       );
       return { id, version: Number(next), state, rejectionReason };
     });
+  }
+}
+
+/** A training job's version refused: another job holds the model's run now (this one lost its lock). */
+export class LostTrainingLockError extends Error {
+  constructor(modelId: string) {
+    super(`training run of ${modelId}: taken over by another worker; this attempt's version is not stored`);
   }
 }

@@ -13,3 +13,19 @@ export const FAIL_TRAINING = sqlStatement<{ name: string; algorithm: string }, [
     WHERE id = $1 AND organization_id = $2 AND status = 'retraining'
     RETURNING name, algorithm`,
 );
+
+/** The training job holding `lockToken` takes the model's run over; no row when the run is not this job's (superseded, or the model gone). */
+export const CLAIM_TRAINING = sqlStatement<{ id: string }, [modelId: string, organizationId: string, startedAt: string, lockToken: string]>(
+  'models.claim-training',
+  `UPDATE models SET training_lock_token = $4
+    WHERE id = $1 AND organization_id = $2 AND status = 'retraining' AND date_trunc('milliseconds', retrain_started_at) = $3::timestamptz RETURNING id`,
+);
+
+/**
+ * In the transaction that stores a version: the model's row, locked, while the job holding
+ * `lockToken` still holds the run. No row once another job took it over: the version is not stored.
+ */
+export const LOCK_TRAINING_HOLDER = sqlStatement<{ id: string }, [modelId: string, organizationId: string, lockToken: string]>(
+  'models.lock-training-holder',
+  `SELECT id FROM models WHERE id = $1 AND organization_id = $2 AND status = 'retraining' AND training_lock_token = $3 FOR UPDATE`,
+);

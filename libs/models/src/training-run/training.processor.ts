@@ -3,7 +3,7 @@ import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { dispatchJob, inBackground, type JobHandlers, type JobPayloads, JOBS, LOGGER, type Logger, QUEUES } from '@foresight/platform';
 import { ModelsService } from '../registry/models.service';
-import { TrainingRunService } from './training-run.service';
+import { LostTrainingLockError, TrainingRunService } from './training-run.service';
 
 type TrainPayload = JobPayloads[typeof JOBS.training.train];
 
@@ -15,7 +15,10 @@ type TrainPayload = JobPayloads[typeof JOBS.training.train];
 @Processor(QUEUES.training, { lockDuration: 20_000, stalledInterval: 10_000 })
 export class TrainingProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly handlers: JobHandlers<'training', void> = {
-    [JOBS.training.train]: (job) => this.runs.run(job.data),
+    [JOBS.training.train]: (job, token) => {
+      if (token === undefined) throw new Error(`training run of ${job.data.modelId}: no lock token to fence its version with`);
+      return this.runs.run(job.data, token);
+    },
     // Same transition and idempotence as POST /v1/models/retrain: a run in flight is left alone.
     [JOBS.training.scheduledRetrain]: async (job) => {
       await this.models.scheduledRetrain(job.data.organizationId, job.data.modelId);
@@ -35,14 +38,14 @@ export class TrainingProcessor extends WorkerHost implements OnApplicationBootst
     inBackground(this.logger, 'register the retraining schedules of stored models', () => this.models.registerStoredSchedules());
   }
 
-  process(job: Job): Promise<void> {
-    return dispatchJob('training', this.handlers, job);
+  process(job: Job, token?: string): Promise<void> {
+    return dispatchJob('training', this.handlers, job, token);
   }
 
   /** A run that crashed or stalled on every attempt must not leave the model "retraining" forever. */
   @OnWorkerEvent('failed')
   async onFailed(job: Job | undefined, error: Error): Promise<void> {
-    if (!isTrainJob(job) || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    if (!isTrainJob(job) || job.attemptsMade < (job.opts.attempts ?? 1) || error instanceof LostTrainingLockError) return;
     await this.runs.fail(job.data, `training run failed: ${error.message}`);
   }
 }

@@ -151,6 +151,8 @@ export const environmentSchema = z.object({
   TRAINING_MAX_USERS: z.coerce.number().int().min(1000).default(200_000),
   /** Users a bulk scoring run reads, scores and logs per chunk (its memory bound, and its checkpoint interval). */
   SCORING_CHUNK_USERS: z.coerce.number().int().min(1).max(20_000).default(4_000),
+  /** Shards a bulk scoring run splits into (ranges of user id hashes): at most this many workers score one run at once. */
+  SCORING_SHARDS: z.coerce.number().int().min(1).max(1_024).default(16),
   /** When bulk scoring runs for every organization with serving models: a five-field cron expression. */
   SCORING_SCHEDULE: cronExpression('13 4 * * *').default('13 4 * * *'),
   /** Delay before each webhook retry; the number of entries is the number of retries (about 24 h by default). */

@@ -119,7 +119,7 @@ export interface AppConfig {
   readonly embedded: boolean;
   readonly monitoringSchedule: string;
   readonly training: TrainingSettings;
-  readonly scoring: { readonly chunkUsers: number; readonly schedule: string };
+  readonly scoring: { readonly chunkUsers: number; readonly shards: number; readonly schedule: string };
   readonly webhooks: WebhookSettings;
   readonly http: HttpEdgeSettings;
   readonly tracing?: TracingSettings;
@@ -184,7 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     embedded,
     monitoringSchedule: vars.MONITORING_SCHEDULE,
     training: { minUsersPerClass: vars.TRAINING_MIN_USERS_PER_CLASS, maxUsers: vars.TRAINING_MAX_USERS },
-    scoring: { chunkUsers: vars.SCORING_CHUNK_USERS, schedule: vars.SCORING_SCHEDULE },
+    scoring: { chunkUsers: vars.SCORING_CHUNK_USERS, shards: vars.SCORING_SHARDS, schedule: vars.SCORING_SCHEDULE },
     webhooks: {
       retryScheduleMs: vars.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,

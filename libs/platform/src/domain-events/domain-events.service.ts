@@ -11,12 +11,12 @@ export class DomainEventsService {
 
   /**
    * Announces an event after the change it describes has committed. `dedupeKey` (e.g. the version id)
-   * makes a retried producer announce once: BullMQ ignores a second job with the same id, and the
-   * event id is derived from it, so the deliveries of a job queued again after BullMQ forgot the first
-   * (webhook_deliveries is unique per webhook and event id) are not made twice.
+   * makes a retried producer announce once: BullMQ ignores a second job with the same id while it
+   * keeps the first, and the event id is derived from the key, so a webhook (one delivery per event
+   * id) is delivered once even after BullMQ has trimmed the first job.
    */
   async publish<T extends DomainEventType>(organizationId: string, type: T, data: DomainEventData[T], dedupeKey?: string): Promise<DomainEvent<T>> {
-    const id = dedupeKey ? derivedId('evt', `${organizationId}\0${type}\0${dedupeKey}`) : newId('evt');
+    const id = dedupeKey === undefined ? newId('evt') : derivedId('evt', `${organizationId}/${type}/${dedupeKey}`);
     const event: DomainEvent<T> = { id, type, organizationId, createdAt: new Date().toISOString(), data };
     // BullMQ refuses custom job ids containing ':' (its key separator); ISO timestamps in keys have them.
     const jobId = dedupeKey ? `${type}/${dedupeKey}`.replaceAll(':', '_') : undefined;

@@ -53,8 +53,10 @@ export const JOBS = {
     rescore: 'user-activity.rescore',
   },
   scoring: {
-    /** Scores every user active within the feature window with some of an organization's models; the job id is the run id. */
+    /** Starts a run: fixes its cutoff and queues its shards (scoreShard); the job id is the run id. */
     scoreUsers: 'scoring.score-users',
+    /** Scores the users of one shard of a run (a range of user id hashes); the job id is scoringShardJobId's. */
+    scoreShard: 'scoring.score-shard',
     /** Daily: queues one scoring run per organization with serving models, over all of them. */
     scoreDaily: 'scoring.score-daily',
   },
@@ -85,6 +87,7 @@ export interface JobPayloads {
   [JOBS.predictions.recomputeAudiences]: { organizationId: string; runId: string; audienceIds?: string[] };
   [JOBS.userActivity.rescore]: { organizationId: string; userId: string };
   [JOBS.scoring.scoreUsers]: { organizationId: string; modelIds: string[]; trigger: ScoringTrigger };
+  [JOBS.scoring.scoreShard]: { organizationId: string; runId: string; shard: number };
   [JOBS.scoring.scoreDaily]: Record<string, never>;
   [JOBS.domainEvents.announce]: DomainEvent;
   /** retryDelaysMs is the schedule in force when the delivery was queued (read by the worker's backoff strategy). */
@@ -116,8 +119,10 @@ const JOB_OPTIONS: { [N in JobName]?: (data: JobPayloads[N]) => JobsOptions } = 
   [JOBS.training.train]: () => ({ attempts: 2, removeOnComplete: true, removeOnFail: true }),
   // Job ids are per user and must be free again once the re-scoring ran.
   [JOBS.userActivity.rescore]: () => ({ delay: RESCORE_DEBOUNCE_MS, removeOnComplete: true, removeOnFail: true }),
-  // A run retried after its worker died continues after its checkpoint.
+  // Splitting a run is idempotent: a retry queues the shards that are not queued yet.
   [JOBS.scoring.scoreUsers]: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 1_000 } }),
+  // A shard retried after its worker died (or lost its lock) continues after the shard's checkpoint.
+  [JOBS.scoring.scoreShard]: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 1_000 } }),
   // The sealed user id leaves Redis once the sweep confirms.
   [JOBS.privacy.sweepErasure]: () => ({ delay: FIRST_SWEEP_DELAY_MS, attempts: SWEEP_ATTEMPTS, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true }),
   [JOBS.webhooks.deliver]: ({ retryDelaysMs }) => ({ attempts: retryDelaysMs.length + 1, backoff: { type: WEBHOOK_DELIVERY_BACKOFF } }),
@@ -146,6 +151,11 @@ export function scoringRunJob(data: JobPayloads[typeof JOBS.scoring.scoreUsers],
 /** Audiences recomputed for a run (or a new audience) as queued: one job per run, so a repeated completion queues nothing new. */
 export function audienceRecomputeJob(data: JobPayloads[typeof JOBS.predictions.recomputeAudiences]): ContractJob<typeof JOBS.predictions.recomputeAudiences> {
   return contractJob(JOBS.predictions.recomputeAudiences, data, `audiences/${data.runId}`);
+}
+
+/** A shard of a run as queued: named by run and shard, so a repeated split queues each shard once. */
+export function scoringShardJob(data: JobPayloads[typeof JOBS.scoring.scoreShard]): ContractJob<typeof JOBS.scoring.scoreShard> {
+  return contractJob(JOBS.scoring.scoreShard, data, `${data.runId}.shard-${data.shard}`);
 }
 
 /** Schedules in UTC: a deployment's time zone never moves a job. */

@@ -12,17 +12,17 @@ describe('labelChanges', () => {
 
   it("finds the labels that differ from the user's previous latest label of the same model", () => {
     const scored = [
-      { user: user('u1'), modelId: 'mdl_a', label: 'likely' },
-      { user: user('u2'), modelId: 'mdl_a', label: 'likely' },
-      { user: user('u1'), modelId: 'mdl_b', label: 'unlikely' },
+      { userId: user('u1'), modelId: 'mdl_a', label: 'likely' },
+      { userId: user('u2'), modelId: 'mdl_a', label: 'likely' },
+      { userId: user('u1'), modelId: 'mdl_b', label: 'unlikely' },
     ];
     expect(labelChanges(scored, previous)).toEqual([
-      { user: 'u1', modelId: 'mdl_a', label: 'likely', previousLabel: 'unlikely' },
-      { user: 'u1', modelId: 'mdl_b', label: 'unlikely', previousLabel: 'likely' },
+      { userId: 'u1', modelId: 'mdl_a', label: 'likely', previousLabel: 'unlikely' },
+      { userId: 'u1', modelId: 'mdl_b', label: 'unlikely', previousLabel: 'likely' },
     ]);
   });
 
   it('reports no change for a user the model never predicted for, nor for another model of the same user', () => {
-    expect(labelChanges([{ user: user('u3'), modelId: 'mdl_a', label: 'likely' }, { user: user('u2'), modelId: 'mdl_b', label: 'unlikely' }], previous)).toEqual([]);
+    expect(labelChanges([{ userId: user('u3'), modelId: 'mdl_a', label: 'likely' }, { userId: user('u2'), modelId: 'mdl_b', label: 'unlikely' }], previous)).toEqual([]);
   });
 });

@@ -21,12 +21,12 @@ export async function readLatestLabels(
  * The new labels that differ from the user's previous latest label of the same model; a user the
  * model never predicted for has no previous label and so no change (as after new events).
  */
-export function labelChanges<T extends { user: StoredUserId; modelId: string; label: string }>(
+export function labelChanges<T extends { userId: string; modelId: string; label: string }>(
   scored: readonly T[],
   previous: ReadonlyMap<string, string>,
 ): Array<T & { previousLabel: string }> {
   return scored.flatMap((row) => {
-    const before = previous.get(previousLabelKey(row.user, row.modelId));
+    const before = previous.get(previousLabelKey(row.userId, row.modelId));
     return before !== undefined && before !== row.label ? [{ ...row, previousLabel: before }] : [];
   });
 }

@@ -1,11 +1,12 @@
 import type { EntityManager } from 'typeorm';
+import type { StoredUserId } from '@foresight/events';
 import type { SqlExecutor } from '@foresight/platform';
 import { COPY_PREDICTIONS, INSERT_PREDICTIONS } from './prediction-log.sql';
 
 /** One row of the prediction log: a served prediction, or one of a bulk scoring run's. */
 export interface LoggedPrediction {
   organizationId: string;
-  userId: string;
+  userId: StoredUserId;
   modelId: string;
   modelName: string;
   versionId: string;

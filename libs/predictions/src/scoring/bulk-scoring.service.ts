@@ -1,22 +1,24 @@
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable } from '@nestjs/common';
-import { Tensor } from 'onnxruntime-node';
 import { DataSource } from 'typeorm';
 import { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type ActiveUsersStart, type StoredUserId, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
 import { FEATURE_WINDOW_DAYS, featuresOfEachAt } from '@foresight/features';
-import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
-import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS, SqlExecutor } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS, LOGGER, type Logger, SqlExecutor, type SqlRunner } from '@foresight/platform';
 import { labelChanges, readLatestLabels } from '../log/latest-labels';
 import { type LoggedPrediction, storePredictions } from '../log/prediction-rows';
+import { scoreUsers } from '../pipeline/scoring-pipeline';
 import { type ServingModel, ServingModelsService } from '../serving/serving-models.service';
-import { type ScoringCheckpoint, ScoringRunsService } from './scoring-runs.service';
+import { type ClaimedShard, type ScoringRun, ScoringRunsService } from './scoring-runs.service';
+import { type AnnouncementRow, PENDING_SCORING_ANNOUNCEMENTS, REMOVE_SCORING_ANNOUNCEMENTS, STORE_SCORING_ANNOUNCEMENTS } from './scoring-runs.sql';
 import { UserChunks } from './user-chunks';
 
-type ScoreUsers = JobPayloads[typeof JOBS.scoring.scoreUsers];
+type ScoreShard = JobPayloads[typeof JOBS.scoring.scoreShard];
 
-/** What a run did, and where this attempt's time went (milliseconds). */
+/** What a shard's attempt did, and where its time went (milliseconds). */
 export interface ScoringSummary {
+  /** Users this attempt scored (a resumed shard's earlier attempts not included). */
   scored: number;
+  /** The shard's active users, all attempts. */
   total: number;
   changed: number;
   timings: ScoringTimings;
@@ -31,40 +33,43 @@ export interface ScoringSummary {
  */
 export interface ScoringTimings {
   totalMs: number;
-  /** Which users to read off the events, their first sighting and the run's total, before the cursors start. */
+  /** Which users to read off the events, their first sighting and the shard's total, before the cursors start. */
   setupMs: number;
   /** The cursors: fetching kept windows and the other users' events, not counting their waits for the chunk in flight. */
   readMs: number;
   featuresMs: number;
   inferenceMs: number;
-  /** Previous labels, the rows' COPY and the checkpoint's commit. */
+  /** Previous labels, the rows' COPY, the announcements' outbox rows and the checkpoint's commit. */
   writeMs: number;
   /** Windows kept in user_windows (each chunk's, and the inactive users' read off the events), for serving and the next runs to read instead of the events. */
   windowsMs: number;
+  /** Publishing the committed chunks' announcements (prediction.updated). */
   webhooksMs: number;
 }
 
-/** One model's answer for a chunk's user. */
-interface ScoredUser {
-  user: StoredUserId;
-  modelId: string;
-  label: string;
-  positive: boolean;
-  confidence: number;
-  /** The user's share of the model's run over the chunk. */
-  inferenceMs: number;
+/** A chunk scored: its log rows, the label changes among them, and the windows worth keeping. */
+interface ScoredChunk {
+  lastUser: StoredUserId;
+  userCount: number;
+  rows: LoggedPrediction[];
+  changes: Array<LoggedPrediction & { previousLabel: string }>;
+  windows: Array<NonNullable<ReturnType<typeof windowToKeep>>>;
 }
 
 /**
- * Bulk scoring: every user active within the feature window, scored by some of an organization's
- * serving models in one pass (ActiveUsersService, in user id order: the windows kept by earlier runs
- * where the user did not change since, the events for everyone else). Per chunk of
- * SCORING_CHUNK_USERS users: features with the definitions serving and training use, one ONNX
- * Runtime run per model, label changes found against each user's previous latest label (one query, run beside the features and models);
- * then, once the chunk before it is committed, the changes announced as prediction.updated and the chunk's log rows (one COPY; one
- * INSERT on embedded PGlite) and the run's checkpoint committed together, so a killed run continues after its last committed
- * chunk and no user is scored twice. A chunk is scored while the one before it commits (UserChunks): this process computes
- * while Postgres writes.
+ * Bulk scoring of one shard of a run: the run's users active within the feature window whose user id
+ * hash falls in the shard's range, scored as of the run's cutoff by some of an organization's serving
+ * models in one pass (ActiveUsersService, in user id order: the windows kept by earlier runs where
+ * the user did not change since, the events for everyone else). Any number of workers take a run's
+ * shards. Per chunk of SCORING_CHUNK_USERS users: the scoring pipeline (features, one ONNX Runtime
+ * run per model, label rule, log rows) and label changes found against each user's previous latest
+ * label (one query, run beside the pipeline); then, once the chunk before it is committed, the
+ * chunk's log rows (one COPY; one INSERT on embedded PGlite), its announcements (an outbox) and the
+ * shard's checkpoint committed together, fenced by the job's lock token, and only then the
+ * announcements published under event ids derived from run, model and user. A killed shard
+ * continues alone after its last committed chunk, publishing what its predecessor committed and did
+ * not publish: no user is scored twice, no change announced twice. A chunk is scored while the one
+ * before it commits (UserChunks): this process computes while Postgres writes.
  */
 @Injectable()
 export class BulkScoringService {
@@ -78,23 +83,30 @@ export class BulkScoringService {
     private readonly runs: ScoringRunsService,
     private readonly domainEvents: DomainEventsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /** Runs (or continues) the run; `onProgress` hears of every committed chunk. Undefined when the run is already over. */
-  async score(runId: string, job: ScoreUsers, onProgress: (progress: { scored: number; total: number }) => Promise<void>): Promise<ScoringSummary | undefined> {
-    const checkpoint = await this.runs.begin(runId, job);
-    if (!checkpoint) return undefined;
-    const { organizationId } = job;
-    const models = (await this.servingModels.forOrganization(organizationId)).models.filter((model) => job.modelIds.includes(model.modelId));
-    const now = Date.now();
+  /**
+   * Scores (or continues) the shard as the job holding `lockToken`; `onProgress` hears of every
+   * committed chunk. Undefined when the shard is already completed. Throws LostShardLockError, with
+   * nothing of the chunk kept, once another job has taken the shard over.
+   */
+  async scoreShard(job: ScoreShard, lockToken: string, onProgress: (progress: { scored: number; total: number }) => Promise<void>): Promise<ScoringSummary | undefined> {
+    const shard = await this.runs.claim(job, lockToken);
+    if (!shard) return undefined;
+    const { organizationId } = shard;
+    await this.publishPending(shard);
+    const models = (await this.servingModels.forOrganization(organizationId)).models.filter((model) => shard.modelIds.includes(model.modelId));
+    const now = shard.cutoff.getTime();
     const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS);
-    const until = new Date(now);
+    const until = shard.cutoff;
     const timings: ScoringTimings = { totalMs: 0, setupMs: 0, readMs: 0, featuresMs: 0, inferenceMs: 0, writeMs: 0, windowsMs: 0, webhooksMs: 0 };
     const started = performance.now();
-    const at: ScoringCheckpoint = { ...checkpoint };
+    const at = { scored: 0, changed: 0 };
     let total = 0;
     const onStart = async ({ total: active, inactiveWindows }: ActiveUsersStart) => {
-      total = await this.runs.setTotalOnce(runId, organizationId, active);
+      total = active;
+      await this.runs.setTotalOnce(shard, active);
       timings.setupMs = performance.now() - started;
       const mark = performance.now();
       await this.userWindows.keep(inactiveWindows);
@@ -103,34 +115,41 @@ export class BulkScoringService {
     };
 
     if (models.length > 0) {
-      const chunks = new UserChunks(this.config.scoring.chunkUsers, {
-        // This process's part: features, models, label changes and the windows to keep.
+      const chunks = new UserChunks<ScoredChunk>(this.config.scoring.chunkUsers, {
+        // This process's part: the scoring pipeline, label changes and the windows to keep.
         score: async (users: ActiveUser[]) => {
+          const ids = users.map((u) => u.user);
           // Postgres looks the previous labels up while this process computes the chunk's features and runs the models.
-          const previousRead = readLatestLabels(this.sql, organizationId, users.map((u) => u.user), models.map((m) => m.modelId));
+          const previousRead = readLatestLabels(this.sql, organizationId, ids, models.map((m) => m.modelId));
           previousRead.catch(() => undefined);
-          const scored = await this.infer(models, users, now, timings);
+          const scored = await scoreUsers({ organizationId, models, users: ids, now, scoringRun: shard.runId }, (i, manifests) =>
+            featuresOfEachAt(users[i].history, now, manifests, users[i].firstSeenAt),
+          );
+          timings.featuresMs += scored.featuresMs;
+          timings.inferenceMs += scored.inferenceMs;
+          const rows = scored.predictions.flat();
           const mark = performance.now();
           const previous = await previousRead;
           timings.writeMs += performance.now() - mark;
           const windows = users.flatMap(({ user, history, revisionToKeep, firstSeenAt }) => windowToKeep(organizationId, user, history, revisionToKeep, firstSeenAt, from.getTime(), now) ?? []);
-          return { lastUser: users[users.length - 1].user, userCount: users.length, scored, changes: labelChanges(scored, previous), windows };
+          return { lastUser: ids[ids.length - 1], userCount: users.length, rows, changes: labelChanges(rows, previous), windows };
         },
-        // The database's part, chunk after chunk in cursor order: announcements, log rows and checkpoint, kept windows.
-        commit: async ({ lastUser, userCount, scored, changes, windows }) => {
+        // The database's part, chunk after chunk in cursor order: log rows, outbox and checkpoint, then announcements and kept windows.
+        commit: async ({ lastUser, userCount, rows, changes, windows }) => {
           let mark = performance.now();
-          await this.announce(runId, organizationId, models, changes);
-          timings.webhooksMs += performance.now() - mark;
-          mark = performance.now();
-          at.lastUser = lastUser;
+          const announcements = changes.map((change) => this.announcement(shard, models, change));
+          await this.dataSource.transaction(async (manager) => {
+            const tx = this.sql.within(manager);
+            await storePredictions(this.sql, manager, rows, this.config.embedded);
+            await this.storeAnnouncements(tx, shard, announcements);
+            await this.runs.checkpoint(tx, shard, { lastUser, scored: userCount, changed: changes.length });
+          });
           at.scored += userCount;
           at.changed += changes.length;
-          const rows = logRows(runId, organizationId, models, scored, now);
-          await this.dataSource.transaction(async (manager) => {
-            await storePredictions(this.sql, manager, rows, this.config.embedded);
-            await this.runs.checkpoint(this.sql.within(manager), runId, organizationId, at);
-          });
           timings.writeMs += performance.now() - mark;
+          mark = performance.now();
+          await this.publish(organizationId, announcements);
+          timings.webhooksMs += performance.now() - mark;
           mark = performance.now();
           await this.userWindows.keep(windows);
           timings.windowsMs += performance.now() - mark;
@@ -147,8 +166,8 @@ export class BulkScoringService {
         waitMs += performance.now() - waitStarted;
       };
       try {
-        const afterUser = (checkpoint.lastUser as StoredUserId | null) ?? null;
-        await this.readActiveUsers({ organizationId, from, until, afterUser }, async (active) => {
+        const read = { organizationId, from, until, hashFrom: shard.hashFrom, hashTo: shard.hashTo, afterUser: shard.afterUser as StoredUserId | null };
+        await this.readActiveUsers(read, async (active) => {
           await onStart(active);
           cursorStarted = performance.now();
         }, onUser);
@@ -162,9 +181,16 @@ export class BulkScoringService {
       // No serving model left (deleted since the run was asked for): nobody to score.
       await onStart({ total: 0, inactiveWindows: [] });
     }
-    await this.runs.complete(runId, organizationId);
+    const completedRun = await this.runs.completeShard(shard);
     timings.totalMs = performance.now() - started;
+    if (completedRun) this.runCompleted(completedRun);
     return { scored: at.scored, total, changed: at.changed, timings };
+  }
+
+  /** The one point where a run is known complete: its last shard has just committed its completion. */
+  private runCompleted(run: ScoringRun): void {
+    const seconds = run.startedAt && run.finishedAt ? (run.finishedAt.getTime() - run.startedAt.getTime()) / 1000 : null;
+    this.logger.info({ runId: run.id, organizationId: run.organizationId, scored: run.scored, total: run.total, changed: run.changed, seconds }, 'scoring run completed');
   }
 
   /**
@@ -184,58 +210,45 @@ export class BulkScoringService {
     for (const user of users) await onUser(user);
   }
 
-  /** Each model's answer for each user of the chunk: every model's features from one pass over each user's window, one ONNX Runtime run per model. */
-  private async infer(models: readonly ServingModel[], users: readonly ActiveUser[], now: number, timings: ScoringTimings): Promise<ScoredUser[]> {
-    const mark = performance.now();
-    const manifests = models.map((model) => model.manifest);
-    const matrices = models.map((model) => new Float32Array(users.length * model.manifest.names.length));
-    users.forEach(({ history, firstSeenAt }, i) => featuresOfEachAt(history, now, manifests, firstSeenAt)?.forEach((vector, m) => matrices[m].set(vector, i * vector.length)));
-    timings.featuresMs += performance.now() - mark;
-    const byModel = await Promise.all(
-      models.map(async (model, m) => {
-        const started = performance.now();
-        const output = await model.session.run({ [ONNX_INPUT]: new Tensor('float32', matrices[m], [users.length, model.manifest.names.length]) });
-        const runMs = performance.now() - started;
-        timings.inferenceMs += runMs;
-        const probabilities = output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array;
-        return users.map(({ user }, i): ScoredUser => {
-          // Calibrated in the graph; the more probable class wins, ties going negative as in serving.
-          const positiveProbability = probabilities[i * 2 + 1];
-          const positive = positiveProbability > 0.5;
-          const confidence = positive ? positiveProbability : 1 - positiveProbability;
-          return { user, modelId: model.modelId, label: model.labels[positive ? 1 : 0], positive, confidence, inferenceMs: runMs / users.length };
-        });
-      }),
-    );
-    return byModel.flat();
+  /** prediction.updated for a change, as after new events; named by run, model and user (the user by hash: keys are not erased with the user). */
+  private announcement(shard: ClaimedShard, models: readonly ServingModel[], change: LoggedPrediction & { previousLabel: string }): AnnouncementRow {
+    const model = models.find((m) => m.modelId === change.modelId) as ServingModel;
+    return {
+      event_key: `${shard.runId}/${change.modelId}/${this.userIds.userHash(shard.organizationId, change.userId)}`,
+      user_id: change.userId,
+      data: { model: model.name, modelId: model.modelId, version: model.version, label: change.label, previousLabel: change.previousLabel, confidence: change.confidence },
+    };
   }
 
-  /** prediction.updated for each change, as after new events; the event's id is stable per run, so a repeated chunk announces once. */
-  private async announce(runId: string, organizationId: string, models: readonly ServingModel[], changes: ReadonlyArray<ScoredUser & { previousLabel: string }>): Promise<void> {
-    const byId = new Map(models.map((m) => [m.modelId, m]));
+  /** In the chunk's transaction: its announcements, published once it commits (or by the shard's next holder). */
+  private async storeAnnouncements(tx: SqlRunner, shard: ClaimedShard, announcements: readonly AnnouncementRow[]): Promise<void> {
+    if (announcements.length === 0) return;
+    await tx.affected(STORE_SCORING_ANNOUNCEMENTS, [
+      shard.organizationId,
+      shard.runId,
+      shard.shard,
+      announcements.map((a) => a.event_key),
+      announcements.map((a) => a.user_id),
+      announcements.map((a) => JSON.stringify(a.data)),
+    ]);
+  }
+
+  /** What the shard's previous holder committed and did not get to publish. */
+  private async publishPending(shard: ClaimedShard): Promise<void> {
+    await this.publish(shard.organizationId, await this.sql.rows(PENDING_SCORING_ANNOUNCEMENTS, [shard.organizationId, shard.runId, shard.shard]));
+  }
+
+  /**
+   * Committed announcements out: the event id derives from the key (DomainEventsService), so one
+   * published twice (a holder killed before removing it) is still delivered once.
+   */
+  private async publish(organizationId: string, announcements: readonly AnnouncementRow[]): Promise<void> {
+    if (announcements.length === 0) return;
     await Promise.all(
-      changes.map((change) => {
-        const model = byId.get(change.modelId) as ServingModel;
-        return this.domainEvents.publish(
-          organizationId,
-          'prediction.updated',
-          { userId: change.user, model: model.name, modelId: model.modelId, version: model.version, label: change.label, previousLabel: change.previousLabel, confidence: change.confidence },
-          // Named without the user id in clear (job ids are not erased with the user).
-          `${runId}/${change.modelId}/${this.userIds.userHash(organizationId, change.user)}`,
-        );
-      }),
+      announcements.map(({ event_key, user_id, data }) =>
+        this.domainEvents.publish(organizationId, 'prediction.updated', { userId: user_id, ...data }, event_key),
+      ),
     );
+    await this.sql.affected(REMOVE_SCORING_ANNOUNCEMENTS, [organizationId, announcements.map((a) => a.event_key)]);
   }
 }
-
-/** The chunk's prediction log rows, marked with the run. */
-function logRows(runId: string, organizationId: string, models: readonly ServingModel[], scored: readonly ScoredUser[], now: number): LoggedPrediction[] {
-  const byId = new Map(models.map((m) => [m.modelId, m]));
-  const predictedAt = new Date(now);
-  return scored.map((row) => {
-    const model = byId.get(row.modelId) as ServingModel;
-    const { modelId, name: modelName, versionId, version } = model;
-    return { organizationId, userId: row.user, modelId, modelName, versionId, version, label: row.label, positive: row.positive, confidence: row.confidence, inferenceMs: row.inferenceMs, predictedAt, scoringRun: runId };
-  });
-}
-

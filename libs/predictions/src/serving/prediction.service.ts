@@ -4,12 +4,12 @@ import { computeFeaturesOfEach, FEATURE_WINDOW_DAYS } from '@foresight/features'
 import { DAY_MS, notFound } from '@foresight/platform';
 import { labelChanges } from '../log/latest-labels';
 import { PredictionLogService } from '../log/prediction-log.service';
-import type { LoggedPrediction } from '../log/prediction-rows';
+import { scoreUsers } from '../pipeline/scoring-pipeline';
 import type { LabelChange, Prediction, PredictionSubject, UserPredictions } from './prediction';
 import { PredictionCacheService } from './prediction-cache.service';
 import { explainPrediction } from './prediction-explanation';
 import { PredictionMetricsService } from './prediction-metrics.service';
-import { type ServingModel, ServingModelsService, type ServingSet } from './serving-models.service';
+import { ServingModelsService, type ServingSet } from './serving-models.service';
 
 /**
  * GET /v1/predict: the user's features now (the same definitions training used), one ONNX Runtime
@@ -78,7 +78,7 @@ export class PredictionService {
     const { models } = await this.servingModels.forOrganization(organizationId);
     const previous = await this.log.latestLabels(organizationId, [userId], models.map((model) => model.modelId));
     const { predictions } = await this.predict(organizationId, { user: userId });
-    return labelChanges(predictions.map((prediction) => ({ ...prediction, user: userId })), previous);
+    return labelChanges(predictions.map((prediction) => ({ ...prediction, userId })), previous);
   }
 
   private async userOfSession(organizationId: string, sessionId: string): Promise<StoredUserId> {
@@ -94,20 +94,17 @@ export class PredictionService {
   }
 
   /**
-   * Predicts for users with their histories: one ONNX Runtime run per model over all of them, every answer
-   * logged and cached (with `explain`, explained from the very feature values the model read).
+   * Predicts for users with their histories through the scoring pipeline, every answer logged and
+   * cached (with `explain`, explained from the very feature values the model read).
    */
   private async inferFresh(organizationId: string, serving: ServingSet, users: ReadonlyArray<UserHistory>, now: number, explain: boolean): Promise<Prediction[][]> {
     const { models } = serving;
     if (users.length === 0) return [];
     if (models.length === 0) return users.map(() => []);
-    // Every model's features from one pass over each user's window.
-    const manifests = models.map((model) => model.manifest);
-    const matrices = models.map((model) => new Float32Array(users.length * model.manifest.names.length));
-    users.forEach(({ history }, i) =>
-      computeFeaturesOfEach(history.events, history, now, manifests).forEach((vector, m) => matrices[m].set(vector, i * vector.length)),
+    const { matrices, predictions: byModel } = await scoreUsers({ organizationId, models, users: users.map(({ user }) => user), now }, (i, manifests) =>
+      computeFeaturesOfEach(users[i].history.events, users[i].history, now, manifests),
     );
-    const byModel = await Promise.all(models.map((model, m) => this.infer(model, users, matrices[m], organizationId, now)));
+    for (const logged of byModel) this.metrics.inferred(logged[0].modelId, logged[0].inferenceMs, logged.length);
     this.log.record(byModel.flat());
     return users.map(({ user, history }, i) => {
       const predictions = byModel.map((logged, m): Prediction => {
@@ -121,31 +118,6 @@ export class PredictionService {
       });
       if (history.revision !== null) this.cache.set(organizationId, user, fingerprint(history.revision, serving), predictions);
       return predictions;
-    });
-  }
-
-  /** The model over the users' feature vectors (one row each), in a run shared with concurrent requests; its time is shared among its rows. */
-  private async infer(model: ServingModel, users: ReadonlyArray<UserHistory>, features: Float32Array, organizationId: string, now: number): Promise<LoggedPrediction[]> {
-    const { probabilities, msPerRow: inferenceMs } = await model.runs.run(features, users.length);
-    this.metrics.inferred(model.modelId, inferenceMs, users.length);
-    const predictedAt = new Date(now);
-    return users.map(({ user }, i) => {
-      const positiveProbability = probabilities[i * 2 + 1];
-      // The ONNX graph is already calibrated; the label is the more probable class (ties go negative, as the graph's label does).
-      const positive = positiveProbability > 0.5;
-      return {
-        organizationId,
-        userId: user,
-        modelId: model.modelId,
-        modelName: model.name,
-        versionId: model.versionId,
-        version: model.version,
-        label: model.labels[positive ? 1 : 0],
-        positive,
-        confidence: positive ? positiveProbability : 1 - positiveProbability,
-        inferenceMs,
-        predictedAt,
-      };
     });
   }
 }
