@@ -69,6 +69,7 @@ DATABASE_IDLE_TIMEOUT: {{ .Values.postgres.idleTimeout | quote }}
 DATABASE_READ_MAX_LAG: {{ .Values.postgres.readMaxLag | quote }}
 REDIS_PREFIX: {{ .Values.redis.prefix | quote }}
 MONITORING_SCHEDULE: {{ .Values.monitoring.schedule | quote }}
+SERVING_MODEL_MEMORY_MB: {{ .Values.serving.modelMemoryMb | quote }}
 WEBHOOK_RETRY_SCHEDULE: {{ join "," .Values.webhooks.retrySchedule | quote }}
 WEBHOOK_TIMEOUT_MS: {{ .Values.webhooks.timeoutMs | quote }}
 WEBHOOK_ALLOWED_NETWORKS: {{ join "," .Values.webhooks.allowedNetworks | quote }}

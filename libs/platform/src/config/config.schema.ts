@@ -119,6 +119,11 @@ export const environmentSchema = z.object({
   TRAINING_MAX_USERS: z.coerce.number().int().min(1000).default(200_000),
   /** Users a bulk scoring run reads, scores and logs per chunk (its memory bound, and its checkpoint interval). */
   SCORING_CHUNK_USERS: z.coerce.number().int().min(1).max(20_000).default(4_000),
+  /**
+   * Memory a process gives the ONNX Runtime sessions it serves from, in MiB (estimated from each model's
+   * size): beyond it, the least recently used idle sessions are released and loaded again when asked for.
+   */
+  SERVING_MODEL_MEMORY_MB: z.coerce.number().int().min(16).default(512),
   /** When bulk scoring runs for every organization with serving models: a five-field cron expression. */
   SCORING_SCHEDULE: cronExpression('13 4 * * *').default('13 4 * * *'),
   /** Delay before each webhook retry; the number of entries is the number of retries (about 24 h by default). */
