@@ -8,9 +8,12 @@
 //    knowing the generator, from the same users' raw events at the same cutoffs, labels and split;
 //  - "before": the same learners on the columns of the pre-issue feature set (version-1 manifests:
 //    event counts and session totals), the same rows.
+// BENCH_TRAIN_USERS above 100,000 (e.g. 1000000) benches scale instead: that many users and 50,000,
+// seeded alike by COPY (support/copy-seed.ts), each trained by a fresh worker: its peak RSS and time per
+// row of the matrix, the large run's beside the small one's (targets: <= 2 GiB, ratio <= 1).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { DEMO_INTENT_SIGNALS, type DemoIntentSignal, demoOracleProbability, type DemoTruth } from '@foresight/demo';
@@ -21,6 +24,7 @@ import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import type { TestSuite } from '../support/suite';
 import { benchmark } from './support/benchmark';
+import { copySeedEvents } from './support/copy-seed';
 import { genericReference, type LearnerResult, type ReferenceRow, referenceRows } from './support/generic-reference';
 
 const USERS = Number(process.env.BENCH_TRAIN_USERS ?? 50_000);
@@ -28,10 +32,13 @@ const SIGNALS = (process.env.BENCH_TRAIN_SIGNALS?.split(',') ?? DEMO_INTENT_SIGN
 /** Fewer days seed a large run faster; a 7-day horizon with its 14-day holdout needs more than 21. */
 const DAYS = Number(process.env.BENCH_TRAIN_DAYS ?? 45);
 /**
- * Above this many users the run shows bounded cost only (BENCH_TRAIN_USERS=1000000): the references,
- * fitted in this process on the whole matrix, would not fit in memory nor say anything new.
+ * Above this many users the bench shows bounded cost only (benchScale): the references, fitted in
+ * this process on the whole matrix, would not fit in memory nor say anything new.
  */
 const REFERENCES_MAX_USERS = 100_000;
+/** The scale bench's baseline run, seeded and trained the same way in the same run. */
+const SCALE_BASELINE_USERS = 50_000;
+const GIB_MB = 1024;
 /** What each mode's models predict; the SaaS horizons are those its regimes play out over. */
 const MODE_TARGETS: Record<DemoIntentSignal, ReadonlyArray<{ target: string; horizonDays: number }>> = {
   events: [{ target: 'checkout', horizonDays: 7 }],
@@ -57,6 +64,7 @@ const VERSION_1_WINDOW_FEATURES = new Set([
 const isVersion1Feature = (name: string) => name.startsWith('count_') || VERSION_1_WINDOW_FEATURES.has(name);
 
 benchmark('bench_train', async (suite) => {
+  if (USERS > REFERENCES_MAX_USERS) return benchScale(suite);
   const python = ensureReferenceLearners();
   const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
   const dataSource = await new DataSource({ type: 'postgres', url: suite.env.DATABASE_URL }).initialize();
@@ -161,6 +169,50 @@ async function benchTarget(mode: BenchedMode, target: string, horizonDays: numbe
   ];
   if (!python) lines.push('references skipped: python3 with xgboost and sklearn is not available (see above)');
   return lines;
+}
+
+/**
+ * Training at scale: SCALE_BASELINE_USERS users and USERS users seeded alike by COPY (both before
+ * either run, so both read the same tables), then a real run of each by a fresh worker: its peak RSS,
+ * and its wall time per row of the matrix (the large run reads a sample of TRAINING_MAX_USERS users).
+ */
+async function benchScale(suite: TestSuite): Promise<void> {
+  const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
+  const loads = [loadavg()[0]];
+  const runs: Array<{ users: number; events: number; line: string; peakMb: number; msPerRow: number }> = [];
+  try {
+    const now = Date.now();
+    const seeded = [];
+    for (const users of [SCALE_BASELINE_USERS, USERS]) {
+      const { organization, token } = await suite.createOrganization(`Bench scale ${users}`);
+      const started = Date.now();
+      const events = await copySeedEvents(suite.env.DATABASE_URL, organization.id, users, DAYS, now);
+      console.log(`[${users} users] seeded ${events} events by COPY in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      seeded.push({ users, events, organizationId: organization.id, token: token.secret });
+    }
+    for (const { users, events, token } of seeded) {
+      const run = await realTrainingRun(suite, api, token, 'checkout', 7);
+      const [version] = await suite.sql<{ train_rows: number; validation_rows: number; trained_on: { users: number; sampledUsers: number; cutoffStepDays: number } }>(
+        `SELECT train_rows, validation_rows, manifest->'trainedOn' AS trained_on FROM model_versions WHERE model_id = $1`,
+        [run.modelId],
+      );
+      const rows = version.train_rows + version.validation_rows;
+      const msPerRow = (run.seconds * 1000) / rows;
+      const line =
+        `[${users} users] ${events} events; real run ${run.seconds.toFixed(1)} s, worker peak RSS ${run.peakMb.toFixed(0)} MB, ${(msPerRow * 1000).toFixed(1)} µs per row` +
+        ` (${rows} rows: ${version.trained_on.sampledUsers} of ${version.trained_on.users} users, cutoffs every ${version.trained_on.cutoffStepDays} d), validation AUC ${run.auc.toFixed(4)}`;
+      console.log(line);
+      runs.push({ users, events, line, peakMb: run.peakMb, msPerRow });
+    }
+  } finally {
+    await api.stop();
+  }
+  loads.push(loadavg()[0]);
+  const [baseline, large] = runs;
+  console.log(`\nbench:train scale (${DAYS} days; load average ${loads.map((l) => l.toFixed(1)).join(' -> ')} on ${THREADS} cores, shared)`);
+  for (const { line } of runs) console.log(line);
+  console.log(`peak RSS at ${large.users} users: ${(large.peakMb / GIB_MB).toFixed(2)} GiB (target <= 2 GiB); ${(large.peakMb / baseline.peakMb).toFixed(2)}x the ${baseline.users}-user run's`);
+  console.log(`time per row at ${large.users} users / at ${baseline.users}: ${(large.msPerRow / baseline.msPerRow).toFixed(2)} (target <= 1)`);
 }
 
 /** The generator's per-user truth (propensities, hidden states), read once and removed. */

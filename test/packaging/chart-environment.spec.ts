@@ -134,6 +134,7 @@ const MAPPINGS: { path: string; variable: Variable; samples: unknown[] }[] = [
   { path: 'ports.http', variable: 'PORT', samples: [0, 80, 1023, 1024, 3000, 65535, 65536] },
   { path: 'ports.metrics', variable: 'METRICS_PORT', samples: [0, 1024, 9464, 65536] },
   { path: 'monitoring.schedule', variable: 'MONITORING_SCHEDULE', samples: ['7 * * * *', '*/5 * * * * *', 'hourly', ''] },
+  { path: 'serving.modelMemoryMb', variable: 'SERVING_MODEL_MEMORY_MB', samples: [15, 16, 512, 1.5, '512'] },
   { path: 'webhooks.retrySchedule', variable: 'WEBHOOK_RETRY_SCHEDULE', samples: [['5s', '5m'], [], ['500ms'], ['5 s'], ['5w']] },
   { path: 'webhooks.timeoutMs', variable: 'WEBHOOK_TIMEOUT_MS', samples: [99, 100, 10_000, 60_000, 60_001, 1.5] },
   { path: 'webhooks.allowedNetworks', variable: 'WEBHOOK_ALLOWED_NETWORKS', samples: [[], ['10.0.0.0/8'], ['fd00::/8'], ['10.0.0.0'], ['example.com/8']] },

@@ -37,6 +37,7 @@ export const EVERY_OPTION: Values = {
     readMaxLag: '2m',
   },
   monitoring: { schedule: '*/30 * * * *' },
+  serving: { modelMemoryMb: 256 },
   webhooks: { retrySchedule: ['1s', '10m'], timeoutMs: 5000, allowedNetworks: ['10.0.0.0/8', 'fd00::/8'], disableAfter: '2d' },
   http: {
     publicUrl: 'https://foresight.example.com',

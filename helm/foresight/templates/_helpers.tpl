@@ -89,6 +89,7 @@ REDIS_TLS: {{ .tls | quote }}
 {{- end }}
 {{- end }}
 MONITORING_SCHEDULE: {{ .Values.monitoring.schedule | quote }}
+SERVING_MODEL_MEMORY_MB: {{ .Values.serving.modelMemoryMb | quote }}
 WEBHOOK_RETRY_SCHEDULE: {{ join "," .Values.webhooks.retrySchedule | quote }}
 WEBHOOK_TIMEOUT_MS: {{ .Values.webhooks.timeoutMs | quote }}
 WEBHOOK_ALLOWED_NETWORKS: {{ join "," .Values.webhooks.allowedNetworks | quote }}

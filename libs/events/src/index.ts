@@ -20,5 +20,5 @@ export { type UserWindowSnapshot, windowToKeep } from './users/kept-windows/user
 export { UserWindowsService } from './users/kept-windows/user-windows.service';
 export { type CallerUser, type StoredUserId, storedUserIdFromStorage } from './users/stored-user-id';
 export type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './users/user-event';
-export { UserEventsService } from './users/user-events.service';
+export { type TrainingUsers, UserEventsService } from './users/user-events.service';
 export { UserIdsService } from './users/user-ids.service';

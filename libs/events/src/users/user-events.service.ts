@@ -17,7 +17,6 @@ import {
   EVENTS_WINDOWS,
   EXPIRE_EVENTS,
   FETCH_USER_HISTORIES,
-  FIRST_SEEN,
   FREQUENT_EVENTS,
   FREQUENT_NUMERIC_PROPERTIES,
   FREQUENT_SCREENS,
@@ -29,10 +28,20 @@ import {
   type StoredUserEventRow,
   TARGET_REACHED,
   TIMELINE,
+  TRAINING_USERS,
   USER_REVISION,
-  USERS_WHO_DID,
   USERS_WITHOUT_EVENTS,
 } from './user-events.sql';
+
+/** The users a training run reads (UserEventsService.trainingUsers). */
+export interface TrainingUsers {
+  /** The organization's users: those with an event, ever. */
+  users: number;
+  /** Whether `firstSeen` holds a sample of them rather than all. */
+  sampled: boolean;
+  /** The users read, with when each was first seen (epoch ms, over all their events). */
+  firstSeen: Map<StoredUserId, number>;
+}
 
 /** Users whose activity rows one retention statement deletes (each checked again for events). */
 const ACTIVITY_DELETE_USERS = 2_000;
@@ -185,16 +194,16 @@ export class UserEventsService {
     return signals;
   }
 
-  /** The users who did `event` in [from, until) (training's sample is stratified by it). */
-  async usersWhoDid(organizationId: string, event: string, from: Date, until: Date): Promise<Set<StoredUserId>> {
-    const rows = await this.sql.replica.rows(USERS_WHO_DID, [organizationId, event, from.toISOString(), until.toISOString()]);
-    return new Set(rows.map((r) => r.user_id));
-  }
-
-  /** When each user of the organization was first seen (epoch ms), over all their events. */
-  async firstSeen(organizationId: string): Promise<Map<StoredUserId, number>> {
-    const rows = await this.sql.replica.rows(FIRST_SEEN, [organizationId]);
-    return new Map(rows.map((r) => [r.user_id, r.first_seen.getTime()]));
+  /**
+   * The users a training run reads, chosen in the database (TRAINING_USERS): all of the organization's
+   * users up to `maxUsers`, else a sample of about `maxUsers` stratified by whether they did
+   * `targetEvent` in [from, until). Only the users read come back, with when each was first seen:
+   * memory is bounded by the sample, whatever the organization's size.
+   */
+  async trainingUsers(organizationId: string, targetEvent: string, from: Date, until: Date, maxUsers: number): Promise<TrainingUsers> {
+    const rows = await this.sql.replica.rows(TRAINING_USERS, [organizationId, targetEvent, from.toISOString(), until.toISOString(), maxUsers]);
+    const users = rows.length === 0 ? 0 : Number(rows[0].users);
+    return { users, sampled: users > maxUsers, firstSeen: new Map(rows.map((r) => [r.user_id, r.first_seen])) };
   }
 
   /**

@@ -139,19 +139,33 @@ export const SIGNALS_SENT = sqlStatement<{ dwell: boolean; hesitation: boolean; 
      FROM events WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3`,
 );
 
-export const USERS_WHO_DID = sqlStatement<{ user_id: StoredUserId }, [organizationId: string, event: string, ...Span]>(
-  'events.users-who-did',
-  `SELECT DISTINCT ${EVENT_USER} AS user_id
-     FROM events e ${EVENT_USER_JOIN}
-    WHERE e.organization_id = $1 AND e.event = $2 AND e.occurred_at >= $3 AND e.occurred_at < $4 AND ${EVENT_USER} IS NOT NULL`,
-);
-
-export const FIRST_SEEN = sqlStatement<{ user_id: StoredUserId; first_seen: Date }, [organizationId: string]>(
-  'events.first-seen',
-  `SELECT ${EVENT_USER} AS user_id, min(e.occurred_at) AS first_seen
-     FROM events e ${EVENT_USER_JOIN}
-    WHERE e.organization_id = $1 AND ${EVENT_USER} IS NOT NULL
-    GROUP BY 1`,
+/**
+ * Training's users: the organization's users (an event ever, under the per-event rule) with when each
+ * was first seen (epoch ms) and their count; beyond $5 of them, only a sample, stratified by class: of
+ * the users who did $2 in [$3, $4) and of those who did not, the same share $5 / users (rounded half
+ * up), those with the lowest stable per-user coin (md5 of the user: the same on every run and server
+ * version). So the target's prevalence, and with it the calibrated probabilities, stay the
+ * population's, and whole users are kept or dropped. Every user is aggregated here, in the database
+ * (which spills to disk as it must); only the sample is sent.
+ */
+export const TRAINING_USERS = sqlStatement<
+  { user_id: StoredUserId; first_seen: number; users: string },
+  [organizationId: string, targetEvent: string, ...Span, maxUsers: number]
+>(
+  'events.training-users',
+  `
+  WITH users AS (
+    SELECT ${EVENT_USER} AS user_id, min(e.occurred_at) AS first_seen,
+           bool_or(e.event = $2 AND e.occurred_at >= $3 AND e.occurred_at < $4) AS did_target
+      FROM events e ${EVENT_USER_JOIN}
+     WHERE e.organization_id = $1 AND ${EVENT_USER} IS NOT NULL
+     GROUP BY 1),
+  ranked AS (
+    SELECT user_id, first_seen, count(*) OVER () AS users, count(*) OVER (PARTITION BY did_target) AS class_users,
+           row_number() OVER (PARTITION BY did_target ORDER BY md5('training-sample|' || user_id), user_id) AS place
+      FROM users)
+  SELECT user_id, ${EPOCH_MS('first_seen')} AS first_seen, users FROM ranked
+   WHERE users <= $5 OR place <= floor(class_users * $5::float8 / users + 0.5)`,
 );
 
 /**

@@ -14,8 +14,8 @@ import { APP_CONFIG, type AppConfig, DAY_MS } from '@foresight/platform';
 import type { TrainingSplit } from '../training';
 import { IneligibleModelError } from './ineligible-model.error';
 import { RowBuffer } from './row-buffer';
-import { ACTIVE_DAYS, cutoffStepDays, isValidationUser, planTraining, type TrainingPlan } from './training-plan';
-import { planUserSample, stratifiedUsers } from './user-sample';
+import { ACTIVE_DAYS, cutoffStepDays, isValidationUser, planTraining, TRAINING_WINDOW_DAYS, type TrainingPlan } from './training-plan';
+import { planUserSample } from './user-sample';
 
 const TRACKED_EVENTS = 20;
 const TRACKED_SCREENS = 12;
@@ -45,7 +45,8 @@ interface ClassUsers {
  * Builds the training matrix from the organization's events: each user's history, streamed in user
  * order (UserEventsService's training cursor, flat memory), is evaluated at past cutoffs (daily when
  * data is small, up to weekly) with the same feature definitions serving uses; the label is whether
- * the target event followed within the horizon. Beyond TRAINING_MAX_USERS users a sample is read.
+ * the target event followed within the horizon. Beyond TRAINING_MAX_USERS users a sample is read,
+ * chosen in the database: no structure here holds every user of the organization.
  */
 @Injectable()
 export class DatasetBuilderService {
@@ -55,20 +56,18 @@ export class DatasetBuilderService {
   ) {}
 
   async build(model: ModelDefinition, now = Date.now()): Promise<BuiltDataset> {
-    const firstSeen = await this.userEvents.firstSeen(model.organizationId);
-    const sample = planUserSample(firstSeen.size, this.config.training.maxUsers);
-    const plan = planTraining(now, model.horizonDays, cutoffStepDays(sample.sampledUsers));
-    const loadFrom = new Date(plan.windowStart - FEATURE_WINDOW_DAYS * DAY_MS);
+    // The window's start does not depend on the cutoffs' step, which depends on the sample read here.
+    const loadFrom = new Date(now - (TRAINING_WINDOW_DAYS + FEATURE_WINDOW_DAYS) * DAY_MS);
     const until = new Date(now);
+    const { maxUsers } = this.config.training;
+    const { users, sampled, firstSeen } = await this.userEvents.trainingUsers(model.organizationId, model.targetEvent, loadFrom, until, maxUsers);
+    const sample = planUserSample(users, maxUsers);
+    const plan = planTraining(now, model.horizonDays, cutoffStepDays(sample.sampledUsers));
     const manifest = buildManifest(await this.chooseFeatures(model, loadFrom, until));
     const train = new RowBuffer(manifest.names.length);
     const tuning = new RowBuffer(manifest.names.length);
     const validation = new RowBuffer(manifest.names.length);
     const classUsers: ClassUsers = { positive: 0, negative: 0 };
-    const sampledIds =
-      sample.rate < 1
-        ? stratifiedUsers([...firstSeen.keys()], await this.userEvents.usersWhoDid(model.organizationId, model.targetEvent, loadFrom, until), sample.rate)
-        : null;
 
     // Validation users' rows at the holdout cutoffs calibrate and measure; the other users train before
     // those cutoffs and tune (early stopping, the search) at them: later in time, and no user on both sides.
@@ -98,9 +97,9 @@ export class DatasetBuilderService {
       if (positive) classUsers.positive++;
       if (negative) classUsers.negative++;
     };
-    await this.userEvents.eachUserHistory(model.organizationId, loadFrom, until, sampledIds, addUser);
+    await this.userEvents.eachUserHistory(model.organizationId, loadFrom, until, sampled ? [...firstSeen.keys()] : null, addUser);
     this.requireEligible(model, classUsers);
-    manifest.trainedOn = { users: sample.users, sampledUsers: sampledIds?.length ?? sample.users, cutoffStepDays: plan.cutoffStepDays };
+    manifest.trainedOn = { users, sampledUsers: firstSeen.size, cutoffStepDays: plan.cutoffStepDays };
     return { split: { train: train.toSet(manifest.names), tuning: tuning.toSet(manifest.names), validation: validation.toSet(manifest.names) }, manifest, plan };
   }
 

@@ -7,7 +7,7 @@ import { ONNX_INPUT, ONNX_LABEL_OUTPUT, ONNX_PROBABILITIES_OUTPUT } from './onnx
  * loaded. Pointing this realm's globals at the main realm's constructors before loading
  * ORT makes both sides agree; production code never runs inside such a sandbox.
  */
-async function loadOnnxRuntime(): Promise<typeof import('onnxruntime-node')> {
+export async function loadOnnxRuntime(): Promise<typeof import('onnxruntime-node')> {
   const realm = globalThis as unknown as Record<string, unknown>;
   for (const name of ['Float32Array', 'BigInt64Array']) realm[name] = runInThisContext(name);
   return import('onnxruntime-node');

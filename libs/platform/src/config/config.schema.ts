@@ -153,6 +153,11 @@ export const environmentSchema = z.object({
   SCORING_CHUNK_USERS: z.coerce.number().int().min(1).max(20_000).default(4_000),
   /** Shards a bulk scoring run splits into (ranges of user id hashes): at most this many workers score one run at once. */
   SCORING_SHARDS: z.coerce.number().int().min(1).max(1_024).default(16),
+  /**
+   * Memory a process gives the ONNX Runtime sessions it serves from, in MiB (estimated from each model's
+   * size): beyond it, the least recently used idle sessions are released and loaded again when asked for.
+   */
+  SERVING_MODEL_MEMORY_MB: z.coerce.number().int().min(16).default(512),
   /** When bulk scoring runs for every organization with serving models: a five-field cron expression. */
   SCORING_SCHEDULE: cronExpression('13 4 * * *').default('13 4 * * *'),
   /** Delay before each webhook retry; the number of entries is the number of retries (about 24 h by default). */
