@@ -1,6 +1,6 @@
 export { RELIABILITY_BINS, SCORE_HISTOGRAM_BINS, THRESHOLD_STEPS, type ValidationCurves, validationCurves } from './curves/validation-curves';
 export { type BuiltDataset, DatasetBuilderService } from './dataset/dataset-builder.service';
-export { ACTIVE_DAYS, isValidationUser, planTraining, type TrainingPlan } from './dataset/training-plan';
+export { isValidationUser, planTraining, type TrainingPlan } from './dataset/training-plan';
 export { ModelsModule } from './models.module';
 export { ModelsProcessorsModule } from './models-processors.module';
 export { Model, type ModelAlgorithm, type ModelStatus } from './registry/model.entity';

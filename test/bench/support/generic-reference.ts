@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { EventPayloadCipherService } from '@foresight/events';
-import { ACTIVE_DAYS, isValidationUser, type TrainingPlan } from '@foresight/models';
+import { FEATURE_WINDOW_DAYS } from '@foresight/features';
+import { isValidationUser, type TrainingPlan } from '@foresight/models';
 import { type AppConfig, DAY_MS, Encryptor } from '@foresight/platform';
 import type { TestSuite } from '../../support/suite';
 
@@ -43,8 +44,8 @@ export interface ReferenceRow {
 }
 
 /**
- * The rows of Foresight's plan, by DatasetBuilderService's rules: a user counts at a cutoff when active
- * in the ACTIVE_DAYS before it; validation users at the holdout cutoffs validate, the other users train at
+ * The rows of Foresight's plan, by DatasetBuilderService's rules: a user counts at a cutoff when seen
+ * before it in the events training reads (from FEATURE_WINDOW_DAYS before the window); validation users at the holdout cutoffs validate, the other users train at
  * the training cutoffs and tune at the holdout ones; the label is the target within the horizon after it.
  */
 export async function referenceRows(suite: TestSuite, target: ReferenceTarget): Promise<ReferenceRow[]> {
@@ -63,7 +64,7 @@ export async function referenceRows(suite: TestSuite, target: ReferenceTarget): 
           WHERE e.organization_id = $1 AND coalesce(e.user_id, i.user_id) IS NOT NULL
           GROUP BY 1
          HAVING bool_or(e.occurred_at >= $5 AND e.occurred_at < $3)`,
-        [target.organizationId, target.targetEvent, new Date(cutoff), new Date(cutoff + plan.horizonMs), new Date(cutoff - ACTIVE_DAYS * DAY_MS)],
+        [target.organizationId, target.targetEvent, new Date(cutoff), new Date(cutoff + plan.horizonMs), new Date(plan.windowStart - FEATURE_WINDOW_DAYS * DAY_MS)],
       );
       for (const user of users) {
         const part = partOf(isValidationUser(user.user_id));

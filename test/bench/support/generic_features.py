@@ -166,8 +166,8 @@ for event, key in numeric_keys:
 features = np.stack(columns, axis=1)
 
 
-# --- the learners, on Foresight's split
-train, validation = parts == "train", parts == "validation"
+# --- the learners, on Foresight's split: fitted on the rows Foresight's served model is fitted on (train and tuning)
+train, validation = parts != "validation", parts == "validation"
 results = {}
 started = time.perf_counter()
 # scikit-learn's defaults (100 iterations; early stopping on a share of the training rows above 10,000 rows).

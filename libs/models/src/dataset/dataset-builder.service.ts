@@ -14,7 +14,7 @@ import { APP_CONFIG, type AppConfig, DAY_MS } from '@foresight/platform';
 import type { TrainingSplit } from '../training';
 import { IneligibleModelError } from './ineligible-model.error';
 import { RowBuffer } from './row-buffer';
-import { ACTIVE_DAYS, cutoffStepDays, isValidationUser, planTraining, TRAINING_WINDOW_DAYS, type TrainingPlan } from './training-plan';
+import { cutoffStepDays, isValidationUser, planTraining, TRAINING_WINDOW_DAYS, type TrainingPlan } from './training-plan';
 import { planUserSample } from './user-sample';
 
 const TRACKED_EVENTS = 20;
@@ -81,8 +81,9 @@ export class DatasetBuilderService {
       let negative = false;
       for (const part of isValidationUser(userId) ? [heldOut] : parts) {
         for (const cutoff of part.cutoffs) {
+          // Every user seen before the cutoff counts, as every user is scored: a user long gone (who
+          // cancelled, say, and cannot again) teaches the model what such a user is likely to do.
           const end = firstIndexAtOrAfter(history, cutoff);
-          if (end === 0 || history[end - 1].occurredAt < cutoff - ACTIVE_DAYS * DAY_MS) continue;
           const vector = featuresAt(history, cutoff, manifest, firstSeen.get(userId));
           if (!vector) continue;
           let label = false;

@@ -6,8 +6,6 @@ export const TRAINING_WINDOW_DAYS = 90;
 export const HOLDOUT_DAYS = 14;
 export const MAX_STEP_DAYS = 7;
 export const VALIDATION_USER_SHARE = 0.3;
-/** Users count at a cutoff only if they were active in the days before it. */
-export const ACTIVE_DAYS = 30;
 /**
  * Training rows aimed at when choosing how often to cut: a small organization is cut daily (more
  * rows from the same users), a large one weekly, which is plenty and keeps the matrix bounded.

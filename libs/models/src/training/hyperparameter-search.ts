@@ -31,10 +31,10 @@ export const GBDT_CANDIDATES: ReadonlyArray<Partial<GbdtOptions>> = [
 /** L2 penalties around the default, strongest last (cheap fits: all usually run). */
 export const LOGISTIC_CANDIDATES: ReadonlyArray<Partial<LogisticOptions>> = [{}, { l2: 1e-2 }, { l2: 1e-4 }, { l2: 1e-1 }];
 
-export interface SearchedFit<Fit> {
+export interface SearchedFit<Fit, Options extends object> {
   fit: Fit;
   /** The options of the chosen fit (a candidate merged over the caller's). */
-  options: object;
+  options: Partial<Options>;
   /** AUC of the chosen fit's raw margins on the tuning split. */
   tuningAuc: number;
   candidatesTried: number;
@@ -51,20 +51,20 @@ export function searchHyperparameters<Options extends object, Fit extends { para
   candidates: ReadonlyArray<Partial<Options>>,
   base: Partial<Options>,
   budgetCells: number,
-): SearchedFit<Fit> {
+): SearchedFit<Fit, Options> {
   const d = split.train.featureNames.length;
   const tuning = tuningSet(split);
   const cellsPerFit = split.train.labels.length * d;
   const searchable = tuning.labels.length >= MIN_SEARCH_TUNING_ROWS ? candidates.length : 1;
   const affordable = Math.max(1, Math.min(searchable, Math.floor(budgetCells / cellsPerFit)));
-  let best: SearchedFit<Fit> | undefined;
+  let best: SearchedFit<Fit, Options> | undefined;
   for (const candidate of candidates.slice(0, affordable)) {
     const options = { ...base, ...candidate };
     const result = fit(split, options);
     const tuningAuc = rocAuc(tuning.labels, predictMargins(result.parameters, tuning.features, d));
     if (!best || tuningAuc > best.tuningAuc) best = { fit: result, options, tuningAuc, candidatesTried: affordable };
   }
-  return best as SearchedFit<Fit>;
+  return best as SearchedFit<Fit, Options>;
 }
 
 /** The caller's options alone: one fit, no search. */

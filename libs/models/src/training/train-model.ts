@@ -2,10 +2,10 @@ import { type ValidationCurves, validationCurves } from '../curves/validation-cu
 import { applyCalibration, fitPlattScaling, PlattCalibration } from './calibration';
 import { FeatureDirection, featureDirections, withDirections } from './feature-direction';
 import { FeatureImportance, normalizeImportance } from './feature-importance';
-import type { GbdtOptions } from './gbdt';
+import { fitGbdt, type GbdtOptions } from './gbdt';
 import { DEFAULT_SEARCH_BUDGET_CELLS, searchGbdt, searchLogistic } from './hyperparameter-search';
 import { sigmoid } from './log-loss';
-import type { LogisticOptions } from './logistic.trainer';
+import { fitLogistic, type LogisticOptions } from './logistic.trainer';
 import {
   computeValidationMetrics,
   ConfidenceHistogram,
@@ -20,7 +20,7 @@ import {
   MIN_VALIDATION_EXAMPLES_PER_CLASS,
   SplitPart,
 } from './training.errors';
-import { assertTrainingSplit, countClasses, rowCount, TrainingSplit } from './training-set';
+import { assertTrainingSplit, countClasses, refitSplit, rowCount, TrainingSplit } from './training-set';
 
 /**
  * `options` fix hyperparameters; the search tries its candidates merged over them, unless `search`
@@ -63,7 +63,7 @@ export interface TrainedModel {
   candidatesTried: number;
 }
 
-/** Fit on train (choices made on tuning), calibrate and evaluate on validation, export to ONNX. Pure and synchronous. */
+/** Choose settings on tuning, fit on train and tuning, calibrate and evaluate on validation, export to ONNX. Pure and synchronous. */
 export function trainModel(input: TrainModelInput): TrainedModel {
   const { split } = input;
   assertTrainingSplit(split);
@@ -79,19 +79,26 @@ export function trainModel(input: TrainModelInput): TrainedModel {
   const { featureNames } = split.train;
   const d = featureNames.length;
   const budgetCells = input.searchBudgetCells ?? DEFAULT_SEARCH_BUDGET_CELLS;
+  // Settings are chosen on the tuning rows (the newest cutoffs of the other users); the model that is
+  // served is then fitted with them on those rows too, so it learns from the most recent behaviour.
+  const refit = refitSplit(split);
   let raw: ModelParameters;
   let importance: ArrayLike<number>;
   let iterations: number;
   let searched: { options: object; candidatesTried: number };
   if (input.algorithm === 'gbdt') {
     const search = searchGbdt(split, input.options ?? {}, budgetCells, input.search !== false);
-    ({ parameters: raw, featureGain: importance, bestIteration: iterations } = search.fit);
+    const fit = refit ? fitGbdt(refit, { ...search.options, maxTrees: search.fit.bestIteration }) : search.fit;
+    ({ parameters: raw, featureGain: importance, bestIteration: iterations } = fit);
     searched = search;
   } else {
     const search = searchLogistic(split, input.options ?? {}, budgetCells, input.search !== false);
-    ({ parameters: raw, featureEffect: importance, iterations } = search.fit);
+    const fit = refit ? fitLogistic(refit, search.options) : search.fit;
+    ({ parameters: raw, featureEffect: importance, iterations } = fit);
     searched = search;
   }
+  const fitted = refit?.train ?? split.train;
+  const fittedClasses = countClasses(fitted.labels);
 
   // Class weights shift and stretch the margins; Platt scaling on held-out rows maps
   // them back to probabilities that match observed frequencies.
@@ -110,8 +117,8 @@ export function trainModel(input: TrainModelInput): TrainedModel {
     curves: validationCurves(split.validation.labels, probabilities),
     parameters,
     calibration,
-    trainRows: rowCount(split.train),
-    trainPositives: train.positives,
+    trainRows: rowCount(fitted),
+    trainPositives: fittedClasses.positives,
     iterations,
     hyperparameters: searched.options,
     candidatesTried: searched.candidatesTried,

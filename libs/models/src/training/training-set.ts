@@ -29,6 +29,29 @@ export function tuningSet(split: TrainingSplit): TrainingSet {
   return split.tuning ?? split.validation;
 }
 
+/**
+ * What the served model is fitted on once settings are chosen: the training rows and the tuning rows
+ * together (the newest cutoffs included), with no tuning rows left, so a fit keeps the rounds it is
+ * given. Validation rows stay unseen: they calibrate and measure it. Null when the split has no
+ * tuning part (validation served as tuning, so nothing is left to add).
+ */
+export function refitSplit(split: TrainingSplit): TrainingSplit | null {
+  const { train, tuning, validation } = split;
+  if (!tuning) return null;
+  const features = new Float32Array(train.features.length + tuning.features.length);
+  features.set(train.features);
+  features.set(tuning.features, train.features.length);
+  const labels = new Uint8Array(train.labels.length + tuning.labels.length);
+  labels.set(train.labels);
+  labels.set(tuning.labels, train.labels.length);
+  const { featureNames } = train;
+  return {
+    train: { features, labels, featureNames },
+    tuning: { features: new Float32Array(0), labels: new Uint8Array(0), featureNames },
+    validation,
+  };
+}
+
 export interface ClassCounts {
   positives: number;
   negatives: number;

@@ -15,9 +15,9 @@ export interface GbdtFit {
   /** Total split gain per feature over the kept trees (unnormalized). */
   featureGain: Float64Array;
   treesTrained: number;
-  /** Rounds kept: the round with the best tuning loss. */
+  /** Rounds kept: the round with the best tuning loss, or every round without tuning rows. */
   bestIteration: number;
-  /** Class-weighted log loss on the tuning rows at bestIteration (the objective being early-stopped). */
+  /** Class-weighted log loss on the tuning rows at bestIteration (the objective being early-stopped); Infinity without tuning rows. */
   bestTuningLoss: number;
 }
 
@@ -73,6 +73,11 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
     // `x <= threshold` holds precisely when bin(x) <= the split's bin.
     addLeafValues(grown.binned, trainBins, scores);
     addLeafValues(grown.binned, tuningBins, tuningScores);
+    // A refit for a number of rounds chosen earlier has no tuning rows: it keeps every round.
+    if (nt === 0) {
+      bestIteration = t + 1;
+      continue;
+    }
     let lossSum = 0;
     let weightSum = 0;
     for (let i = 0; i < nt; i++) {

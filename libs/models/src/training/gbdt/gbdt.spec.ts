@@ -2,7 +2,7 @@ import { createRandom } from '@foresight/platform';
 import { sigmoid } from '../log-loss';
 import { rocAuc } from '../metrics';
 import { makeSyntheticData } from '../synthetic-data.fixture';
-import { trainingSetFromRows, TrainingSplit } from '../training-set';
+import { refitSplit, trainingSetFromRows, TrainingSplit } from '../training-set';
 import {
   binOf,
   binRows,
@@ -105,6 +105,19 @@ describe('fitGbdt', () => {
     expect(fit.treesTrained).toBeLessThan(200);
     expect(fit.treesTrained - fit.bestIteration).toBe(10);
     expect(fit.parameters.trees).toHaveLength(fit.bestIteration);
+  });
+
+  it('keeps every round it is given when the split has no tuning rows (a refit)', () => {
+    const { split } = makeSyntheticData({ trainRows: 2000, validationRows: 500, features: 4, positiveRate: 0.3, seed: 5 });
+    expect(refitSplit(split)).toBeNull();
+    const refit = refitSplit({ ...split, tuning: split.validation });
+    expect(refit?.train.labels).toHaveLength(2500);
+    expect(refit?.tuning?.labels).toHaveLength(0);
+    // Noise labels would early-stop after a round or two; without tuning rows nothing stops it.
+    const noise = { ...refit!.train, labels: refit!.train.labels.map((_, i) => (i * 7) % 5 === 0 ? 1 : 0) };
+    const fit = fitGbdt({ ...refit!, train: noise }, { maxTrees: 17, earlyStoppingPatience: 2 });
+    expect(fit.bestIteration).toBe(17);
+    expect(fit.parameters.trees).toHaveLength(17);
   });
 
   it('with GOSS sampling still learns, and reproducibly for a given seed', () => {
