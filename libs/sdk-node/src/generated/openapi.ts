@@ -1378,7 +1378,7 @@ export interface operations {
                 limit?: unknown;
                 until?: unknown;
                 since?: unknown;
-                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "audience.create" | "audience.delete" | "organization.update" | "organization.sso-grants" | "organization.create";
+                action?: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "audience.create" | "audience.delete" | "organization.create" | "organization.update" | "organization.sso-grants";
             };
             header?: never;
             path?: never;
@@ -1408,7 +1408,7 @@ export interface operations {
                                 name: string | null;
                             } | null;
                             /** @enum {string} */
-                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "audience.create" | "audience.delete" | "organization.update" | "organization.sso-grants" | "organization.create";
+                            action: "token.create" | "token.revoke" | "model.create" | "model.retrain" | "model.update" | "model.promote" | "model.delete" | "model.score" | "user.export" | "user.delete" | "user.unsuppress" | "webhook.create" | "webhook.delete" | "audience.create" | "audience.delete" | "organization.create" | "organization.update" | "organization.sso-grants";
                             /** @description a token, model, webhook or organization id, or user:<keyed hash> (never a user id in clear) */
                             target: string | null;
                             createdAt: string;
