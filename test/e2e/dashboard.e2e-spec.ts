@@ -59,7 +59,7 @@ describe('dashboard in Chromium', () => {
     expect(await settledModel(api.baseUrl, org.token.secret, modelId, api)).toMatchObject({ status: 'active', lastError: null });
     // Traffic, then a real monitoring run, four times over: a history of real snapshots. The first round
     // passes MIN_DRIFT_SAMPLE predictions, so every run computes a PSI.
-    for (const [from, to] of [[0, 150], [150, 200], [200, 250], [250, 300]]) {
+    for (const [from, to] of [[0, 400], [400, 450], [450, 500], [500, 550]]) {
       for (const user of truth.users.slice(from, to)) await request(url(`/predict?userId=${encodeURIComponent(user.userId)}`), admin());
       expect(await cliJson<{ models: number }>(suite.env, ['monitor', 'run'])).toMatchObject({ models: 1 });
     }

@@ -330,6 +330,9 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     workerEnv = rotated;
     worker = await startWorker(rotated);
     const { currentKeyId } = await cliJson<{ currentKeyId: string }>(rotated, ['keys', 'rotate']);
+    // The deployment runs on the new key from here on: the database's key check now names it, so a
+    // process started with the old key alone is refused.
+    Object.assign(t.suite.env, { ENCRYPTION_KEY: rotated.ENCRYPTION_KEY, ENCRYPTION_PREVIOUS_KEYS: rotated.ENCRYPTION_PREVIOUS_KEYS });
     const stale = async () =>
       Number(
         (await t.suite.sql<{ n: string }>(`SELECT count(*) AS n FROM events WHERE (properties IS NOT NULL OR context IS NOT NULL) AND encryption_key_id IS DISTINCT FROM $1`, [currentKeyId]))[0].n,
