@@ -123,10 +123,12 @@ describe('dashboard in Chromium', () => {
     await expect(page.locator('.health-list').textContent()).resolves.toMatch(/checkout_7d.*(Healthy|Drifting)/);
     const ingestion = page.getByRole('region', { name: 'Ingestion and rejections' });
     await ingestion.getByText('4 rejected').waitFor();
-    await expect(ingestion.textContent()).resolves.toMatch(/4 rejected of 5 events received/);
+    await expect(ingestion.textContent()).resolves.toMatch(/4 rejected of [\d,]+ events received/);
     const byLibrary = ingestion.getByRole('table', { name: 'Events received per sending library' });
     await expect(byLibrary.getByRole('row', { name: /analytics\.js/ }).textContent()).resolves.toMatch(/analytics\.js\s*1\s*0\s*1/);
     await expect(byLibrary.getByRole('row', { name: /direct/ }).textContent()).resolves.toMatch(/direct\s*0\s*0\s*3/);
+    // Seeded events count as received too, under the seeder's name.
+    await expect(byLibrary.getByRole('row', { name: /demo seed/ }).textContent()).resolves.toMatch(/demo seed\s*[1-9][\d,]*\s*0\s*0/);
     expect(await drawnPixels(chart('Rejected events per hour, by sending library'))).toBeGreaterThan(50);
     await page.getByLabel('Last 30 days').check();
     await chart('Events per day, stacked by event name').waitFor();
@@ -149,6 +151,8 @@ describe('dashboard in Chromium', () => {
     const strip = row.getByRole('img', { name: /^Health over the last 14 days: 13 no data, 1 (healthy|degraded|failing)$/ });
     const squares = await strip.locator('.day').all();
     expect(await Promise.all(squares.map((square) => square.getAttribute('data-health')))).toEqual(apiHealth.map((d) => d.health));
+    // The form's events arrive with their own query: once they have, the target is offered once.
+    await page.getByLabel('Target event').locator('option', { hasText: 'checkout' }).first().waitFor({ state: 'attached' });
     await expect(page.getByLabel('Target event').locator('option', { hasText: 'checkout' }).count()).resolves.toBe(1);
     await screenshot(page, 'models');
     await expectAccessible();
@@ -252,7 +256,8 @@ describe('dashboard in Chromium', () => {
     await navigateTo('Monitoring');
     await page.getByText(/^4 monitoring runs in the last 14 days; the latest/).waitFor();
     for (const name of ['Accuracy and mean confidence shift over time', 'Population stability index over time with the low, moderate and high bands', 'Inference latency p95 over time', 'Predictions per minute over time']) {
-      expect(await drawnPixels(chart(name))).toBeGreaterThan(100);
+      // Four runs minutes apart sit together on an axis at least two hours wide: a few dots and short lines.
+      expect(await drawnPixels(chart(name))).toBeGreaterThan(40);
     }
     await screenshot(page, 'monitoring');
     await expectAccessible();
