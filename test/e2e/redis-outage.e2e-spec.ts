@@ -149,14 +149,14 @@ describe('Redis outage', () => {
     proxy.restore();
     await eventually('/readyz to answer 200 after Redis returned', async () => ((await request(`${api.baseUrl}/readyz`)).status === 200 ? true : undefined));
     const again = await eventually('retrain to be accepted again', async () => {
-      const answer = await call<{ status: string }>('/v1/models/retrain', { method: 'POST', body: { modelId: model.body.id } });
+      const answer = await call<{ status: string; startedAt: string }>('/v1/models/retrain', { method: 'POST', body: { modelId: model.body.id } });
       return answer.status === 200 ? answer : undefined;
     });
     expect(again.body.status).toBe('retraining');
     // The run is really queued, not only marked.
     const training = new Queue('training', { connection: { url: REDIS_URL }, prefix: `${suite.env.REDIS_PREFIX}bull` });
     try {
-      expect(await training.getJob(model.body.id)).toBeDefined();
+      expect(await training.getJob(`${model.body.id}.${Date.parse(again.body.startedAt)}`)).toBeDefined();
     } finally {
       await training.close();
     }

@@ -155,7 +155,9 @@ export class ModelsService {
     const started = await this.sql.affected(START_RETRAINING, [modelId, organizationId]);
     const startedAt = (await this.getModel(organizationId, modelId)).retrainStartedAt as Date;
     if (started === 0) return { modelId, status: 'retraining', startedAt };
-    const train = contractJob(JOBS.training.train, { organizationId, modelId, startedAt: startedAt.toISOString() }, modelId);
+    // Named by model and start: a job of an earlier start that reached Redis although its answer was
+    // lost (a failover) must not make BullMQ drop this one as a duplicate; it skips itself as stale.
+    const train = contractJob(JOBS.training.train, { organizationId, modelId, startedAt: startedAt.toISOString() }, `${modelId}.${startedAt.getTime()}`);
     try {
       await this.redis.within('queue the training run', () =>
         this.trainingQueue.add(train.name, train.data, train.opts),
