@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import type { AppConfig } from '../../config/config';
 import type { Logger } from '../../logging/logger';
+import { keepClientErrorsHandled } from './client-errors';
 
 /** The replica connections' application_name. */
 const READ_APPLICATION_NAME = 'foresight-read';
@@ -56,6 +57,7 @@ export class ReadReplica {
     });
     // An idle connection the replica closed (restart, failover) must not end the process.
     this.pool.on('error', (error) => logger.warn({ err: error }, 'a connection to the read replica failed'));
+    keepClientErrorsHandled(this.pool, logger, 'the read replica');
   }
 
   /** The replica's pool while it is usable; undefined: read from the primary. */

@@ -10,6 +10,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { Logger } from '../../logging/logger';
 import { LOGGER } from '../../logging/logger.provider';
 import { postgresErrorCode } from '../postgres-values';
+import { keepClientErrorsHandled } from './client-errors';
 import { ReadReplica } from './read-replica';
 import { PgSqlRunner, PreparedStatementPolicy, type SqlRunner } from './sql-runner';
 import type { SqlStatement } from './sql-statement';
@@ -54,6 +55,7 @@ export class SqlExecutor implements SqlRunner, OnApplicationShutdown {
     @Inject(LOGGER) logger: Logger,
   ) {
     this.primaryPool = (dataSource.driver as PostgresDriver).master as Pool;
+    keepClientErrorsHandled(this.primaryPool, logger, 'PostgreSQL');
     this.prepared = new PreparedStatementPolicy(!config.embedded && config.databasePoolMode === 'session', (statement) =>
       logger.error(
         { statement },
