@@ -11,7 +11,7 @@ const expectRefused = (response: JsonResponse, status: number, error: string) =>
 };
 
 /** Sends raw bytes (what fetch refuses to send) and returns the status line's code and the parsed body. */
-function rawRequest(url: string, bytes: string): Promise<{ status: number; body: unknown }> {
+function rawRequest(url: string, bytes: string | Buffer): Promise<{ status: number; body: unknown }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => socket.end(bytes));
@@ -193,6 +193,15 @@ describe('hostile input at the HTTP edge', () => {
       for (const bytes of cases) {
         const response = await rawRequest(t.api.baseUrl, bytes);
         expect([bytes.slice(0, 60), response]).toEqual([bytes.slice(0, 60), { status: 400, body: { error: 'invalid_request', message: expect.any(String) } }]);
+      }
+    });
+
+    it('answers a refused request line even when a large body follows it, rather than resetting the connection under the answer', async () => {
+      // The parser stops at the byte 0xFF in the target; the 2 MB body is still on its way when the answer goes out.
+      const head = Buffer.from('POST /v1/webhooks/a\xff/test HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2097152\r\n\r\n', 'latin1');
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const response = await rawRequest(t.api.baseUrl, Buffer.concat([head, Buffer.alloc(2 * 1024 * 1024, 0x20)]));
+        expect(response).toEqual({ status: 400, body: { error: 'invalid_request', message: expect.any(String) } });
       }
     });
 

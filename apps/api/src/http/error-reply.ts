@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Logger, postgresErrorCode } from '@foresight/platform';
 import { toErrorResponse } from './error-response';
+import { DRAIN_LIMIT_BYTES, DRAIN_LIMIT_MS } from './unread-body';
 
 /** Sends any error as the API's error body. Used by the Nest filter and by Fastify's error handlers alike. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
@@ -22,21 +23,43 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   void reply.status(response.status).headers(response.headers).send(response.body);
 }
 
+/** Sockets answered after a parse error whose remaining bytes are being read and discarded. */
+const draining = new WeakSet<Socket>();
+
 /**
  * Node's `clientError`: the HTTP parser refused the bytes (a bad header, Content-Length or request
  * line), so there is no request to reply to, only the socket. Answers in the API's error shape
- * instead of Fastify's default body, then closes the connection, as Node itself does; and, as Node
- * does, writes nothing once a response has started on this socket (a malformed body after its headers).
+ * instead of Fastify's default body, and, as Node does, writes nothing once a response has started
+ * on this socket (a malformed body after its headers).
+ *
+ * After a parse error the client may still be sending (a body behind a refused request line):
+ * closing at once would make the kernel reset the connection and drop the answer before the client
+ * reads it. So the answer is followed by our FIN, and what still arrives is discarded, bounded as
+ * unread bodies are (the parser, stuck in its error, reports each later chunk here again).
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable && socket.bytesWritten === 0) {
-    const { status, body } = toErrorResponse(error);
-    const text = JSON.stringify(body);
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-    );
+  if (draining.has(socket)) {
+    if (socket.bytesRead > DRAIN_LIMIT_BYTES) socket.destroy();
+    return;
   }
-  socket.destroy(error);
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (!socket.writable || socket.bytesWritten > 0) {
+    socket.destroy(error);
+    return;
+  }
+  const { status, body } = toErrorResponse(error);
+  const text = JSON.stringify(body);
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+  // A timeout (408) has nothing more worth waiting for; only a parse error may have bytes behind it.
+  if (!error.code?.startsWith('HPE_')) {
+    socket.destroy(error);
+    return;
+  }
+  draining.add(socket);
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), DRAIN_LIMIT_MS);
+  socket.once('close', () => clearTimeout(timer));
 }

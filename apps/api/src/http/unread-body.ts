@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** Most of an unread body read and discarded before answering; a client sending more meets the close early. */
-const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
-const DRAIN_LIMIT_MS = 5_000;
+export const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+export const DRAIN_LIMIT_MS = 5_000;
 
 /**
  * Reads the rest of a request body no route read (a body sent with a GET, one refused by its
