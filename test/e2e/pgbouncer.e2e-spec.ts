@@ -82,7 +82,7 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     org = await cliJson<OrganizationWithToken>(env, ['org', 'create', '--name', 'pgbouncer', '--rate-limit', '100000', '--burst', '200000']);
     await cliJson(env, ['demo', 'seed', '--org', org.organization.id, '--users', '400', '--days', '45']);
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
-    const webhook = await answers.expect('POST /v1/webhooks', request<{ id: string }>(url('/webhooks'), { token: token(), method: 'POST', body: { url: receiver.url, events: ['model.retrained', 'prediction.updated'] } }));
+    const webhook = await answers.expect('POST /v1/webhooks', request<{ id: string }>(url('/webhooks'), { token: token(), method: 'POST', body: { url: receiver.url, events: ['model.retrained', 'prediction.updated', 'audience.entered'] } }));
     webhookId = webhook.body.id;
     const model = await answers.expect('POST /v1/models', request<{ id: string }>(url('/models'), { token: token(), method: 'POST', body: { name: 'checkout_7d', targetEvent: 'checkout', algorithm: 'logistic' } }));
     modelId = model.body.id;
@@ -118,7 +118,8 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     await answers.expect('GET /v1/users/export after erasure', request(url(`/users/export?userId=${encodeURIComponent(user)}`), { token: token() }), 404);
   }, 120_000);
 
-  it('runs a bulk scoring run on request in the worker and delivers webhooks', async () => {
+  it('runs a bulk scoring run on request in the worker, recomputes an audience, and delivers webhooks', async () => {
+    const audience = await answers.expect('POST /v1/audiences', request<{ id: string }>(url('/audiences'), { token: token(), method: 'POST', body: { name: 'top decile', modelId, label: 'likely', rule: { topPercent: 10 } } }));
     const started = await answers.expect('POST /v1/models/:id/score', request<{ id: string }>(url(`/models/${modelId}/score`), { token: token(), method: 'POST' }), 202);
     const run = await eventually('the manual scoring run', async () => {
       const polled = await answers.expect('GET /v1/models/:id/score/:run', request<{ state: string; scored: number; total: number }>(url(`/models/${modelId}/score/${started.body.id}`), { token: token() }));
@@ -127,6 +128,27 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     }, 120_000);
     // The erased user is no longer active; everyone else is scored again.
     expect(run).toMatchObject({ scored: scored.length - 1, total: scored.length - 1 });
+
+    // The run's audience: the top tenth of the scored users, listed through the pooler page by page, announced once.
+    const expectedSize = Math.ceil(((scored.length - 1) * 10) / 100);
+    await eventually('the audience computed by the run', async () => {
+      const view = await answers.expect('GET /v1/audiences/:id', request<{ size: number | null }>(url(`/audiences/${audience.body.id}`), { token: token() }));
+      return view.body.size === expectedSize ? true : undefined;
+    });
+    const members: string[] = [];
+    for (let next: string | undefined = url(`/audiences/${audience.body.id}/members?limit=7`); next; ) {
+      const page = await answers.expect('GET /v1/audiences/:id/members', request<Array<{ userId: string }>>(next, { token: token() }));
+      members.push(...page.body.map((member) => member.userId));
+      next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+      await idle(IDLE_GAP_MS / 3);
+    }
+    expect(new Set(members).size).toBe(expectedSize);
+    expect(members).not.toContain(scored[0]);
+    const entered = await eventually('audience.entered delivered', () => {
+      const users = receiver.bodies().filter((b) => b.type === 'audience.entered').flatMap((b) => b.data.userIds as string[]);
+      return users.length >= expectedSize ? users : undefined;
+    });
+    expect(entered.sort()).toEqual(members.sort());
 
     await idle(IDLE_GAP_MS);
     await answers.expect('POST /v1/webhooks/:id/test', request(url(`/webhooks/${webhookId}/test`), { token: token(), method: 'POST' }));
