@@ -64,6 +64,8 @@ describe('embedded mode (PGlite)', () => {
     await request(`${baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId: model.body.id } });
     expect(await settledModel(baseUrl, token, model.body.id, api)).toMatchObject({ status: 'active' });
 
+    const audience = await request<{ id: string }>(`${baseUrl}/v1/audiences`, { token, method: 'POST', body: { name: 'top decile', modelId: model.body.id, label: 'likely', rule: { topPercent: 10 } } });
+    expect(audience.status).toBe(200);
     const started = await request<ScoringRunView>(`${baseUrl}/v1/models/${model.body.id}/score`, { token, method: 'POST' });
     expect(started.status).toBe(202);
     const run = await eventually('the manual scoring run', async () => {
@@ -73,6 +75,17 @@ describe('embedded mode (PGlite)', () => {
     }, 120_000);
     expect(run.total).toBeGreaterThan(100);
     expect(run.scored).toBe(run.total);
+    // The run recomputes the audience in the inline worker: the top tenth of the scored users.
+    const members = async (at: string) => {
+      const view = await eventually('the audience computed by the run', async () => {
+        const polled = await request<{ size: number | null }>(`${at}/v1/audiences/${audience.body.id}`, { token });
+        return polled.body.size === Math.ceil(run.scored / 10) ? polled.body : undefined;
+      });
+      const listed = await request<Array<{ userId: string; confidence: number }>>(`${at}/v1/audiences/${audience.body.id}/members?limit=1000`, { token });
+      expect(listed.body).toHaveLength(view.size as number);
+      return listed.body;
+    };
+    const before = await members(baseUrl);
 
     expect(await request(`${baseUrl}/v1/predict?userId=user-1`, { token })).toMatchObject({ status: 200, body: { predictions: [expect.objectContaining({ modelId: model.body.id })] } });
     // The batch route reads all histories in one read-only transaction with JIT off (SET LOCAL jit): PGlite takes it too.
@@ -84,5 +97,10 @@ describe('embedded mode (PGlite)', () => {
     const exported = await request<Array<{ userId: string }>>(`${baseUrl}/v1/export/predictions?since=${new Date().toISOString().slice(0, 10)}&limit=100000`, { token });
     expect(exported.status).toBe(200);
     expect(new Set(exported.body.map((p) => p.userId)).size).toBeGreaterThanOrEqual(run.scored);
+
+    // Restarted on the same data directory: the audience and its members are still there.
+    await api.stop();
+    api = await startApi(env);
+    expect(await members(api.baseUrl)).toEqual(before);
   }, 300_000);
 });

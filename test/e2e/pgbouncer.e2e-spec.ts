@@ -1,5 +1,5 @@
 import { eventually } from '../support/eventually';
-import { request } from '../support/http';
+import { type JsonResponse, request } from '../support/http';
 import { PgBouncer } from '../support/pgbouncer';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
@@ -137,7 +137,7 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     });
     const members: string[] = [];
     for (let next: string | undefined = url(`/audiences/${audience.body.id}/members?limit=7`); next; ) {
-      const page = await answers.expect('GET /v1/audiences/:id/members', request<Array<{ userId: string }>>(next, { token: token() }));
+      const page: JsonResponse<Array<{ userId: string }>> = await answers.expect('GET /v1/audiences/:id/members', request<Array<{ userId: string }>>(next, { token: token() }));
       members.push(...page.body.map((member) => member.userId));
       next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
       await idle(IDLE_GAP_MS / 3);
