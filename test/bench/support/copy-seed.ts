@@ -1,22 +1,11 @@
 import { finished } from 'node:stream/promises';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { createRandom } from '@foresight/platform';
 
 const DAY_MS = 86_400_000;
 /** Lines per COPY write: large enough to amortise, small enough to keep the bench's own memory flat. */
 const LINES_PER_WRITE = 20_000;
-
-/** mulberry32: a small seeded generator, so the same settings seed the same events. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /**
  * Seeds `users` users' events straight into the events table by COPY (no ingestion: a million users
@@ -28,7 +17,7 @@ function random(seed: number): () => number {
 export async function copySeedEvents(databaseUrl: string, organizationId: string, users: number, days: number, now: number): Promise<number> {
   const pg = new Client({ connectionString: databaseUrl });
   await pg.connect();
-  const next = random(users);
+  const next = createRandom(users);
   let events = 0;
   try {
     const copy = pg.query(copyFrom('COPY events (organization_id, message_id, event, user_id, session_id, occurred_at, received_at) FROM STDIN'));
