@@ -20,6 +20,8 @@ const CONNECTION_MESSAGES = [
   'connect ECONNREFUSED',
   'timeout exceeded when trying to connect',
   'Client has encountered a connection error',
+  // ioredis's commandTimeout: Redis took too long to answer (overloaded, or failing over).
+  'Command timed out',
 ];
 
 /** True when an error means Postgres or Redis cannot be reached (answered as 503, not 500). */

@@ -1,12 +1,20 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { APP_CONFIG, type AppConfig, Encryptor, LOGGER, type Logger, SERVICE_VERSION, SqlExecutor } from '@foresight/platform';
+import { APP_CONFIG, type AppConfig, Encryptor, isInfrastructureUnavailable, LOGGER, type Logger, SERVICE_VERSION, SqlExecutor } from '@foresight/platform';
 import { Webhook } from '../webhook.entity';
 import { type DeliveryStatus, WebhookDelivery } from '../webhook-delivery.entity';
 import { secretContext, signatureHeader } from '../webhook-signature';
-import { NOTE_WEBHOOK_FAILURE, RECORD_ATTEMPT } from './delivery.sql';
+import { NOTE_WEBHOOK_FAILURE, RECORD_ATTEMPT, RECORD_SUCCESS } from './delivery.sql';
 import { type AttemptResult, WebhookSenderService } from './webhook-sender.service';
+
+/**
+ * How long a 2xx's outcome is retried while PostgreSQL cannot be reached. Failing the job instead
+ * would send the event again to a receiver that already took it; only a process killed in between
+ * still does.
+ */
+const RECORD_SUCCESS_PATIENCE_MS = 120_000;
 
 /** `retry`: the attempt failed and the queue should run the next one of the schedule. */
 export type AttemptOutcome = 'done' | 'retry';
@@ -48,10 +56,7 @@ export class DeliveryService {
     const record = (status: DeliveryStatus, nextAttemptAt: Date | null) =>
       this.sql.affected(RECORD_ATTEMPT, [deliveryId, organizationId, result.statusCode, result.error, result.latencyMs, status, nextAttemptAt?.toISOString() ?? null]);
     if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
-      // The webhook is healthy again before its delivery reads as succeeded: whoever sees the success
-      // sees the webhook no longer failing (a crash in between leaves the delivery pending, sent again).
-      await this.webhooks.update({ id: webhook.id, organizationId }, { failingSince: null });
-      await record('succeeded', null);
+      await this.recordSuccess(organizationId, delivery, result.statusCode, result.latencyMs);
       return 'done';
     }
     const stillEnabled = await this.noteFailure(organizationId, webhook.id);
@@ -63,6 +68,21 @@ export class DeliveryService {
       'webhook delivery attempt failed',
     );
     return status === 'pending' ? 'retry' : 'done';
+  }
+
+  /** RECORD_SUCCESS, tried again while PostgreSQL is unavailable (a restart, a failover) for RECORD_SUCCESS_PATIENCE_MS. */
+  private async recordSuccess(organizationId: string, delivery: WebhookDelivery, statusCode: number, latencyMs: number): Promise<void> {
+    const giveUpAt = Date.now() + RECORD_SUCCESS_PATIENCE_MS;
+    for (let pause = 250; ; pause = Math.min(pause * 2, 5_000)) {
+      try {
+        await this.sql.affected(RECORD_SUCCESS, [delivery.id, organizationId, delivery.webhookId, statusCode, latencyMs]);
+        return;
+      } catch (error) {
+        if (!isInfrastructureUnavailable(error) || Date.now() + pause > giveUpAt) throw error;
+        this.logger.warn({ deliveryId: delivery.id, err: error }, 'delivered, but PostgreSQL is unavailable: recording the success again shortly');
+        await sleep(pause);
+      }
+    }
   }
 
   /**

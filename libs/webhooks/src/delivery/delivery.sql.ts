@@ -34,3 +34,16 @@ export const RECORD_ATTEMPT = sqlStatement<
           delivered_at = CASE WHEN $6 = 'succeeded' THEN now() ELSE delivered_at END, updated_at = now()
     WHERE id = $1 AND organization_id = $2`,
 );
+
+/**
+ * A 2xx's outcome in one statement: the webhook healthy again and the delivery succeeded together, so
+ * whoever sees the success sees the webhook no longer failing, and nothing is left half-recorded.
+ */
+export const RECORD_SUCCESS = sqlStatement<never, [deliveryId: string, organizationId: string, webhookId: string, responseCode: number, latencyMs: number]>(
+  'webhooks.record-success',
+  `WITH healthy AS (UPDATE webhooks SET failing_since = NULL WHERE id = $3 AND organization_id = $2 AND failing_since IS NOT NULL)
+   UPDATE webhook_deliveries
+      SET attempts = attempts + 1, last_response_code = $4, last_error = NULL, last_latency_ms = $5, status = 'succeeded', next_attempt_at = NULL,
+          delivered_at = now(), updated_at = now()
+    WHERE id = $1 AND organization_id = $2`,
+);
