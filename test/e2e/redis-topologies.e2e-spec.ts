@@ -4,7 +4,7 @@ import { type RunningProcess, startApi, startWorker } from '../support/processes
 import { queuedWorkDone } from '../support/queues';
 import { RedisCluster } from '../support/redis-cluster';
 import { RedisSentinelSet } from '../support/redis-sentinel';
-import type { RedisProcess } from '../support/redis-servers';
+import { onTopology, type RedisProcess } from '../support/redis-servers';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, promotionRunsDone, sendEvents, settledModel, type TestEvent } from '../support/training';
 import { Receiver, type WebhookBody } from '../support/webhook-receiver';
@@ -44,12 +44,25 @@ async function sentinelTopology(): Promise<Topology> {
 const EVENT_BATCHES = 30;
 const EVENTS_PER_BATCH = 20;
 
+// One schema and one rate-limited organization for both topologies (each topology is a Redis of its
+// own, so the organization's token bucket starts full on each): the CLI's set-up runs once.
+let suite: TestSuite;
+let limited: OrganizationWithToken;
+
+beforeAll(async () => {
+  suite = await TestSuite.create('redis_topology');
+  limited = await suite.createOrganization('limited', ['--rate-limit', '60', '--burst', '90']);
+}, 120_000);
+
+afterAll(async () => {
+  await suite?.destroy();
+});
+
 describe.each([
-  ['Redis Cluster (3 masters, 3 replicas)', clusterTopology],
-  ['Redis Sentinel (master, replica, 3 sentinels)', sentinelTopology],
-])('Foresight on %s', (_, startTopology) => {
+  ['cluster', 'Redis Cluster (3 masters, 3 replicas)', clusterTopology],
+  ['sentinel', 'Redis Sentinel (master, replica, 3 sentinels)', sentinelTopology],
+])('Foresight on %s: %s', (kind, _, startTopology) => {
   let topology: Topology;
-  let suite: TestSuite;
   let org: OrganizationWithToken;
   let env: Record<string, string>;
   let api: RunningProcess;
@@ -62,20 +75,14 @@ describe.each([
     (await request<{ versions: Array<{ version: number }> }>(`${api.baseUrl}/v1/models/${modelId}/versions`, { token: token() })).body.versions.map((v) => v.version).sort();
 
   beforeAll(async () => {
-    topology = await startTopology();
-    suite = await TestSuite.create('redis_topology');
-    org = await suite.createOrganization('topology', ['--rate-limit', '100000', '--burst', '200000']);
-    // The suite's own Redis server only served the CLI above: every process below runs on the topology.
-    const { REDIS_URL: _singleServer, ...rest } = suite.env;
-    env = { ...rest, ...topology.env(), WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '1s' };
-    api = await startApi(env);
-    worker = await startWorker(env);
-    receiver = await Receiver.start(() => 200);
+    // The topology's servers start while the CLI creates the organization.
+    [topology, org] = await Promise.all([startTopology(), suite.createOrganization(`topology-${kind}`, ['--rate-limit', '100000', '--burst', '200000'])]);
+    env = { ...onTopology(suite.env, topology.env()), WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '1s' };
+    [api, worker, receiver] = await Promise.all([startApi(env), startWorker(env), Receiver.start(() => 200)]);
   }, 180_000);
 
   afterAll(async () => {
     await Promise.all([api?.stop(), worker?.stop(), receiver?.close()]);
-    await suite?.destroy();
     await topology?.stop();
   });
 
@@ -106,8 +113,7 @@ describe.each([
   }, 240_000);
 
   it('limits through the token bucket script on the topology', async () => {
-    const small = await suite.createOrganization('limited', ['--rate-limit', '60', '--burst', '90']);
-    const answers = await Promise.all(Array.from({ length: 150 }, () => request(`${api.baseUrl}/v1/health`, { token: small.token.secret })));
+    const answers = await Promise.all(Array.from({ length: 150 }, () => request(`${api.baseUrl}/v1/health`, { token: limited.token.secret })));
     const allowed = answers.filter((answer) => answer.status === 200).length;
     expect(answers.filter((answer) => answer.status === 429).length).toBe(150 - allowed);
     // 30 held (burst 90 - 60 a minute) plus what refills at one a second while the requests run.
@@ -117,12 +123,18 @@ describe.each([
     expect(api.output()).not.toContain('rate limiter cannot reach Redis');
   }, 60_000);
 
-  // Skipped: an open defect, not a passing test. On this merge, after the master is killed, POST
-  // /v1/models/retrain answers 503 "Redis is unreachable: could not queue the training run" for more
-  // than 60 s on both Cluster and Sentinel (555 answers in a row), while it passed on its branch.
-  // Not yet diagnosed: the request client's status or BullMQ's own connection not following the new
-  // master. Issue 42 stays open for it.
-  it.skip('carries on without a restart when the master holding the queues is killed, losing and doubling nothing acknowledged', async () => {
+  // Sentinel: runs (ioredis's failoverDetector, which ended the client for good after a failover, is off).
+  // Cluster: skipped as an open defect, not a passing test. The request path recovers (the Cluster
+  // client stays 'ready', the retrain is accepted within seconds), but in 6 of 8 runs here some BullMQ
+  // workers of the worker process took no job after the failover while the others carried on:
+  // domain-events announcements or the training job left 'waiting' for minutes (0 of 10 runs failed
+  // while a diagnostic polled the workers' connection statuses every 500 ms). CLIENT LIST on the
+  // promoted master then shows each stuck worker's blocking connection (BullMQ's duplicate of the shared
+  // Cluster client) opened at the failover, its last command a BZPOPMIN ~90 s before, not blocked and
+  // idle since; the workers that recovered hold newer connections, blocked. BullMQ's fetch loop for
+  // those queues waits on something that never settles. Issue 42 stays open for it.
+  const failoverTest = kind === 'cluster' ? it.skip : it;
+  failoverTest('carries on without a restart when the master holding the queues is killed, losing and doubling nothing acknowledged', async () => {
     const victim = await topology.queueMaster();
     const acknowledged = new Set<string>();
     // A client that retries a batch until it is acknowledged, with the same messageIds, as the SDKs do.

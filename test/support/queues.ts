@@ -27,7 +27,10 @@ export async function queuedWorkDone(
         for (const queue of opened) {
           const open = await queue.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'waiting-children']);
           const left = open.filter((job) => !job.repeatJobKey && concerns(job.data as Record<string, unknown>));
-          if (left.length > 0) throw new Error(`${queue.name} still holds ${left.map((job) => `${job.name} (${job.id})`).join(', ')}`);
+          if (left.length > 0) {
+            const states = await Promise.all(left.map(async (job) => `${job.name} (${job.id}, ${await job.getState()})`));
+            throw new Error(`${queue.name} still holds ${states.join(', ')}`);
+          }
         }
         return true;
       },

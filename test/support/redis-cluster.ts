@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from './eventually';
-import { NODE_PASSWORD, nodeArgs, redisCli, RedisProcess, topologyDir } from './redis-servers';
+import { NODE_PASSWORD, nodeArgs, redisCli, RedisProcess, startTogether, topologyDir } from './redis-servers';
 
 /** A node stops counting as up this long after it stops answering; its replica is promoted soon after. */
 const NODE_TIMEOUT_MS = 1_000;
@@ -19,19 +19,19 @@ export class RedisCluster {
 
   static async start(): Promise<RedisCluster> {
     const dir = topologyDir('cluster');
-    const nodes: RedisProcess[] = [];
+    let nodes: RedisProcess[] = [];
     try {
-      for (let i = 0; i < 6; i++) {
-        const nodeDir = join(dir.path, `node-${i}`);
-        mkdirSync(nodeDir);
-        nodes.push(
-          await RedisProcess.start(
+      nodes = await startTogether(
+        Array.from({ length: 6 }, (_, i) => () => {
+          const nodeDir = join(dir.path, `node-${i}`);
+          mkdirSync(nodeDir);
+          return RedisProcess.start(
             nodeDir,
             (port) => [...nodeArgs(port), '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(NODE_TIMEOUT_MS), '--dir', nodeDir],
             NODE_PASSWORD,
-          ),
-        );
-      }
+          );
+        }),
+      );
       redisCli(['-a', NODE_PASSWORD, '--no-auth-warning', '--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '1', '--cluster-yes']);
       const cluster = new RedisCluster(nodes, dir);
       await cluster.settled();

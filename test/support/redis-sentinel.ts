@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from './eventually';
-import { NODE_PASSWORD, nodeArgs, RedisProcess, topologyDir, writeConfig } from './redis-servers';
+import { NODE_PASSWORD, nodeArgs, RedisProcess, startTogether, topologyDir, writeConfig } from './redis-servers';
 
 export const MASTER_NAME = 'foresight-main';
 /** The sentinels' own password (requirepass in sentinel.conf), so the tests exercise REDIS_SENTINEL_PASSWORD. */
@@ -30,34 +30,34 @@ export class RedisSentinelSet {
       const masterDir = inDir('master');
       const master = await RedisProcess.start(masterDir, (port) => [...nodeArgs(port), '--dir', masterDir], NODE_PASSWORD);
       started.push(master);
+      // The replica and the sentinels need only the master's port: they start at once.
       const replicaDir = inDir('replica');
-      const replica = await RedisProcess.start(replicaDir, (port) => [...nodeArgs(port), '--dir', replicaDir, '--replicaof', '127.0.0.1', String(master.port)], NODE_PASSWORD);
-      started.push(replica);
-      const sentinels: RedisProcess[] = [];
-      for (let i = 0; i < 3; i++) {
-        const sentinelDir = inDir(`sentinel-${i}`);
-        // Sentinel rewrites its file (what it learns of replicas and peers): one file each.
-        const sentinel = await RedisProcess.start(
-          sentinelDir,
-          (port) => [
-            writeConfig(sentinelDir, 'sentinel.conf', [
-              `port ${port}`,
-              'bind 127.0.0.1',
-              `dir ${sentinelDir}`,
-              `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${master.port} 2`,
-              `sentinel auth-pass ${MASTER_NAME} ${NODE_PASSWORD}`,
-              `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
-              `sentinel failover-timeout ${MASTER_NAME} 10000`,
-              `requirepass ${SENTINEL_PASSWORD}`,
-              `sentinel sentinel-pass ${SENTINEL_PASSWORD}`,
-            ]),
-            '--sentinel',
-          ],
-          SENTINEL_PASSWORD,
-        );
-        started.push(sentinel);
-        sentinels.push(sentinel);
-      }
+      const [replica, ...sentinels] = await startTogether([
+        () => RedisProcess.start(replicaDir, (port) => [...nodeArgs(port), '--dir', replicaDir, '--replicaof', '127.0.0.1', String(master.port)], NODE_PASSWORD),
+        ...Array.from({ length: 3 }, (_, i) => () => {
+          const sentinelDir = inDir(`sentinel-${i}`);
+          // Sentinel rewrites its file (what it learns of replicas and peers): one file each.
+          return RedisProcess.start(
+            sentinelDir,
+            (port) => [
+              writeConfig(sentinelDir, 'sentinel.conf', [
+                `port ${port}`,
+                'bind 127.0.0.1',
+                `dir ${sentinelDir}`,
+                `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${master.port} 2`,
+                `sentinel auth-pass ${MASTER_NAME} ${NODE_PASSWORD}`,
+                `sentinel down-after-milliseconds ${MASTER_NAME} 1000`,
+                `sentinel failover-timeout ${MASTER_NAME} 10000`,
+                `requirepass ${SENTINEL_PASSWORD}`,
+                `sentinel sentinel-pass ${SENTINEL_PASSWORD}`,
+              ]),
+              '--sentinel',
+            ],
+            SENTINEL_PASSWORD,
+          );
+        }),
+      ]);
+      started.push(replica, ...sentinels);
       const set = new RedisSentinelSet([master, replica], sentinels, dir);
       await set.settled(master);
       return set;

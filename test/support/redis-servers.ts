@@ -68,12 +68,33 @@ export class RedisProcess {
   }
 }
 
+/** Starts servers at once (each waits only for its own PING), in order; if one fails, stops those that started and throws. */
+export async function startTogether(starts: Array<() => Promise<RedisProcess>>): Promise<RedisProcess[]> {
+  const results = await Promise.allSettled(starts.map((start) => start()));
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  const started = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  if (failed) {
+    await Promise.all(started.map((server) => server.stop()));
+    throw failed.reason;
+  }
+  return started;
+}
+
 /** Settings every test node shares: loopback, a password, no eviction, AOF as production needs. */
 export function nodeArgs(port: number): string[] {
   return [
     '--port', String(port), '--bind', '127.0.0.1', '--requirepass', NODE_PASSWORD, '--masterauth', NODE_PASSWORD,
     '--appendonly', 'yes', '--save', '', '--maxmemory-policy', 'noeviction',
   ];
+}
+
+/**
+ * A suite's environment moved onto a topology: its own Redis server only serves the CLI that set the
+ * suite up (migrations, organizations); every process started with this environment runs on the topology.
+ */
+export function onTopology(suiteEnv: Record<string, string>, topologyEnv: Record<string, string>): Record<string, string> {
+  const { REDIS_URL: _singleServer, ...rest } = suiteEnv;
+  return { ...rest, ...topologyEnv };
 }
 
 /** A temporary directory for one topology, removed by `remove`. */

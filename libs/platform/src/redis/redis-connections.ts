@@ -84,8 +84,11 @@ function sentinelOptions(topology: SentinelTopology, behaviour: ConnectionBehavi
     sentinelRetryStrategy: reconnectDelay,
     sentinelTLS: topology.tls ? {} : undefined,
     enableTLSForSentinelMode: topology.tls,
-    // Told by the sentinels of a failover at once, instead of finding out when the old master stops answering.
-    failoverDetector: true,
+    // No `failoverDetector`: its sentinel subscriptions outlive the connection to a master that died, and
+    // the +switch-master they then receive closes the connector in the middle of the reconnect already
+    // under way; ioredis takes that for a deliberate close and ends the client for good ('end', every
+    // command "Connection is closed."). A killed master closes its sockets, so each reconnect asks the
+    // sentinels again and reaches the promoted replica without it.
   };
 }
 
