@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     // One round of the seven faults per 15 minutes: a fault every ~2 min in the default 30.
     faultRounds: Math.max(1, Math.floor(MINUTES / 15)),
     recoveryBoundMs: RECOVERY_BOUND_S * 1000,
+    warmupMs: Math.max(30_000, MINUTES * 60_000 * 0.15),
     judgeMemory: true,
   });
   const failures = printChecks(checks);

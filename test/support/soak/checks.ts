@@ -1,5 +1,5 @@
 import { userIdColumns } from '../user-id-columns';
-import { type Receiver, verifySignature, type WebhookBody } from '../webhook-receiver';
+import type { Receiver, WebhookBody } from '../webhook-receiver';
 import type { SoakCluster } from './cluster';
 import type { FaultWindow } from './faults';
 import type { RequestKind, Sample, SoakLoad } from './load';
@@ -44,21 +44,45 @@ export async function eventsCheck(cluster: SoakCluster, load: SoakLoad): Promise
   };
 }
 
-/** Every erased user gone from every PostgreSQL column holding a user id, and from every Redis key and value. */
+/** Columns that say when a row was stored, for the diagnosis of a row an erasure left (first found wins). */
+const STORED_AT_COLUMNS = ['received_at', 'predicted_at', 'created_at', 'updated_at'];
+
+/**
+ * Every erased user gone from every PostgreSQL column holding a user id, and from every Redis key and
+ * value. The load names a user no more once their erasure is asked for, and asks only when every
+ * request naming them has ended (retries included): a row left is one the erasure (and its sweep)
+ * missed, not data sent after it. Each row left says when it was stored relative to the erasure's answer.
+ */
 export async function erasureCheck(cluster: SoakCluster, load: SoakLoad): Promise<Check> {
-  const users = [...load.erased];
+  const users = [...load.erased.keys()];
   const failures: string[] = [];
+  if (load.sentAfterErasure > 0) failures.push(`the load named an erased user in ${load.sentAfterErasure} requests after asking for the erasure`);
+  for (const user of load.refusedErasures) failures.push(`the erasure of ${user} was never answered 200 (nor 404) through every retry`);
   if (users.length > 0) {
+    const storedAt = await cluster.sql<{ table: string; column: string }>(
+      `SELECT table_name AS "table", column_name AS "column" FROM information_schema.columns WHERE table_schema = 'public' AND column_name = ANY($1)`,
+      [STORED_AT_COLUMNS],
+    );
     for (const { table, column } of await userIdColumns(cluster)) {
-      const rows = await cluster.sql<{ user: string; n: number }>(`SELECT ${column} AS user, count(*)::int AS n FROM ${table} WHERE ${column} = ANY($1) GROUP BY 1`, [users]);
-      for (const row of rows) failures.push(`${table}.${column} still holds ${row.n} rows of erased ${row.user}`);
+      const at = STORED_AT_COLUMNS.find((c) => storedAt.some((s) => s.table === table && s.column === c));
+      const rows = await cluster.sql<{ user: string; n: number; newest: Date | null }>(
+        `SELECT ${column} AS user, count(*)::int AS n, ${at === undefined ? 'NULL' : `max(${at})`} AS newest FROM ${table} WHERE ${column} = ANY($1) GROUP BY 1`,
+        [users],
+      );
+      for (const row of rows) {
+        const answered = load.erased.get(row.user) as number;
+        const when = row.newest === null ? '' : ` (newest ${at} ${((row.newest.getTime() - answered) / 1000).toFixed(1)} s after the erasure was answered)`;
+        failures.push(`${table}.${column} still holds ${row.n} rows of erased ${row.user}${when}`);
+      }
     }
     failures.push(...(await redisMentions(cluster, users)));
   }
+  const records = await cluster.sql<{ status: string }>('SELECT status FROM erasures WHERE organization_id = $1', [cluster.organizationId]);
   return {
     title: 'erasures: gone from every store',
     lines: [
-      `users erased: ${users.length}${load.unconfirmedErasures.length > 0 ? ` (${load.unconfirmedErasures.length} whose DELETE never answered 200/404)` : ''}`,
+      `users erased: ${users.length}; erasures refused through every retry: ${load.refusedErasures.length}; erasure records: ${histogram(records.map((r) => r.status)) || 'none'}`,
+      `requests naming an erased user after its erasure was asked: ${load.sentAfterErasure}`,
       `PostgreSQL columns and Redis keys/values still naming one: ${failures.length}`,
     ],
     failures,
@@ -93,11 +117,11 @@ async function redisMentions(cluster: SoakCluster, users: string[]): Promise<str
   return found;
 }
 
-/** What the receiver answered to each request, in order (the 20% failures are drawn when a request arrives). */
-export type ReceiverAnswers = number[];
+/** What the receiver answered to each request, in order (the 20% failures are drawn when a request arrives), and whether its signature held when it arrived. */
+export type ReceiverAnswers = Array<{ status: number; signed: boolean }>;
 
 /** Every webhook event the service recorded reached the receiver with a 2xx at least once, signed, and never twice with a 2xx. */
-export async function webhooksCheck(cluster: SoakCluster, receiver: Receiver, answers: ReceiverAnswers, secret: string): Promise<Check> {
+export async function webhooksCheck(cluster: SoakCluster, receiver: Receiver, answers: ReceiverAnswers): Promise<Check> {
   const deliveries = await cluster.sql<{ eventId: string; type: string; status: string; attempts: number }>(
     'SELECT event_id AS "eventId", event_type AS type, status, attempts FROM webhook_deliveries WHERE organization_id = $1',
     [cluster.organizationId],
@@ -105,9 +129,9 @@ export async function webhooksCheck(cluster: SoakCluster, receiver: Receiver, an
   const bodies: WebhookBody[] = receiver.bodies();
   const succeeded = new Map<string, number>();
   let unsigned = 0;
-  for (const [i, request] of receiver.requests.entries()) {
-    if (!verifySignature(secret, request)) unsigned += 1;
-    if (answers[i] >= 200 && answers[i] < 300) succeeded.set(bodies[i].id, (succeeded.get(bodies[i].id) ?? 0) + 1);
+  for (const [i, { status, signed }] of answers.entries()) {
+    if (!signed) unsigned += 1;
+    if (status >= 200 && status < 300) succeeded.set(bodies[i].id, (succeeded.get(bodies[i].id) ?? 0) + 1);
   }
   const undelivered = deliveries.filter((d) => !succeeded.has(d.eventId));
   const twice = [...succeeded].filter(([, n]) => n > 1);
@@ -117,8 +141,8 @@ export async function webhooksCheck(cluster: SoakCluster, receiver: Receiver, an
     title: 'webhooks: at least once, signed, never twice with a 2xx',
     lines: [
       `webhook events recorded: ${deliveries.length} (${byType}); delivery states: ${byStatus}`,
-      `requests received: ${receiver.requests.length}, answered 2xx: ${answers.filter((a) => a < 300).length}, answered 500: ${answers.filter((a) => a >= 500).length}`,
-      `events never answered 2xx: ${undelivered.length}; answered 2xx more than once: ${twice.length}; unsigned or badly signed requests: ${unsigned}`,
+      `requests received: ${receiver.requests.length}, answered 2xx: ${answers.filter((a) => a.status < 300).length}, answered 500: ${answers.filter((a) => a.status >= 500).length}`,
+      `events never answered 2xx: ${undelivered.length}; answered 2xx more than once: ${twice.length}; unsigned or badly signed on arrival: ${unsigned}`,
     ],
     failures: [
       ...(deliveries.length === 0 ? ['no webhook event was recorded: the load made none to check'] : []),
@@ -129,25 +153,32 @@ export async function webhooksCheck(cluster: SoakCluster, receiver: Receiver, an
   };
 }
 
-/** Every scoring run completed, each with every (user, model) it scored logged once. */
-export async function scoringCheck(cluster: SoakCluster): Promise<Check> {
-  const runs = await cluster.sql<{ id: string; trigger: string; state: string; scored: number; total: number | null; rows: number; pairs: number }>(
-    `SELECT r.id, r.trigger, r.state, r.scored, r.total,
+/**
+ * Every scoring run completed, each with every (user, model) it scored logged once. Every run the
+ * service recorded counts, whether or not its answer reached the load (a 202 lost with a killed API
+ * still leaves a run that GET /v1/scoring-runs shows): each unfinished one says which it was.
+ */
+export async function scoringCheck(cluster: SoakCluster, load: SoakLoad): Promise<Check> {
+  const runs = await cluster.sql<{ id: string; trigger: string; state: string; createdAt: Date; scored: number; total: number | null; rows: number; pairs: number }>(
+    `SELECT r.id, r.trigger, r.state, r.created_at AS "createdAt", r.scored, r.total,
             (SELECT count(*)::int FROM predictions p WHERE p.organization_id = r.organization_id AND p.scoring_run = r.id) AS rows,
             (SELECT count(DISTINCT (p.user_id, p.model_id))::int FROM predictions p WHERE p.organization_id = r.organization_id AND p.scoring_run = r.id) AS pairs
        FROM scoring_runs r WHERE r.organization_id = $1 ORDER BY r.created_at`,
     [cluster.organizationId],
   );
   const unfinished = runs.filter((r) => r.state !== 'completed');
+  const models = await cluster.sql<{ status: string }>('SELECT status FROM models WHERE organization_id = $1', [cluster.organizationId]);
+  const retrains = load.samples.filter((s) => s.kind === 'retrain');
   const repeated = runs.filter((r) => r.rows !== r.pairs);
   return {
     title: 'scoring runs: complete, each user once',
     lines: [
       `scoring runs: ${runs.length} (${histogram(runs.map((r) => r.trigger))}); states: ${histogram(runs.map((r) => r.state))}`,
-      `users scored per run: ${runs.map((r) => r.scored).join(', ') || 'none'}; runs logging a user twice: ${repeated.length}`,
+      `users scored/to score per run: ${runs.map((r) => `${r.scored}/${r.total ?? '?'}`).join(', ') || 'none'}; runs logging a user twice: ${repeated.length}`,
+      `retrain requests answered: ${histogram(retrains.map((s) => s.status)) || 'none'}; model status at the end: ${histogram(models.map((m) => m.status))}`,
     ],
     failures: [
-      ...unfinished.map((r) => `scoring run ${r.id} (${r.trigger}) ended ${r.state}`),
+      ...unfinished.map((r) => `scoring run ${r.id} (${r.trigger}${r.trigger === 'manual' ? `, ${load.scoringRuns.includes(r.id) ? 'acknowledged to the load' : 'never acknowledged to the load'}` : ''}, recorded ${r.createdAt.toISOString()}) ended ${r.state}`),
       ...repeated.map((r) => `scoring run ${r.id} logged ${r.rows} predictions for ${r.pairs} (user, model) pairs`),
     ],
   };
@@ -163,14 +194,34 @@ export function exitsCheck(cluster: SoakCluster): Check {
   };
 }
 
+/** What the processes logged at error level, grouped by process and message: the story behind a 500 or a failed job. */
+export function loggedErrorsCheck(cluster: SoakCluster): Check {
+  const lines: string[] = [];
+  for (const process of cluster.processes) {
+    const summaries = process.loggedErrors().map((line) => {
+      try {
+        const entry = JSON.parse(line) as { msg?: string; err?: { type?: string; message?: string } };
+        return `${entry.msg ?? ''}${entry.err ? `: ${entry.err.type ?? ''} ${entry.err.message ?? ''}` : ''}`.replace(/\s+/g, ' ').slice(0, 200);
+      } catch {
+        return line.slice(0, 200);
+      }
+    });
+    if (summaries.length > 0) lines.push(`${process.name}: ${summaries.length}`, ...counted(summaries).map((h) => `  ${h}`));
+  }
+  return { title: 'logged errors (context, not judged)', lines: lines.length > 0 ? lines : ['none'], failures: [] };
+}
+
 const isError = (s: Sample) => !s.status.startsWith('2') && s.status !== '409' && !(s.kind === 'erase' && s.status === '404');
 
 /**
  * Per fault: the error rate while it lasted and after it, and the recovery time: from the fault's end
  * until the last failed request before the next fault. `boundMs` is judged only when given (the soak
- * judges it; the suite, which asserts no timing, does not).
+ * judges it; the suite, which asserts no timing, does not, nor does a run too short to leave the bound
+ * between faults): then on every fault, each followed by load for longer than the bound (the schedule
+ * leaves that much quiet after each; a fault the load did not outlast by that much fails, rather than
+ * passing unseen).
  */
-export function faultsCheck(samples: Sample[], windows: FaultWindow[], boundMs?: number): Check {
+export function faultsCheck(samples: Sample[], windows: FaultWindow[], loadEnd: number, boundMs?: number): Check {
   const lines = [`${'fault'.padEnd(32)}${'lasted s'.padStart(9)}${'during: req'.padStart(12)}${'errors'.padStart(9)}${'after: req'.padStart(12)}${'errors'.padStart(9)}${'recovered in s'.padStart(16)}`];
   const failures: string[] = [];
   for (const w of windows) {
@@ -178,12 +229,13 @@ export function faultsCheck(samples: Sample[], windows: FaultWindow[], boundMs?:
     const after = samples.filter((s) => s.at >= w.end && s.at < w.until);
     const lastFailure = Math.max(w.end, ...after.filter(isError).map((s) => s.at));
     const recoveryMs = lastFailure - w.end;
-    const judged = w.until - w.end >= (boundMs ?? 0) + 10_000;
+    const judged = Math.min(w.until, loadEnd) - w.end > (boundMs ?? 0);
     const rate = (group: Sample[]) => `${((group.filter(isError).length / Math.max(1, group.length)) * 100).toFixed(1)}%`;
     lines.push(
       `${w.kind.padEnd(32)}${((w.end - w.start) / 1000).toFixed(1).padStart(9)}${String(during.length).padStart(12)}${rate(during).padStart(9)}` +
-        `${String(after.length).padStart(12)}${rate(after).padStart(9)}${(recoveryMs / 1000).toFixed(1).padStart(16)}${judged ? '' : '  (not judged: the next fault came too soon)'}`,
+        `${String(after.length).padStart(12)}${rate(after).padStart(9)}${(recoveryMs / 1000).toFixed(1).padStart(16)}${judged ? '' : '  (not judged: the load ended or the next fault came within the bound)'}`,
     );
+    if (boundMs !== undefined && !judged) failures.push(`${w.kind}: the load did not go on for the recovery bound after it, so its recovery was not seen`);
     if (boundMs !== undefined && judged && recoveryMs > boundMs) failures.push(`${w.kind}: errors went on ${(recoveryMs / 1000).toFixed(1)} s after the fault, past the bound of ${boundMs / 1000} s`);
     const errors = histogram([...during, ...after].filter(isError).map((s) => `${s.kind} ${s.status}`));
     if (errors) lines.push(`  errors: ${errors}`);
@@ -192,16 +244,17 @@ export function faultsCheck(samples: Sample[], windows: FaultWindow[], boundMs?:
   return { title: 'faults: error rates and recovery', lines, failures };
 }
 
-/** p50 and p99 per phase: "steady" (no fault and no recovery under way), and each fault from its start to the next one. */
+/** p50 and p99 per phase: before the first fault, each fault from its start to the next one, after the last. */
 export function latencyCheck(samples: Sample[], windows: FaultWindow[], loadStart: number): Check {
-  const phaseOf = (s: Sample) => windows.find((w) => s.at >= w.start && s.at < w.until)?.kind ?? (s.at < (windows[0]?.start ?? Infinity) ? 'before faults' : 'after faults');
-  const phases = new Map<string, Sample[]>();
-  for (const s of samples) {
-    if (s.at < loadStart) continue;
-    const name = phaseOf(s);
-    phases.set(name, [...(phases.get(name) ?? []), s]);
-  }
-  const lines = [`${'phase'.padEnd(32)}${'kind'.padEnd(15)}${'requests'.padStart(9)}${'errors'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`];
+  const names = windows.map((w, i) => `${i + 1}. ${w.kind}`);
+  const phaseOf = (s: Sample) => {
+    const i = windows.findIndex((w) => s.at >= w.start && s.at < w.until);
+    return i >= 0 ? names[i] : s.at < (windows[0]?.start ?? Infinity) ? 'before faults' : 'after faults';
+  };
+  // In time order: before the first fault, each fault until the next, after the last (and the odd sample in the ms between two).
+  const phases = new Map<string, Sample[]>(['before faults', ...names, 'after faults'].map((name) => [name, []]));
+  for (const s of samples) if (s.at >= loadStart) phases.get(phaseOf(s))?.push(s);
+  const lines = [`${'phase'.padEnd(35)}${'kind'.padEnd(15)}${'requests'.padStart(9)}${'errors'.padStart(8)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`];
   const kinds: RequestKind[] = ['events batch', 'event', 'sdk /v1/b', 'predict', 'predict batch'];
   for (const [name, group] of phases) {
     for (const kind of kinds) {
@@ -209,16 +262,21 @@ export function latencyCheck(samples: Sample[], windows: FaultWindow[], loadStar
       if (ofKind.length === 0) continue;
       const ms = ofKind.filter((s) => !s.status.startsWith('network')).map((s) => s.ms).sort((a, b) => a - b);
       const at = (q: number) => (ms.length === 0 ? NaN : ms[Math.min(ms.length - 1, Math.floor(ms.length * q))]);
-      lines.push(`${name.padEnd(32)}${kind.padEnd(15)}${String(ofKind.length).padStart(9)}${String(ofKind.filter(isError).length).padStart(8)}${at(0.5).toFixed(1).padStart(9)}${at(0.99).toFixed(1).padStart(9)}`);
+      lines.push(`${name.padEnd(35)}${kind.padEnd(15)}${String(ofKind.length).padStart(9)}${String(ofKind.filter(isError).length).padStart(8)}${at(0.5).toFixed(1).padStart(9)}${at(0.99).toFixed(1).padStart(9)}`);
     }
   }
   return { title: 'latency per phase (context, not judged)', lines, failures: [] };
 }
 
 export function histogram(values: string[]): string {
+  return counted(values).join(', ');
+}
+
+/** Each distinct value with its count (`value xN`), in alphabetical order. */
+function counted(values: string[]): string[] {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([v, n]) => `${v} x${n}`).join(', ');
+  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([v, n]) => `${v} x${n}`);
 }
 
 export function printChecks(checks: Check[]): string[] {

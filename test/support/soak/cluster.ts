@@ -20,6 +20,8 @@ export class Supervised {
   /** Every pid this slot ran, for the RSS samples. */
   readonly incarnations: Array<{ pid: number; startedAt: number }> = [];
   unplannedExits: string[] = [];
+  /** Error-level log lines of the incarnations that ended (the current one's are read from its output). */
+  private readonly pastErrors: string[] = [];
   private stopping = false;
   private killing = false;
 
@@ -48,6 +50,7 @@ export class Supervised {
   /** kill -9, then started again by the supervisor; resolves once the new process is up. */
   async crash(): Promise<void> {
     this.killing = true;
+    if (this.current) this.pastErrors.push(...errorLines(this.current.output()));
     await this.current?.kill();
     this.killing = false;
     await this.start();
@@ -62,12 +65,22 @@ export class Supervised {
     return this.current?.output() ?? '';
   }
 
+  /** Every error-level log line (pino level 50 and above) this slot's processes wrote. */
+  loggedErrors(): string[] {
+    return [...this.pastErrors, ...errorLines(this.output())];
+  }
+
   private async exited(running: RunningProcess, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     if (this.stopping || this.killing || running !== this.current) return;
+    this.pastErrors.push(...errorLines(running.output()));
     this.unplannedExits.push(`${this.name} exited (${code ?? signal}) at ${new Date().toISOString()}: ${running.output().slice(-1500)}`);
     await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS));
     if (!this.stopping) await this.start();
   }
+}
+
+function errorLines(output: string): string[] {
+  return output.split('\n').filter((line) => /"level":(5|6)\d/.test(line));
 }
 
 /**

@@ -34,22 +34,23 @@ export interface FaultWindow {
 /**
  * Every fault kind once per round, in an order drawn from `random` (the seed makes a run repeatable),
  * spread evenly over [startMs, endMs) after `begin`. Faults never overlap: each waits for the previous
- * one's component to be back. The last API and worker are the ones killed: the first of each runs the
- * whole time, so its memory can be followed.
+ * one's component to be back, and then for at least `quietMs` (so recovery from each can be judged
+ * before the next; a slow fault delays the rest). The last API and worker are the ones killed: the
+ * first of each runs the whole time, so its memory can be followed.
  */
-export async function injectFaults(cluster: SoakCluster, random: Random, begin: number, startMs: number, endMs: number, rounds = 1): Promise<FaultWindow[]> {
+export async function injectFaults(cluster: SoakCluster, random: Random, begin: number, startMs: number, endMs: number, rounds = 1, quietMs = 0): Promise<FaultWindow[]> {
   const schedule = Array.from({ length: rounds }, () => shuffled(FAULT_KINDS, random)).flat();
   const spacing = (endMs - startMs) / schedule.length;
   const windows: FaultWindow[] = [];
   for (const [i, kind] of schedule.entries()) {
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, begin + startMs + i * spacing - Date.now())));
+    const due = Math.max(begin + startMs + i * spacing, windows[windows.length - 1]?.until ?? 0);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
     const start = Date.now();
     console.log(`[${new Date(start).toISOString()}] fault: ${kind}`);
     await inject(cluster, kind);
     const end = Date.now();
     console.log(`[${new Date(end).toISOString()}] fault over after ${((end - start) / 1000).toFixed(1)} s: ${kind}`);
-    // A fault that outlasted its slot leaves no time after it: the next one starts at once.
-    windows.push({ kind, start, end, until: Math.max(end, begin + startMs + (i + 1) * spacing) });
+    windows.push({ kind, start, end, until: Math.max(end + quietMs, begin + startMs + (i + 1) * spacing) });
   }
   return windows;
 }

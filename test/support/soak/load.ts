@@ -29,6 +29,8 @@ export interface LoadOptions {
 /** Attempts per request, the API alternating, with a growing pause: a client SDK's retries, the same messageIds each time. */
 const ATTEMPTS = 6;
 const RETRY_PAUSE_MS = 1_000;
+/** An erasure is retried for minutes (the pauses grow by a second each time: about 4.6 min in all), as a person or a script would. */
+const ERASE_ATTEMPTS = 24;
 /** Requests of one loop in flight at once: a paused database must not pile up unbounded work in the client. */
 const MAX_IN_FLIGHT = 48;
 const EVENTS_PER_BATCH = 20;
@@ -48,11 +50,19 @@ export class SoakLoad {
   /** messageId → userId of every event sent, and of every event an answer acknowledged. */
   readonly sent = new Map<string, string>();
   readonly acknowledged = new Map<string, string>();
-  /** Users whose erasure was answered (200, or 404 when a retry found them gone already). */
-  readonly erased = new Set<string>();
+  /** Users erased (answered 200, or 404 when a retry found them gone already), each with when the DELETE that did it was answered. */
+  readonly erased = new Map<string, number>();
+  /** Users whose DELETE never answered 200/404 through every retry: not erased, their events still count. */
+  readonly refusedErasures: string[] = [];
+  /** Requests that named a user after the user's erasure was asked for: the load's own promise that it sends nothing then. */
+  sentAfterErasure = 0;
   readonly scoringRuns: string[] = [];
   readonly retrains: number[] = [];
   private readonly live: Set<string>;
+  /** Users being erased or erased: the load names them no more. */
+  private readonly erasing = new Set<string>();
+  /** Per user, requests naming them still in flight (every retry included). */
+  private readonly inFlight = new Map<string, number>();
   private readonly erasable: string[];
   private sequence = 0;
   private next = 0;
@@ -66,22 +76,29 @@ export class SoakLoad {
     this.erasable = [...options.erasable];
   }
 
-  /** Runs every loop until `durationMs` has passed, and waits for their requests to end. */
-  async run(durationMs: number): Promise<void> {
+  /**
+   * Runs every loop until `durationMs` has passed, ingestion and predictions also until `notBefore`
+   * settles (the faults, should they outlast the planned time), and waits for their requests to end.
+   */
+  async run(durationMs: number, notBefore: Promise<unknown> = Promise.resolve()): Promise<void> {
     const until = performance.now() + durationMs;
+    let released = false;
+    const release = () => (released = true);
+    notBefore.then(release, release);
+    const going = () => performance.now() < until || !released;
     await Promise.all([
-      this.fixedRate(this.options.rate, until, () => this.ingest()),
-      this.fixedRate(this.options.rate / 2, until, () => this.predict()),
+      this.fixedRate(this.options.rate, going, () => this.ingest()),
+      this.fixedRate(this.options.rate / 2, going, () => this.predict()),
       this.every(this.options.retrainEveryMs, until, () => this.retrain()),
       this.every(this.options.scoreEveryMs, until, () => this.score()),
       this.every(this.options.eraseEveryMs, until, () => this.erase()),
     ]);
   }
 
-  private async fixedRate(perSecond: number, until: number, send: () => Promise<void>): Promise<void> {
+  private async fixedRate(perSecond: number, going: () => boolean, send: () => Promise<void>): Promise<void> {
     const inFlight = new Set<Promise<void>>();
     const started = performance.now();
-    for (let i = 0; performance.now() < until; i++) {
+    for (let i = 0; going(); i++) {
       await sleep(started + (i * 1000) / perSecond - performance.now());
       // Past the bound the request waits for a slot: the client is as stuck as the service.
       while (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
@@ -99,8 +116,31 @@ export class SoakLoad {
   }
 
   private user(): string {
+    return this.distinctUsers(1)[0];
+  }
+
+  /** `n` different users drawn from those still live (a partial shuffle). */
+  private distinctUsers(n: number): string[] {
     const users = [...this.live];
-    return users[Math.floor(this.random() * users.length)];
+    const count = Math.min(n, users.length);
+    for (let i = 0; i < count; i++) {
+      const j = i + Math.floor(this.random() * (users.length - i));
+      [users[i], users[j]] = [users[j], users[i]];
+    }
+    return users.slice(0, count);
+  }
+
+  /** Runs `request`, which names `users`, counting it in flight for each of them until its last retry ends. */
+  private async naming<T>(users: string[], request: () => Promise<T>): Promise<T> {
+    for (const user of users) {
+      if (this.erasing.has(user)) this.sentAfterErasure += 1;
+      this.inFlight.set(user, (this.inFlight.get(user) ?? 0) + 1);
+    }
+    try {
+      return await request();
+    } finally {
+      for (const user of users) this.inFlight.set(user, (this.inFlight.get(user) ?? 1) - 1);
+    }
   }
 
   private async ingest(): Promise<void> {
@@ -115,7 +155,7 @@ export class SoakLoad {
       return { messageId, userId, event: checkout ? 'checkout' : 'click', properties: checkout ? {} : { button: 'browse' } };
     });
     const token = this.cluster.token;
-    const ok = await this.attempt(kind, (baseUrl) => {
+    const ok = await this.naming([...new Set(events.map((e) => e.userId))], () => this.attempt(kind, (baseUrl) => {
       if (kind === 'sdk /v1/b') {
         // Segment's mobile SDKs: Basic auth with the write key, text/plain, `{batch}` of typed calls.
         const batch = events.map((e) => ({ type: 'track', ...e, timestamp: new Date().toISOString() }));
@@ -130,18 +170,21 @@ export class SoakLoad {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify(kind === 'event' ? events[0] : events),
       });
-    });
+    }));
     if (ok) for (const e of events) this.acknowledged.set(e.messageId, e.userId);
   }
 
   private async predict(): Promise<void> {
     if (this.random() < 0.9) {
       const user = this.user();
-      await this.attempt('predict', (baseUrl) => fetch(`${baseUrl}/v1/predict?userId=${encodeURIComponent(user)}`, { headers: this.bearer() }), 1);
+      await this.naming([user], () => this.attempt('predict', (baseUrl) => fetch(`${baseUrl}/v1/predict?userId=${encodeURIComponent(user)}`, { headers: this.bearer() }), 1));
       return;
     }
-    const userIds = Array.from({ length: USERS_PER_PREDICT_BATCH }, () => this.user());
-    await this.attempt('predict batch', (baseUrl) => fetch(`${baseUrl}/v1/predict/batch`, { method: 'POST', headers: this.json(), body: JSON.stringify({ userIds }) }), 1);
+    // CONTRACT.md: 1 to 1,000 ids, each named once (a repeated id is answered 400).
+    const userIds = this.distinctUsers(USERS_PER_PREDICT_BATCH);
+    await this.naming(userIds, () =>
+      this.attempt('predict batch', (baseUrl) => fetch(`${baseUrl}/v1/predict/batch`, { method: 'POST', headers: this.json(), body: JSON.stringify({ userIds }) }), 1),
+    );
   }
 
   private async retrain(): Promise<void> {
@@ -160,19 +203,21 @@ export class SoakLoad {
     if (runId !== undefined) this.scoringRuns.push(runId);
   }
 
-  /** Takes a user out of the traffic, lets requests about them finish, then erases them (retried through faults). */
+  /**
+   * Takes a user out of the traffic, waits until every request naming them has ended (its last retry
+   * included), then erases them (retried through faults). From then on nothing the load sends names
+   * the user, so whatever of theirs is stored at the end is what the erasure missed, not data sent after it.
+   */
   private async erase(): Promise<void> {
     const user = this.erasable.shift();
     if (user === undefined) return;
     this.live.delete(user);
-    await sleep(5_000);
-    const done = await this.attempt('erase', (baseUrl) => fetch(`${baseUrl}/v1/users?userId=${encodeURIComponent(user)}`, { method: 'DELETE', headers: this.bearer() }), ATTEMPTS * 2, [404]);
-    // Erased, or never confirmed: either way it must be gone by the checks (the service's sweep re-checks).
-    this.erased.add(user);
-    if (!done) this.unconfirmedErasures.push(user);
+    this.erasing.add(user);
+    while ((this.inFlight.get(user) ?? 0) > 0) await sleep(200);
+    const done = await this.attempt('erase', (baseUrl) => fetch(`${baseUrl}/v1/users?userId=${encodeURIComponent(user)}`, { method: 'DELETE', headers: this.bearer() }), ERASE_ATTEMPTS, [404]);
+    if (done) this.erased.set(user, Date.now());
+    else this.refusedErasures.push(user);
   }
-
-  readonly unconfirmedErasures: string[] = [];
 
   /** Sends `send` to the APIs in turn until it answers 2xx (or an `accepted` status); one sample per attempt. */
   private async attempt(kind: RequestKind, send: (baseUrl: string) => Promise<Response>, attempts = ATTEMPTS, accepted: number[] = []): Promise<boolean> {

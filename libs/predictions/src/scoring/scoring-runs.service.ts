@@ -34,6 +34,7 @@ import {
   SCORING_RUN,
   type ScoringRunState,
   SET_SCORING_SHARD_TOTAL_ONCE,
+  UNFINISHED_SCORING_RUNS,
 } from './scoring-runs.sql';
 
 export type { ScoringRunState } from './scoring-runs.sql';
@@ -84,6 +85,10 @@ export class LostShardLockError extends Error {
     super(`scoring run ${shard.runId} shard ${shard.shard}: taken over by another worker; this attempt's write is refused`);
   }
 }
+
+/** A run recorded this long ago and not over has its jobs queued again (a start in progress is left alone). */
+const RESUME_AFTER_SECONDS = 60;
+const RESUME_AT_MOST = 100;
 
 /** USER_HASHES cut into `shards` consecutive ranges of nearly equal width. */
 export function shardRanges(shards: number): { hashFrom: number[]; hashTo: number[] } {
@@ -136,6 +141,24 @@ export class ScoringRunsService {
     const row = await this.sql.first(SCORING_RUN, [organizationId, runId]);
     if (!row) throw notFound(`scoring run ${runId}`);
     return runOf(row);
+  }
+
+  /**
+   * Queues again the jobs of every run not over that was recorded over a minute ago: the run's own
+   * job (it splits the run, or finds it split) and its open shards' jobs. A job can be gone while its
+   * run waits: Redis restarted without its data, or the producer died between recording the run and
+   * queueing it. Jobs are named by run and shard, so one Redis still holds is not queued twice, and a
+   * split or a shard of a run over does nothing. Answers how many runs were looked at.
+   */
+  async resumeUnfinished(): Promise<number> {
+    const runs = await this.sql.rows(UNFINISHED_SCORING_RUNS, [RESUME_AFTER_SECONDS, RESUME_AT_MOST]);
+    for (const run of runs) {
+      const queued = scoringRunJob({ organizationId: run.organization_id, modelIds: run.model_ids, trigger: run.trigger }, run.id);
+      await this.queue.add(queued.name, queued.data, queued.opts);
+      const open = await this.sql.rows(OPEN_SCORING_SHARDS, [run.organization_id, run.id]);
+      await this.queue.addBulk(open.map(({ shard }) => scoringShardJob({ organizationId: run.organization_id, runId: run.id, shard })));
+    }
+    return runs.length;
   }
 
   /**

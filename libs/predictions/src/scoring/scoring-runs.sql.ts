@@ -41,6 +41,15 @@ export const CREATE_SCORING_SHARDS = sqlStatement<never, [...Run, hashFrom: read
    ON CONFLICT DO NOTHING`,
 );
 
+/**
+ * Runs not over, in every organization, recorded more than $1 seconds ago, oldest first (at most $2):
+ * those whose jobs the worker queues again, should Redis have lost them.
+ */
+export const UNFINISHED_SCORING_RUNS = sqlStatement<RunRow, [olderThanSeconds: number, limit: number]>(
+  'predictions.unfinished-scoring-runs',
+  `SELECT * FROM scoring_runs WHERE state IN ('queued', 'running') AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
+);
+
 /** The run's shards not completed yet: those to queue. */
 export const OPEN_SCORING_SHARDS = sqlStatement<{ shard: number }, Run>(
   'predictions.open-scoring-shards',
