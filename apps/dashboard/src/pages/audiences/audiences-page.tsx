@@ -1,16 +1,26 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useId, useMemo, useState } from 'react';
+import { type FormEvent, useMemo, useState } from 'react';
 import { api } from '../../api/client';
 import type { AudienceSummary, CreateAudience, ModelSummary, ThresholdPoint } from '../../api/types';
 import { useCanAct } from '../../auth/access';
 import { ConfirmButton } from '../../components/confirm-button';
+import { CutoffSlider } from '../../components/cutoff-slider';
+import { DataTable } from '../../components/data-table';
 import { count, decimal, percent, when } from '../../components/format';
 import { ErrorState, Loading } from '../../components/states';
 
+/** How often the list is read again: often while a new audience's members are being computed. */
+const COMPUTING_POLL_MS = 1_000;
+const LIST_POLL_MS = 10_000;
+
 /** Audiences: define one from a cutoff (or a top percent) with its expected precision and recall on validation, list them with their size, download members. */
-export function AudiencesPage() {
+export function AudiencesPage({ from }: { from?: AudienceStart }) {
   const canManage = useCanAct('manage');
-  const audiences = useQuery({ queryKey: ['audiences'], queryFn: () => api.audiences.list(), refetchInterval: 10_000 });
+  const audiences = useQuery({
+    queryKey: ['audiences'],
+    queryFn: () => api.audiences.list(),
+    refetchInterval: (query) => (query.state.data?.some((audience) => audience.size === null) ? COMPUTING_POLL_MS : LIST_POLL_MS),
+  });
   const models = useQuery({ queryKey: ['models'], queryFn: () => api.models.list() });
   const serving = (models.data ?? []).filter((model) => model.version !== null);
   return (
@@ -21,7 +31,7 @@ export function AudiencesPage() {
         endpoints subscribed to audience.entered and audience.left hear who joined and who left.
       </p>
       {canManage && models.isSuccess && serving.length === 0 && <p className="muted">No model serves a version yet: train one first, then define audiences from its predictions.</p>}
-      {canManage && serving.length > 0 && <DefineAudience models={serving} />}
+      {canManage && serving.length > 0 && <DefineAudience models={serving} from={from} />}
       {audiences.isPending && <Loading what="audiences" />}
       {audiences.isError && <ErrorState error={audiences.error} retry={() => void audiences.refetch()} />}
       {audiences.data?.length === 0 && <p>No audience yet.</p>}
@@ -32,6 +42,12 @@ export function AudiencesPage() {
 
 type RuleKind = 'minConfidence' | 'topPercent';
 
+/** Where the form starts when a person comes from a model page's cutoff explorer. */
+export interface AudienceStart {
+  modelId: string;
+  cutoff?: number;
+}
+
 /** The audience's side of a validation threshold point: the flagged users for the positive label, the others for the negative one. */
 function sideOf(point: ThresholdPoint, positive: boolean) {
   const held = positive ? point.truePositives + point.falsePositives : point.trueNegatives + point.falseNegatives;
@@ -41,9 +57,20 @@ function sideOf(point: ThresholdPoint, positive: boolean) {
   return { cutoff: positive ? point.threshold : 1 - point.threshold, share: total > 0 ? held / total : 0, precision: held > 0 ? right / held : null, recall: withLabel > 0 ? right / withLabel : null };
 }
 
-function DefineAudience({ models }: { models: ModelSummary[] }) {
+type Side = ReturnType<typeof sideOf>;
+
+/** The side nearest to a wanted value (a cutoff or a share of users). */
+function nearest(sides: Side[], value: (side: Side) => number, wanted: number): number {
+  let best = 0;
+  sides.forEach((side, index) => {
+    if (Math.abs(value(side) - wanted) < Math.abs(value(sides[best]) - wanted)) best = index;
+  });
+  return best;
+}
+
+function DefineAudience({ models, from }: { models: ModelSummary[]; from?: AudienceStart }) {
   const queries = useQueryClient();
-  const [modelId, setModelId] = useState(models[0].id);
+  const [modelId, setModelId] = useState(models.some((model) => model.id === from?.modelId) ? (from?.modelId ?? models[0].id) : models[0].id);
   const details = useQuery({ queryKey: ['model', modelId], queryFn: () => api.models.get({ path: { modelId } }) });
   const versions = useQuery({ queryKey: ['versions', modelId], queryFn: () => api.models.versions({ path: { modelId } }) });
   const [name, setName] = useState('');
@@ -58,8 +85,11 @@ function DefineAudience({ models }: { models: ModelSummary[] }) {
     const all = (curves?.thresholds ?? []).map((point) => sideOf(point, positive));
     return positive ? all : all.reverse();
   }, [curves, positive]);
-  const [step, setStep] = useState(25);
-  const chosen = kind === 'minConfidence' ? sides[Math.min(step, sides.length - 1)] : sides.reduce<(typeof sides)[number] | undefined>((best, side) => (!best || Math.abs(side.share - topPercent / 100) < Math.abs(best.share - topPercent / 100) ? side : best), undefined);
+  // Until the slider moves, it sits at the explorer's cutoff (or 0.5) of whatever model and label are chosen.
+  const [step, setStep] = useState<number | null>(null);
+  const startCutoff = positive && modelId === from?.modelId && from.cutoff !== undefined ? from.cutoff : 0.5;
+  const shownStep = sides.length === 0 ? 0 : Math.min(step ?? nearest(sides, (side) => side.cutoff, startCutoff), sides.length - 1);
+  const chosen: Side | undefined = kind === 'minConfidence' ? sides[shownStep] : sides[nearest(sides, (side) => side.share, topPercent / 100)];
   const create = useMutation({
     mutationFn: (body: CreateAudience) => api.audiences.create({ body }),
     onSuccess: () => {
@@ -67,7 +97,6 @@ function DefineAudience({ models }: { models: ModelSummary[] }) {
       void queries.invalidateQueries({ queryKey: ['audiences'] });
     },
   });
-  const sliderId = useId();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!labels[labelIndex] || (kind === 'minConfidence' && !chosen)) return;
@@ -81,7 +110,14 @@ function DefineAudience({ models }: { models: ModelSummary[] }) {
         <label htmlFor="audience-name">Name</label>
         <input id="audience-name" required maxLength={128} value={name} onChange={(e) => setName(e.target.value)} placeholder="likely to buy this week" />
         <label htmlFor="audience-model">Model</label>
-        <select id="audience-model" value={modelId} onChange={(e) => setModelId(e.target.value)}>
+        <select
+          id="audience-model"
+          value={modelId}
+          onChange={(e) => {
+            setModelId(e.target.value);
+            setStep(null);
+          }}
+        >
           {models.map((model) => (
             <option key={model.id} value={model.id}>
               {model.name}
@@ -89,7 +125,14 @@ function DefineAudience({ models }: { models: ModelSummary[] }) {
           ))}
         </select>
         <label htmlFor="audience-label">Label</label>
-        <select id="audience-label" value={labelIndex} onChange={(e) => setLabelIndex(Number(e.target.value))}>
+        <select
+          id="audience-label"
+          value={labelIndex}
+          onChange={(e) => {
+            setLabelIndex(Number(e.target.value));
+            setStep(null);
+          }}
+        >
           {labels.map((label, index) => (
             <option key={label} value={index}>
               {label}
@@ -105,22 +148,10 @@ function DefineAudience({ models }: { models: ModelSummary[] }) {
             <input type="radio" name="audience-rule" checked={kind === 'topPercent'} onChange={() => setKind('topPercent')} /> the most likely percent of scored users
           </label>
         </fieldset>
-        {kind === 'minConfidence' && sides.length > 0 && chosen && (
-          <>
-            <label htmlFor={sliderId}>
-              Probability of {labels[labelIndex] ?? 'the label'} at least: <strong>{decimal(chosen.cutoff, 2)}</strong>
-            </label>
-            <input
-              id={sliderId}
-              type="range"
-              min={0}
-              max={sides.length - 1}
-              step={1}
-              value={Math.min(step, sides.length - 1)}
-              onChange={(e) => setStep(Number(e.target.value))}
-              aria-valuetext={`probability at least ${decimal(chosen.cutoff, 2)}: holds ${percent(chosen.share)} of users`}
-            />
-          </>
+        {kind === 'minConfidence' && chosen && (
+          <CutoffSlider steps={sides.length} step={shownStep} onStep={setStep} valueText={`probability at least ${decimal(chosen.cutoff, 2)}: holds ${percent(chosen.share)} of users`}>
+            Probability of {labels[labelIndex] ?? 'the label'} at least: <strong>{decimal(chosen.cutoff, 2)}</strong>
+          </CutoffSlider>
         )}
         {kind === 'topPercent' && (
           <>
@@ -155,28 +186,20 @@ function AudienceTable({ audiences, models, canManage }: { audiences: AudienceSu
   return (
     <section className="panel" aria-labelledby="audiences-heading">
       <h2 id="audiences-heading">Your audiences</h2>
-      <table>
-          <thead>
-            <tr>
-              <th scope="col">Audience</th>
-              <th scope="col">Rule</th>
-              <th scope="col">Size</th>
-              <th scope="col">Computed</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {audiences.map((audience) => (
-              <AudienceRow key={audience.id} audience={audience} model={names.get(audience.modelId) ?? audience.modelId} canManage={canManage} />
-            ))}
-          </tbody>
-      </table>
+      <p className="help">Expected precision and recall are those of the serving version on its validation set, at the audience's cutoff.</p>
+      <DataTable label="Audiences" name="Audiences, newest first" columns={['Audience', 'Rule', 'Size', 'Expected precision', 'Expected recall', 'Computed', 'Actions']}>
+        {audiences.map((audience) => (
+          <AudienceRow key={audience.id} audience={audience} model={names.get(audience.modelId) ?? audience.modelId} canManage={canManage} />
+        ))}
+      </DataTable>
     </section>
   );
 }
 
 function AudienceRow({ audience, model, canManage }: { audience: AudienceSummary; model: string; canManage: boolean }) {
   const queries = useQueryClient();
+  // Precision and recall come with the details; read again once a computation lands.
+  const details = useQuery({ queryKey: ['audience', audience.id, audience.computedAt], queryFn: () => api.audiences.get({ path: { audienceId: audience.id } }) });
   const download = useMutation({ mutationFn: () => api.audienceMembersCsv(audience.id), onSuccess: (csv) => saveCsv(`foresight-audience-${audience.id}.csv`, csv) });
   const remove = useMutation({ mutationFn: () => api.audiences.delete({ path: { audienceId: audience.id } }), onSuccess: () => queries.invalidateQueries({ queryKey: ['audiences'] }) });
   return (
@@ -186,6 +209,8 @@ function AudienceRow({ audience, model, canManage }: { audience: AudienceSummary
       </th>
       <td>{ruleText(audience)}</td>
       <td>{audience.size === null ? 'computing…' : count(audience.size)}</td>
+      <td>{percent(details.data?.precision)}</td>
+      <td>{percent(details.data?.recall)}</td>
       <td>{when(audience.computedAt)}</td>
       <td>
         <div className="actions-row">
