@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { Foresight } from '@foresight/node';
-import { type Dashboard, openDashboard, type PageTrouble, screenshot } from '../support/dashboard-browser';
+import { checkEachTestAndCloseAfterAll, type Dashboard, openDashboard, type PageTrouble, screenshot } from '../support/dashboard-browser';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi } from '../support/processes';
@@ -44,14 +44,14 @@ describe('dashboard administration in Chromium', () => {
     });
   });
 
-  afterAll(async () => {
-    await dashboard?.close();
-    await receiver?.close();
-    await api?.stop();
-    await suite?.destroy();
-  });
-
-  afterEach(() => dashboard?.expectNoTrouble());
+  checkEachTestAndCloseAfterAll(
+    () => dashboard,
+    async () => {
+      await receiver?.close();
+      await api?.stop();
+      await suite?.destroy();
+    },
+  );
 
   it('creates a token, shows its secret once, and revokes it behind a confirmation: the API then refuses it', async () => {
     await navigateTo('Tokens');

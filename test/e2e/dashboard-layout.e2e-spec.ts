@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { type Dashboard, drawnPixels, horizontalOverflow, openDashboard, type PageTrouble, resizePage, screenshot, seriousAccessibilityViolations } from '../support/dashboard-browser';
-import { seedDemo, trainedModel } from '../support/dashboard-data';
+import { checkEachTestAndCloseAfterAll, type Dashboard, drawnPixels, horizontalOverflow, openDashboard, type PageTrouble, resizePage, screenshot, seriousAccessibilityViolations } from '../support/dashboard-browser';
+import { predictEach, seedDemo, trainedModel } from '../support/dashboard-data';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
@@ -49,12 +49,7 @@ describe('dashboard layout at 390 and 1440 px', () => {
     expect(trouble.consoleErrors.every((error) => error.includes('404'))).toBe(true);
     trouble.consoleErrors.length = 0;
   };
-  /** Logged predictions for some of the seeded users, a few requests at a time (as many clients would). */
-  const predictFor = async (users: string[]) => {
-    for (let i = 0; i < users.length; i += 10) {
-      await Promise.all(users.slice(i, i + 10).map((user) => request(url(`/predict?userId=${encodeURIComponent(user)}`), admin())));
-    }
-  };
+  const predictFor = (users: string[]) => predictEach(api, org.token.secret, users);
   const resizeTo = (width: number) => resizePage(page, width);
   const monitorRun = async () => expect(await cliJson<{ models: number }>(suite.env, ['monitor', 'run'])).toMatchObject({ models: 1 });
   const psiChart = () => page.getByRole('img', { name: 'Population stability index over time with the low, moderate and high bands' });
@@ -70,13 +65,13 @@ describe('dashboard layout at 390 and 1440 px', () => {
     ({ page, trouble } = dashboard);
   });
 
-  afterAll(async () => {
-    await dashboard?.close();
-    await api?.stop();
-    await suite?.destroy();
-  });
-
-  afterEach(() => dashboard?.expectNoTrouble());
+  checkEachTestAndCloseAfterAll(
+    () => dashboard,
+    async () => {
+      await api?.stop();
+      await suite?.destroy();
+    },
+  );
 
   it('says how to run monitoring, and calls no model healthy, before any monitoring run', async () => {
     await page.setViewportSize({ width: 1440, height: 900 });
@@ -169,11 +164,13 @@ describe('dashboard layout at 390 and 1440 px', () => {
     expect(expected).toBe(
       `On the validation set, this audience holds ${percent(details.validation?.share ?? null)} of users; ${percent(details.precision)} of them had the label ${labels[1]} (precision), and it holds ${percent(details.recall)} of all who had it (recall).`,
     );
-    const row = page.getByRole('table', { name: 'Audiences, newest first' }).getByRole('row', { name: /likely buyers/ });
-    await row.getByRole('cell').nth(1).getByText((details.size ?? 0).toLocaleString('en-GB'), { exact: true }).waitFor();
-    expect(await row.getByRole('cell').allTextContents()).toEqual(expect.arrayContaining([`probability of ${labels[1]} ≥ ${cutoff}`, percent(details.precision), percent(details.recall)]));
+    const card = page.getByRole('article', { name: 'likely buyers' });
+    const figures = [(details.size ?? 0).toLocaleString('en-GB'), percent(details.precision), percent(details.recall)];
+    await card.getByRole('definition').first().getByText(figures[0], { exact: true }).waitFor();
+    expect(await card.getByRole('definition').allTextContents()).toEqual(figures);
+    await card.getByText(`checkout_7d: probability of ${labels[1]} ≥ ${cutoff}`).waitFor();
 
-    const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: 'Download members (CSV)' }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download'), card.getByRole('button', { name: 'Download members (CSV)' }).click()]);
     const downloaded = await readFile(await download.path(), 'utf8');
     const served = await fetch(url(`/audiences/${listed.id}/members`), { headers: { authorization: `Bearer ${org.token.secret}`, accept: 'text/csv' } });
     expect(downloaded).toBe(await served.text());
@@ -181,7 +178,7 @@ describe('dashboard layout at 390 and 1440 px', () => {
 
     await resizeTo(WIDTHS[0]);
     await goTo(`#/audiences/${modelId}/${cutoff}`);
-    await row.getByRole('cell').nth(1).getByText((details.size ?? 0).toLocaleString('en-GB'), { exact: true }).waitFor();
+    await card.getByRole('definition').first().getByText(figures[0], { exact: true }).waitFor();
     for (const width of WIDTHS) {
       await resizeTo(width);
       expect(await horizontalOverflow(page)).toBe(0);

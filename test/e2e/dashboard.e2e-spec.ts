@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
-import { type Dashboard, drawnPixels, openDashboard, type PageTrouble, screenshot, signIn } from '../support/dashboard-browser';
-import { seedDemo, trainedModel } from '../support/dashboard-data';
+import { checkEachTestAndCloseAfterAll, type Dashboard, drawnPixels, openDashboard, type PageTrouble, screenshot, signIn } from '../support/dashboard-browser';
+import { predictEach, seedDemo, trainedModel } from '../support/dashboard-data';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
@@ -49,7 +49,7 @@ describe('dashboard in Chromium', () => {
     // Traffic, then a real monitoring run, four times over: a history of real snapshots. The first round
     // passes MIN_DRIFT_SAMPLE predictions, so every run computes a PSI.
     for (const [from, to] of [[0, 400], [400, 450], [450, 500], [500, 550]]) {
-      for (const user of userIds.slice(from, to)) await request(url(`/predict?userId=${encodeURIComponent(user)}`), admin());
+      await predictEach(api, org.token.secret, userIds.slice(from, to));
       expect(await cliJson<{ models: number }>(suite.env, ['monitor', 'run'])).toMatchObject({ models: 1 });
     }
     // Refused events, counted by the ingestion stats: a batch of 3 refused whole, and one skipped Segment message.
@@ -63,13 +63,13 @@ describe('dashboard in Chromium', () => {
     ({ page, trouble } = dashboard);
   });
 
-  afterAll(async () => {
-    await dashboard?.close();
-    await api?.stop();
-    await suite?.destroy();
-  });
-
-  afterEach(() => dashboard?.expectNoTrouble());
+  checkEachTestAndCloseAfterAll(
+    () => dashboard,
+    async () => {
+      await api?.stop();
+      await suite?.destroy();
+    },
+  );
 
   it('is served with a strict CSP and refuses a bad token with a clear message', async () => {
     const response = await page.goto(dashboardUrl());

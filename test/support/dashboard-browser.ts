@@ -99,8 +99,8 @@ export function horizontalOverflow(page: Page): Promise<number> {
 export async function resizePage(page: Page, width: number): Promise<void> {
   await page.setViewportSize({ width, height: 900 });
   await page.evaluate(() => {
-    const { requestAnimationFrame: nextFrame } = globalThis as unknown as { requestAnimationFrame(callback: () => void): number };
-    return new Promise<void>((resolve) => nextFrame(() => nextFrame(resolve)));
+    const frames = globalThis as unknown as { requestAnimationFrame(callback: () => void): number };
+    return new Promise<void>((resolve) => frames.requestAnimationFrame(() => frames.requestAnimationFrame(resolve)));
   });
 }
 
@@ -138,4 +138,16 @@ export async function openDashboard(baseUrl: string, token?: string): Promise<Da
     },
     close,
   };
+}
+
+/**
+ * The hooks of every browser suite: after each test, no trouble in the page; after all, the browser
+ * closed, then `closeRest` (the API process, the suite's database…). Call it in the describe block.
+ */
+export function checkEachTestAndCloseAfterAll(dashboard: () => Dashboard | undefined, closeRest: () => Promise<void>): void {
+  afterEach(() => dashboard()?.expectNoTrouble());
+  afterAll(async () => {
+    await dashboard()?.close();
+    await closeRest();
+  });
 }

@@ -24,3 +24,10 @@ export async function trainedModel(api: RunningProcess, token: string, definitio
   expect(await settledModel(api.baseUrl, token, body.id, api)).toMatchObject({ status: 'active', lastError: null });
   return body.id;
 }
+
+/** Asks each user's predictions once (GET /v1/predict, which logs them), ten requests at a time as many clients would. */
+export async function predictEach(api: RunningProcess, token: string, userIds: string[]): Promise<void> {
+  for (let i = 0; i < userIds.length; i += 10) {
+    await Promise.all(userIds.slice(i, i + 10).map((userId) => request(`${api.baseUrl}/v1/predict?userId=${encodeURIComponent(userId)}`, { token })));
+  }
+}

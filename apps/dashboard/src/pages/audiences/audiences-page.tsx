@@ -5,13 +5,14 @@ import type { AudienceSummary, CreateAudience, ModelSummary, ThresholdPoint } fr
 import { useCanAct } from '../../auth/access';
 import { ConfirmButton } from '../../components/confirm-button';
 import { CutoffSlider } from '../../components/cutoff-slider';
-import { DataTable } from '../../components/data-table';
 import { count, decimal, percent, when } from '../../components/format';
 import { ErrorState, Loading } from '../../components/states';
 
 /** How often the list is read again: often while a new audience's members are being computed. */
 const COMPUTING_POLL_MS = 1_000;
 const LIST_POLL_MS = 10_000;
+/** Where the slider starts without a cutoff from the explorer: the cutoff that holds about this share of users. */
+const START_SHARE = 0.1;
 
 /** Audiences: define one from a cutoff (or a top percent) with its expected precision and recall on validation, list them with their size, download members. */
 export function AudiencesPage({ from }: { from?: AudienceStart }) {
@@ -35,7 +36,7 @@ export function AudiencesPage({ from }: { from?: AudienceStart }) {
       {audiences.isPending && <Loading what="audiences" />}
       {audiences.isError && <ErrorState error={audiences.error} retry={() => void audiences.refetch()} />}
       {audiences.data?.length === 0 && <p>No audience yet.</p>}
-      {audiences.data && audiences.data.length > 0 && <AudienceTable audiences={audiences.data} models={models.data ?? []} canManage={canManage} />}
+      {audiences.data && audiences.data.length > 0 && <AudienceList audiences={audiences.data} models={models.data ?? []} canManage={canManage} />}
     </>
   );
 }
@@ -76,7 +77,7 @@ function DefineAudience({ models, from }: { models: ModelSummary[]; from?: Audie
   const [name, setName] = useState('');
   const [labelIndex, setLabelIndex] = useState(1);
   const [kind, setKind] = useState<RuleKind>('minConfidence');
-  const [topPercent, setTopPercent] = useState(10);
+  const [topPercent, setTopPercent] = useState(START_SHARE * 100);
   const curves = versions.data?.versions.find((version) => version.state === 'serving')?.curves ?? null;
   const labels = details.data?.labels ?? [];
   const positive = labelIndex === 1;
@@ -85,10 +86,11 @@ function DefineAudience({ models, from }: { models: ModelSummary[]; from?: Audie
     const all = (curves?.thresholds ?? []).map((point) => sideOf(point, positive));
     return positive ? all : all.reverse();
   }, [curves, positive]);
-  // Until the slider moves, it sits at the explorer's cutoff (or 0.5) of whatever model and label are chosen.
+  // Until the slider moves, it sits at the explorer's cutoff, or else where it holds about a tenth of the users.
   const [step, setStep] = useState<number | null>(null);
-  const startCutoff = positive && modelId === from?.modelId && from.cutoff !== undefined ? from.cutoff : 0.5;
-  const shownStep = sides.length === 0 ? 0 : Math.min(step ?? nearest(sides, (side) => side.cutoff, startCutoff), sides.length - 1);
+  const explorerCutoff = positive && modelId === from?.modelId ? from.cutoff : undefined;
+  const startStep = explorerCutoff === undefined ? nearest(sides, (side) => side.share, START_SHARE) : nearest(sides, (side) => side.cutoff, explorerCutoff);
+  const shownStep = sides.length === 0 ? 0 : Math.min(step ?? startStep, sides.length - 1);
   const chosen: Side | undefined = kind === 'minConfidence' ? sides[shownStep] : sides[nearest(sides, (side) => side.share, topPercent / 100)];
   const create = useMutation({
     mutationFn: (body: CreateAudience) => api.audiences.create({ body }),
@@ -181,48 +183,61 @@ function ruleText(audience: AudienceSummary): string {
   return 'minConfidence' in audience.rule ? `probability of ${audience.label} ≥ ${decimal(audience.rule.minConfidence, 2)}` : `top ${audience.rule.topPercent}% most likely ${audience.label}`;
 }
 
-function AudienceTable({ audiences, models, canManage }: { audiences: AudienceSummary[]; models: ModelSummary[]; canManage: boolean }) {
+/** One card per audience (a list a phone shows whole, actions included, rather than a table to scroll sideways). */
+function AudienceList({ audiences, models, canManage }: { audiences: AudienceSummary[]; models: ModelSummary[]; canManage: boolean }) {
   const names = new Map(models.map((model) => [model.id, model.name]));
   return (
     <section className="panel" aria-labelledby="audiences-heading">
       <h2 id="audiences-heading">Your audiences</h2>
       <p className="help">Expected precision and recall are those of the serving version on its validation set, at the audience's cutoff.</p>
-      <DataTable label="Audiences" name="Audiences, newest first" columns={['Audience', 'Rule', 'Size', 'Expected precision', 'Expected recall', 'Computed', 'Actions']}>
+      <ul className="audience-list">
         {audiences.map((audience) => (
-          <AudienceRow key={audience.id} audience={audience} model={names.get(audience.modelId) ?? audience.modelId} canManage={canManage} />
+          <li key={audience.id}>
+            <AudienceCard audience={audience} model={names.get(audience.modelId) ?? audience.modelId} canManage={canManage} />
+          </li>
         ))}
-      </DataTable>
+      </ul>
     </section>
   );
 }
 
-function AudienceRow({ audience, model, canManage }: { audience: AudienceSummary; model: string; canManage: boolean }) {
+function AudienceCard({ audience, model, canManage }: { audience: AudienceSummary; model: string; canManage: boolean }) {
   const queries = useQueryClient();
   // Precision and recall come with the details; read again once a computation lands.
   const details = useQuery({ queryKey: ['audience', audience.id, audience.computedAt], queryFn: () => api.audiences.get({ path: { audienceId: audience.id } }) });
   const download = useMutation({ mutationFn: () => api.audienceMembersCsv(audience.id), onSuccess: (csv) => saveCsv(`foresight-audience-${audience.id}.csv`, csv) });
   const remove = useMutation({ mutationFn: () => api.audiences.delete({ path: { audienceId: audience.id } }), onSuccess: () => queries.invalidateQueries({ queryKey: ['audiences'] }) });
+  const headingId = `audience-${audience.id}`;
   return (
-    <tr>
-      <th scope="row">
-        {audience.name} <span className="muted">{model}</span>
-      </th>
-      <td>{ruleText(audience)}</td>
-      <td>{audience.size === null ? 'computing…' : count(audience.size)}</td>
-      <td>{percent(details.data?.precision)}</td>
-      <td>{percent(details.data?.recall)}</td>
-      <td>{when(audience.computedAt)}</td>
-      <td>
-        <div className="actions-row">
-          <button type="button" onClick={() => download.mutate()} disabled={download.isPending || audience.size === null}>
-            Download members (CSV)
-          </button>
-          {canManage && <ConfirmButton label="Delete" question={`Delete the audience ${audience.name}? Its members and size history go with it.`} pending={remove.isPending} onConfirm={() => remove.mutate()} />}
+    <article aria-labelledby={headingId}>
+      <h3 id={headingId}>{audience.name}</h3>
+      <p className="muted">
+        {model}: {ruleText(audience)}
+      </p>
+      <dl className="figures">
+        <div>
+          <dt>Members</dt>
+          <dd className="figure">{audience.size === null ? 'computing…' : count(audience.size)}</dd>
         </div>
-        {download.isError && <ErrorState error={download.error} />}
-        {remove.isError && <ErrorState error={remove.error} />}
-      </td>
-    </tr>
+        <div>
+          <dt>Expected precision</dt>
+          <dd className="figure">{percent(details.data?.precision)}</dd>
+        </div>
+        <div>
+          <dt>Expected recall</dt>
+          <dd className="figure">{percent(details.data?.recall)}</dd>
+        </div>
+      </dl>
+      <p className="muted">Computed {when(audience.computedAt)}</p>
+      <div className="actions-row">
+        <button type="button" onClick={() => download.mutate()} disabled={download.isPending || audience.size === null}>
+          Download members (CSV)
+        </button>
+        {canManage && <ConfirmButton label="Delete" question={`Delete the audience ${audience.name}? Its members and size history go with it.`} pending={remove.isPending} onConfirm={() => remove.mutate()} />}
+      </div>
+      {download.isError && <ErrorState error={download.error} />}
+      {remove.isError && <ErrorState error={remove.error} />}
+    </article>
   );
 }
 

@@ -37,12 +37,13 @@ export function ThresholdExplorer({ curves, labels, audienceModelId }: { curves:
         At {chosen.threshold.toFixed(2)} the model flags <strong>{percent(chosen.flaggedShare)}</strong> of users; <strong>{percent(chosen.precision)}</strong> of them really do it, and it catches{' '}
         <strong>{percent(chosen.recall)}</strong> of those who do.
       </p>
-      {audienceModelId && (
+      {audienceModelId && chosen.flaggedShare > 0 && (
         <p>
           <a href={href({ page: 'audiences', modelId: audienceModelId, cutoff: chosen.threshold })}>Define an audience of the users flagged at {chosen.threshold.toFixed(2)}</a>: a list of them to download or to
           hear about by webhook, kept up to date by each bulk scoring run.
         </p>
       )}
+      {audienceModelId && chosen.flaggedShare === 0 && <p className="muted">Nobody is flagged at this cutoff: lower it to define an audience of the users it flags.</p>}
       <table className="confusion">
         <caption>Validation users at cutoff {chosen.threshold.toFixed(2)}</caption>
         <thead>
