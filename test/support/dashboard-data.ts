@@ -17,11 +17,14 @@ export async function seedDemo(suite: TestSuite, organizationId: string, users: 
   }
 }
 
+/** How long a first training may take: the browser suites train on a few hundred to 1,200 demo users, on a busy CI machine. */
+const TRAINING_MS = 180_000;
+
 /** Creates a model over the API, retrains it and waits until its first version serves; answers its id. */
 export async function trainedModel(api: RunningProcess, token: string, definition: Record<string, unknown>): Promise<string> {
   const { body } = await request<{ id: string }>(`${api.baseUrl}/v1/models`, { token, method: 'POST', body: definition });
   await request(`${api.baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId: body.id } });
-  expect(await settledModel(api.baseUrl, token, body.id, api)).toMatchObject({ status: 'active', lastError: null });
+  expect(await settledModel(api.baseUrl, token, body.id, api, TRAINING_MS)).toMatchObject({ status: 'active', lastError: null });
   return body.id;
 }
 
