@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { Foresight } from '@foresight/node';
-import { checkEachTestAndCloseAfterAll, type Dashboard, openDashboard, type PageTrouble, screenshot } from '../support/dashboard-browser';
+import { browserSuiteHooks, type Dashboard, openDashboard, type PageTrouble, screenshot } from '../support/dashboard-browser';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi } from '../support/processes';
@@ -44,13 +44,9 @@ describe('dashboard administration in Chromium', () => {
     });
   });
 
-  checkEachTestAndCloseAfterAll(
-    () => dashboard,
-    async () => {
-      await receiver?.close();
-      await api?.stop();
-      await suite?.destroy();
-    },
+  browserSuiteHooks(
+    () => ({ dashboard, api, suite }),
+    async () => receiver?.close(),
   );
 
   it('creates a token, shows its secret once, and revokes it behind a confirmation: the API then refuses it', async () => {

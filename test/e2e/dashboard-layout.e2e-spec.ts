@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { checkEachTestAndCloseAfterAll, type Dashboard, drawnPixels, horizontalOverflow, openDashboard, type PageTrouble, resizePage, screenshot, seriousAccessibilityViolations } from '../support/dashboard-browser';
+import { browserSuiteHooks, type Dashboard, drawnPixels, horizontalOverflow, openDashboard, type PageTrouble, resizePage, screenshot, seriousAccessibilityViolations } from '../support/dashboard-browser';
 import { predictEach, seedDemo, trainedModel } from '../support/dashboard-data';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
@@ -65,13 +65,7 @@ describe('dashboard layout at 390 and 1440 px', () => {
     ({ page, trouble } = dashboard);
   });
 
-  checkEachTestAndCloseAfterAll(
-    () => dashboard,
-    async () => {
-      await api?.stop();
-      await suite?.destroy();
-    },
-  );
+  browserSuiteHooks(() => ({ dashboard, api, suite }));
 
   it('says how to run monitoring, and calls no model healthy, before any monitoring run', async () => {
     await page.setViewportSize({ width: 1440, height: 900 });

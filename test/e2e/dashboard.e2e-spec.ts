@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { checkEachTestAndCloseAfterAll, type Dashboard, drawnPixels, openDashboard, type PageTrouble, screenshot, signIn } from '../support/dashboard-browser';
+import { browserSuiteHooks, type Dashboard, drawnPixels, openDashboard, type PageTrouble, screenshot, signIn } from '../support/dashboard-browser';
 import { predictEach, seedDemo, trainedModel } from '../support/dashboard-data';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
@@ -63,13 +63,7 @@ describe('dashboard in Chromium', () => {
     ({ page, trouble } = dashboard);
   });
 
-  checkEachTestAndCloseAfterAll(
-    () => dashboard,
-    async () => {
-      await api?.stop();
-      await suite?.destroy();
-    },
-  );
+  browserSuiteHooks(() => ({ dashboard, api, suite }));
 
   it('is served with a strict CSP and refuses a bad token with a clear message', async () => {
     const response = await page.goto(dashboardUrl());

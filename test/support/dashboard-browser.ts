@@ -2,6 +2,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
+import type { RunningProcess } from './processes';
+import type { TestSuite } from './suite';
 
 /** Screenshots of every dashboard page, kept as test artifacts (git-ignored). */
 export const SCREENSHOT_DIR = join(__dirname, '..', '..', 'test-output', 'dashboard');
@@ -142,12 +144,15 @@ export async function openDashboard(baseUrl: string, token?: string): Promise<Da
 
 /**
  * The hooks of every browser suite: after each test, no trouble in the page; after all, the browser
- * closed, then `closeRest` (the API process, the suite's database…). Call it in the describe block.
+ * closed, then `closeMore` (a receiver…), the API process and the suite's database. Call it in the describe block.
  */
-export function checkEachTestAndCloseAfterAll(dashboard: () => Dashboard | undefined, closeRest: () => Promise<void>): void {
-  afterEach(() => dashboard()?.expectNoTrouble());
+export function browserSuiteHooks(state: () => { dashboard?: Dashboard; api?: RunningProcess; suite?: TestSuite }, closeMore?: () => Promise<void>): void {
+  afterEach(() => state().dashboard?.expectNoTrouble());
   afterAll(async () => {
-    await dashboard()?.close();
-    await closeRest();
+    const { dashboard, api, suite } = state();
+    await dashboard?.close();
+    await closeMore?.();
+    await api?.stop();
+    await suite?.destroy();
   });
 }
