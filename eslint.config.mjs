@@ -17,7 +17,7 @@ export default defineConfig(
     languageOptions: {
       parserOptions: {
         // The dashboard's tsconfig leaves its specs out (they run under jest, not in the browser bundle).
-        projectService: { allowDefaultProject: ['apps/dashboard/src/*/*.spec.ts', 'apps/dashboard/src/pages/*/*.spec.ts'] },
+        projectService: { allowDefaultProject: ['apps/dashboard/src/*.spec.ts', 'apps/dashboard/src/*/*.spec.ts', 'apps/dashboard/src/pages/*/*.spec.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

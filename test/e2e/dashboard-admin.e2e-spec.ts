@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Foresight } from '@foresight/node';
-import { launchChromium } from '../support/chromium';
-import { type PageTrouble, screenshot, seriousAccessibilityViolations, signIn, watchPage } from '../support/dashboard-browser';
+import { browserSuiteHooks, type Dashboard, openDashboard, type PageTrouble, screenshot } from '../support/dashboard-browser';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi } from '../support/processes';
@@ -19,15 +18,14 @@ describe('dashboard administration in Chromium', () => {
   let suite: TestSuite;
   let org: OrganizationWithToken;
   let api: RunningProcess;
-  let browser: BrowserContext;
-  let closeBrowser: (() => Promise<void>) | undefined;
+  let dashboard: Dashboard;
   let page: Page;
   let receiver: Receiver;
   let trouble: PageTrouble;
   const dialogs: string[] = [];
   const url = (path: string) => `${api.baseUrl}/v1${path}`;
-  const navigateTo = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
-  const expectAccessible = async () => expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  const navigateTo = (name: string) => dashboard.navigateTo(name);
+  const expectAccessible = () => dashboard.expectAccessible();
   const expectNothingExecuted = async () => {
     expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(dialogs).toEqual([]);
@@ -38,28 +36,18 @@ describe('dashboard administration in Chromium', () => {
     org = await suite.createOrganization('dashboard_admin', ['--rate-limit', '100000', '--burst', '200000']);
     api = await startApi({ ...suite.env, WORKER_MODE: 'inline', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '1s' });
     receiver = await Receiver.start((n) => (n === 1 ? 503 : 200));
-    ({ browser, close: closeBrowser } = await launchChromium());
-    page = await browser.newPage();
+    dashboard = await openDashboard(api.baseUrl, org.token.secret);
+    ({ page, trouble } = dashboard);
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
     });
-    trouble = watchPage(page, new URL(api.baseUrl).origin);
-    await signIn(page, `${api.baseUrl}/dashboard/`, org.token.secret);
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
   });
 
-  afterAll(async () => {
-    await closeBrowser?.();
-    await receiver?.close();
-    await api?.stop();
-    await suite?.destroy();
-  });
-
-  afterEach(() => {
-    expect(trouble?.consoleErrors).toEqual([]);
-    expect(trouble?.foreignRequests).toEqual([]);
-  });
+  browserSuiteHooks(
+    () => ({ dashboard, api, suite }),
+    async () => receiver?.close(),
+  );
 
   it('creates a token, shows its secret once, and revokes it behind a confirmation: the API then refuses it', async () => {
     await navigateTo('Tokens');

@@ -1,14 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium';
-import { drawnPixels, type PageTrouble, screenshot, seriousAccessibilityViolations, signIn, watchPage } from '../support/dashboard-browser';
+import type { Page } from 'playwright-core';
+import { browserSuiteHooks, type Dashboard, drawnPixels, openDashboard, type PageTrouble, screenshot, signIn } from '../support/dashboard-browser';
+import { predictEach, seedDemo, trainedModel } from '../support/dashboard-data';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
-import { settledModel } from '../support/training';
 
 interface Version {
   version: number;
@@ -24,8 +20,7 @@ describe('dashboard in Chromium', () => {
   let org: OrganizationWithToken;
   let empty: OrganizationWithToken;
   let api: RunningProcess;
-  let browser: BrowserContext;
-  let closeBrowser: (() => Promise<void>) | undefined;
+  let dashboard: Dashboard;
   let page: Page;
   let trouble: PageTrouble;
   let modelId: string;
@@ -33,34 +28,28 @@ describe('dashboard in Chromium', () => {
   let readToken: { id: string; token: string };
   const url = (path: string) => `${api.baseUrl}/v1${path}`;
   const admin = () => ({ token: org.token.secret });
-  const dashboard = () => `${api.baseUrl}/dashboard/`;
+  const dashboardUrl = () => `${api.baseUrl}/dashboard/`;
   const versions = async () => (await request<{ versions: Version[] }>(url(`/models/${modelId}/versions`), admin())).body.versions;
   const servingVersion = async () => (await versions()).find((v) => v.state === 'serving')?.version;
   const chart = (name: string) => page.getByRole('img', { name });
-  const navigateTo = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
-  const expectAccessible = async () => expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  const navigateTo = (name: string) => dashboard.navigateTo(name);
+  const expectAccessible = () => dashboard.expectAccessible();
 
   beforeAll(async () => {
     suite = await TestSuite.create('dashboard');
     org = await suite.createOrganization('dashboard', ['--rate-limit', '100000', '--burst', '200000']);
     empty = await suite.createOrganization('empty');
-    const dir = await mkdtemp(join(tmpdir(), 'foresight-dashboard-'));
-    await cliJson(suite.env, ['demo', 'seed', '--org', org.organization.id, '--users', '1200', '--days', '45', '--truth-file', join(dir, 'truth.json')]);
-    const truth = JSON.parse(await readFile(join(dir, 'truth.json'), 'utf8')) as { users: Array<{ userId: string }> };
-    await rm(dir, { recursive: true, force: true });
-    demoUser = truth.users[0].userId;
+    const userIds = await seedDemo(suite, org.organization.id, 1200, 45);
+    demoUser = userIds[0];
 
     // The schedule never fires during the test: the history is the test's own monitoring runs.
     api = await startApi({ ...suite.env, WORKER_MODE: 'inline', MONITORING_SCHEDULE: '0 0 1 1 *' });
-    const created = await request<{ id: string }>(url('/models'), { ...admin(), method: 'POST', body: { name: 'checkout_7d', targetEvent: 'checkout', schedule: '0 3 * * *' } });
-    modelId = created.body.id;
+    modelId = await trainedModel(api, org.token.secret, { name: 'checkout_7d', targetEvent: 'checkout', schedule: '0 3 * * *' });
     await request(url('/models'), { ...admin(), method: 'POST', body: { name: 'upgrade_14d', targetEvent: 'upgrade', horizonDays: 14 } });
-    await request(url('/models/retrain'), { ...admin(), method: 'POST', body: { modelId } });
-    expect(await settledModel(api.baseUrl, org.token.secret, modelId, api)).toMatchObject({ status: 'active', lastError: null });
     // Traffic, then a real monitoring run, four times over: a history of real snapshots. The first round
     // passes MIN_DRIFT_SAMPLE predictions, so every run computes a PSI.
     for (const [from, to] of [[0, 400], [400, 450], [450, 500], [500, 550]]) {
-      for (const user of truth.users.slice(from, to)) await request(url(`/predict?userId=${encodeURIComponent(user.userId)}`), admin());
+      await predictEach(api, org.token.secret, userIds.slice(from, to));
       expect(await cliJson<{ models: number }>(suite.env, ['monitor', 'run'])).toMatchObject({ models: 1 });
     }
     // Refused events, counted by the ingestion stats: a batch of 3 refused whole, and one skipped Segment message.
@@ -70,24 +59,14 @@ describe('dashboard in Chromium', () => {
     const read = await request<{ id: string; token: string }>(url('/tokens'), { ...admin(), method: 'POST', body: { environment: 'prod', scopes: ['read'] } });
     readToken = read.body;
 
-    ({ browser, close: closeBrowser } = await launchChromium());
-    page = await browser.newPage();
-    trouble = watchPage(page, new URL(api.baseUrl).origin);
+    dashboard = await openDashboard(api.baseUrl);
+    ({ page, trouble } = dashboard);
   });
 
-  afterAll(async () => {
-    await closeBrowser?.();
-    await api?.stop();
-    await suite?.destroy();
-  });
-
-  afterEach(() => {
-    expect(trouble?.consoleErrors).toEqual([]);
-    expect(trouble?.foreignRequests).toEqual([]);
-  });
+  browserSuiteHooks(() => ({ dashboard, api, suite }));
 
   it('is served with a strict CSP and refuses a bad token with a clear message', async () => {
-    const response = await page.goto(dashboard());
+    const response = await page.goto(dashboardUrl());
     const csp = response?.headers()['content-security-policy'] ?? '';
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("connect-src 'self'");
@@ -111,7 +90,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it('signs in with the typed token, kept in sessionStorage only, and shows the overview with drawn charts', async () => {
-    await signIn(page, dashboard(), org.token.secret);
+    await signIn(page, dashboardUrl(), org.token.secret);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('foresight.token'))).toBe(org.token.secret);
     expect(await page.evaluate('document.cookie')).toBe('');
@@ -123,7 +102,9 @@ describe('dashboard in Chromium', () => {
     await expect(page.locator('.health-list').textContent()).resolves.toMatch(/checkout_7d.*(Healthy|Drifting)/);
     const ingestion = page.getByRole('region', { name: 'Ingestion and rejections' });
     await ingestion.getByText('4 rejected').waitFor();
-    await expect(ingestion.textContent()).resolves.toMatch(/4 rejected of [\d,]+ events received/);
+    await expect(ingestion.textContent()).resolves.toMatch(/4 rejected of [\d,]+ events received in this window, counted by when they arrived/);
+    // The two panels count differently, and say so: events by when they happened, ingestion by arrival.
+    await expect(page.getByRole('region', { name: 'Events per hour' }).textContent()).resolves.toMatch(/[\d,]+ events of \d+ kinds occurred in this window, counted by when they happened/);
     const byLibrary = ingestion.getByRole('table', { name: 'Events received per sending library' });
     await expect(byLibrary.getByRole('row', { name: /analytics\.js/ }).textContent()).resolves.toMatch(/analytics\.js\s*1\s*0\s*1/);
     await expect(byLibrary.getByRole('row', { name: /direct/ }).textContent()).resolves.toMatch(/direct\s*0\s*0\s*3/);
@@ -295,7 +276,7 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You signed out').waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('foresight.token'))).toBeNull();
-    await signIn(page, dashboard(), empty.token.secret);
+    await signIn(page, dashboardUrl(), empty.token.secret);
     await page.getByRole('heading', { name: 'No events yet' }).waitFor();
     await expect(page.locator('pre').textContent()).resolves.toContain('/sdk/foresight.js');
     await page.getByRole('heading', { name: 'No model yet' }).waitFor();
@@ -305,7 +286,7 @@ describe('dashboard in Chromium', () => {
   });
 
   it('lets a read-scope token see everything but act on nothing', async () => {
-    await signIn(page, dashboard(), readToken.token);
+    await signIn(page, dashboardUrl(), readToken.token);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await navigateTo('Models');
     await page.getByText('creating models needs a token with the admin scope').waitFor();

@@ -1,7 +1,7 @@
-import type { DynamicModule } from '@nestjs/common';
+import type { DynamicModule, INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type PersonalDataStore, type Runtime, startRuntime } from '@foresight/platform';
-import { PersonalDataStoresService } from '@foresight/privacy';
+import { PersonalDataStoresService, RetentionService } from '@foresight/privacy';
 import { ApiModule } from '../../apps/api/src/api.module';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { freePort } from '../support/ports';
@@ -29,18 +29,42 @@ describe('personal-data store coverage', () => {
     return (await userIdColumns(suite)).map(({ table, column }) => `${table}.${column}`);
   }
 
-  /** Runs `use` with the personal-data stores a process composition discovers. */
-  async function withStores<T>(compose: (runtime: Runtime) => DynamicModule, use: (stores: readonly PersonalDataStore[]) => Promise<T>): Promise<T> {
+  /** Runs `use` in a process composition (its providers, no HTTP server). */
+  async function withApp<T>(compose: (runtime: Runtime) => DynamicModule, use: (app: INestApplicationContext) => Promise<T>): Promise<T> {
     const saved = { ...process.env };
     Object.assign(process.env, suite.env, { WORKER_MODE: 'off', LOG_LEVEL: 'silent', METRICS_PORT: String(await freePort()) });
     const runtime = await startRuntime('api');
     process.env = saved;
     const app = await NestFactory.createApplicationContext(compose(runtime), { logger: false, abortOnError: false });
     try {
-      return await use(app.get(PersonalDataStoresService).all());
+      return await use(app);
     } finally {
       await app.close();
       await runtime.stop();
+    }
+  }
+
+  /** Runs `use` with the personal-data stores a process composition discovers. */
+  function withStores<T>(compose: (runtime: Runtime) => DynamicModule, use: (stores: readonly PersonalDataStore[]) => Promise<T>): Promise<T> {
+    return withApp(compose, (app) => use(app.get(PersonalDataStoresService).all()));
+  }
+
+  /** A model of the organization with two audiences, each holding `members` (user id, days since the prediction it rests on). */
+  async function audiencesWith(organizationId: string, prefix: string, members: Array<[userId: string, daysAgo: number]>): Promise<void> {
+    const modelId = `mdl_${prefix.padEnd(16, '0')}`;
+    await suite.sql(
+      `INSERT INTO models (id, organization_id, name, target_event, horizon_days, algorithm, labels) VALUES ($2, $1, 'coverage_model', 'checkout', 7, 'logistic', ARRAY['unlikely', 'likely'])`,
+      [organizationId, modelId],
+    );
+    for (const audienceId of [`aud_${prefix.padEnd(15, '0')}1`, `aud_${prefix.padEnd(15, '0')}2`]) {
+      await suite.sql(`INSERT INTO audiences (organization_id, id, name, model_id, label, min_confidence) VALUES ($1, $2, 'coverage', $3, 'likely', 0.5)`, [organizationId, audienceId, modelId]);
+      for (const [userId, daysAgo] of members) {
+        await suite.sql(
+          `INSERT INTO audience_members (organization_id, audience_id, user_id, confidence, scored_at, since, entered_run)
+           VALUES ($1, $2, $3, 0.9, now() - make_interval(days => $4::int), now() - make_interval(days => $4::int), 'scr_1')`,
+          [organizationId, audienceId, userId, daysAgo],
+        );
+      }
     }
   }
 
@@ -71,18 +95,7 @@ describe('personal-data store coverage', () => {
 
   it('erases a user from every audience at once, leaving the other members', async () => {
     const { organization } = await suite.createOrganization('coverage_audiences');
-    await suite.sql(
-      `INSERT INTO models (id, organization_id, name, target_event, horizon_days, algorithm, labels) VALUES ('mdl_coverage00000000', $1, 'coverage_model', 'checkout', 7, 'logistic', ARRAY['unlikely', 'likely'])`,
-      [organization.id],
-    );
-    for (const audienceId of ['aud_coverage00000001', 'aud_coverage00000002']) {
-      await suite.sql(`INSERT INTO audiences (organization_id, id, name, model_id, label, min_confidence) VALUES ($1, $2, 'coverage', 'mdl_coverage00000000', 'likely', 0.5)`, [organization.id, audienceId]);
-      await suite.sql(
-        `INSERT INTO audience_members (organization_id, audience_id, user_id, confidence, scored_at, since, entered_run)
-         VALUES ($1, $2, 'erased-user', 0.9, now(), now(), 'scr_1'), ($1, $2, 'kept-user', 0.8, now(), now(), 'scr_1')`,
-        [organization.id, audienceId],
-      );
-    }
+    await audiencesWith(organization.id, 'coverage', [['erased-user', 0], ['kept-user', 0]]);
     const erasure = await withStores(
       (runtime) => ApiModule.register(runtime),
       async (stores) => {
@@ -93,9 +106,20 @@ describe('personal-data store coverage', () => {
       },
     );
     expect(erasure).toEqual({ exported: 2, erased: 2, remaining: 0 });
-    expect(await suite.sql(`SELECT audience_id, user_id FROM audience_members ORDER BY audience_id`)).toEqual([
+    expect(await suite.sql(`SELECT audience_id, user_id FROM audience_members WHERE organization_id = $1 ORDER BY audience_id`, [organization.id])).toEqual([
       { audience_id: 'aud_coverage00000001', user_id: 'kept-user' },
       { audience_id: 'aud_coverage00000002', user_id: 'kept-user' },
+    ]);
+  });
+
+  it("retention (the worker's daily job) removes the memberships resting on predictions older than the organization's retention, keeping the rest", async () => {
+    const { organization } = await suite.createOrganization('coverage_retention');
+    await suite.sql(`UPDATE organizations SET retention_days = 30 WHERE id = $1`, [organization.id]);
+    await audiencesWith(organization.id, 'retention', [['expired-user', 40], ['recent-user', 1]]);
+    await withApp((runtime) => WorkerModule.register(runtime), (app) => app.get(RetentionService).run());
+    expect(await suite.sql(`SELECT audience_id, user_id FROM audience_members WHERE organization_id = $1 ORDER BY audience_id`, [organization.id])).toEqual([
+      { audience_id: 'aud_retention0000001', user_id: 'recent-user' },
+      { audience_id: 'aud_retention0000002', user_id: 'recent-user' },
     ]);
   });
 });

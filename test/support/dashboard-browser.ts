@@ -1,6 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
+import { launchChromium } from './chromium';
+import type { RunningProcess } from './processes';
+import type { TestSuite } from './suite';
 
 /** Screenshots of every dashboard page, kept as test artifacts (git-ignored). */
 export const SCREENSHOT_DIR = join(__dirname, '..', '..', 'test-output', 'dashboard');
@@ -91,5 +94,65 @@ export function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => {
     const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
     return Math.max(0, root.scrollWidth - root.clientWidth);
+  });
+}
+
+/** A new viewport width (900 px high), once the page has laid itself out again: charts redraw on the next frames. */
+export async function resizePage(page: Page, width: number): Promise<void> {
+  await page.setViewportSize({ width, height: 900 });
+  await page.evaluate(() => {
+    const frames = globalThis as unknown as { requestAnimationFrame(callback: () => void): number };
+    return new Promise<void>((resolve) => frames.requestAnimationFrame(() => frames.requestAnimationFrame(resolve)));
+  });
+}
+
+/** The dashboard in a fresh headless Chromium, as every browser suite drives it. */
+export interface Dashboard {
+  page: Page;
+  /** What went wrong in the page since the last `expectNoTrouble`; a step that expects an error clears it. */
+  trouble: PageTrouble;
+  /** Follows a link of the main navigation. */
+  navigateTo(name: string): Promise<void>;
+  /** No serious or critical axe violation on the page as it is now. */
+  expectAccessible(): Promise<void>;
+  /** No console error and no request off the dashboard's origin (each suite's afterEach). */
+  expectNoTrouble(): void;
+  close(): Promise<void>;
+}
+
+/** Opens the API's dashboard in Chromium, watched for trouble; signed in with `token` when given (on the Overview). */
+export async function openDashboard(baseUrl: string, token?: string): Promise<Dashboard> {
+  const { browser, close } = await launchChromium();
+  const page = await browser.newPage();
+  const trouble = watchPage(page, new URL(baseUrl).origin);
+  if (token !== undefined) {
+    await signIn(page, `${baseUrl}/dashboard/`, token);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  }
+  return {
+    page,
+    trouble,
+    navigateTo: (name) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click(),
+    expectAccessible: async () => expect(await seriousAccessibilityViolations(page)).toEqual([]),
+    expectNoTrouble: () => {
+      expect(trouble.consoleErrors).toEqual([]);
+      expect(trouble.foreignRequests).toEqual([]);
+    },
+    close,
+  };
+}
+
+/**
+ * The hooks of every browser suite: after each test, no trouble in the page; after all, the browser
+ * closed, then `closeMore` (a receiver…), the API process and the suite's database. Call it in the describe block.
+ */
+export function browserSuiteHooks(state: () => { dashboard?: Dashboard; api?: RunningProcess; suite?: TestSuite }, closeMore?: () => Promise<void>): void {
+  afterEach(() => state().dashboard?.expectNoTrouble());
+  afterAll(async () => {
+    const { dashboard, api, suite } = state();
+    await dashboard?.close();
+    await closeMore?.();
+    await api?.stop();
+    await suite?.destroy();
   });
 }

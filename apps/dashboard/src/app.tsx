@@ -158,7 +158,8 @@ function Page({ route }: { route: Route }) {
     case 'webhooks':
       return <WebhooksPage />;
     case 'audiences':
-      return <AudiencesPage />;
+      // Keyed by the explorer's choice, so following another of its links starts the form afresh.
+      return <AudiencesPage key={`${route.modelId}/${route.cutoff}`} from={route.modelId ? { modelId: route.modelId, cutoff: route.cutoff } : undefined} />;
     case 'privacy':
       return <PrivacyPage />;
     case 'settings':

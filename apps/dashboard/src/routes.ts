@@ -10,20 +10,27 @@ export type Route =
   | { page: 'live' }
   | { page: 'tokens' }
   | { page: 'webhooks' }
-  | { page: 'audiences' }
+  | { page: 'audiences'; modelId?: string; cutoff?: number }
   | { page: 'privacy' }
   | { page: 'settings' }
   | { page: 'audit' }
   | { page: 'install' };
 
 export function parseRoute(hash: string): Route {
-  const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const [page, id, detail] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (page === 'models' && id) return { page: 'model', modelId: id };
   if (page === 'models') return { page: 'models' };
   if (page === 'monitoring') return { page: 'monitoring', modelId: id || undefined };
   if (page === 'users') return { page: 'user', userId: id || undefined };
+  // From the model page's cutoff explorer: the model and the cutoff to start from.
+  if (page === 'audiences' && id) return { page, modelId: id, cutoff: cutoffFrom(detail) };
   if (page === 'live' || page === 'tokens' || page === 'webhooks' || page === 'audiences' || page === 'privacy' || page === 'settings' || page === 'audit' || page === 'install') return { page };
   return { page: 'overview' };
+}
+
+function cutoffFrom(text: string | undefined): number | undefined {
+  const cutoff = Number(text);
+  return text && Number.isFinite(cutoff) && cutoff >= 0 && cutoff <= 1 ? cutoff : undefined;
 }
 
 export function href(route: Route): string {
@@ -38,10 +45,12 @@ export function href(route: Route): string {
       return route.modelId ? `#/monitoring/${encodeURIComponent(route.modelId)}` : '#/monitoring';
     case 'user':
       return route.userId ? `#/users/${encodeURIComponent(route.userId)}` : '#/users';
+    case 'audiences':
+      if (!route.modelId) return '#/audiences';
+      return `#/audiences/${encodeURIComponent(route.modelId)}${route.cutoff === undefined ? '' : `/${route.cutoff.toFixed(2)}`}`;
     case 'live':
     case 'tokens':
     case 'webhooks':
-    case 'audiences':
     case 'privacy':
     case 'settings':
     case 'audit':

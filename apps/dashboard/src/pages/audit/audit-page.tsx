@@ -3,9 +3,9 @@ import { useState } from 'react';
 import { api } from '../../api/client';
 import type { AuditAction, AuditEntry } from '../../api/types';
 import { useCanAct } from '../../auth/access';
+import { DataTable } from '../../components/data-table';
 import { when } from '../../components/format';
 import { ErrorState, Loading } from '../../components/states';
-import { TableScroll } from '../../components/table-scroll';
 
 // Keyed by the API's own action type (from its OpenAPI document): an action added there fails to compile here until listed.
 const ACTION_OPTIONS: Record<AuditAction, true> = {
@@ -71,30 +71,18 @@ export function AuditPage() {
         {entries.isError && <ErrorState error={entries.error} />}
         {entries.data?.entries.length === 0 && <p className="muted">No admin action matches.</p>}
         {entries.data && entries.data.entries.length > 0 && (
-          <TableScroll label="Audit log entries">
-            <table aria-label="Audit log entries">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">By token</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.data.entries.map((entry) => (
-                  <tr key={entry.id}>
-                    <td>{when(entry.createdAt)}</td>
-                    <th scope="row">{entry.action}</th>
-                    <td>
-                      <code>{entry.target ?? '—'}</code>
-                    </td>
-                    <td>{actorOf(entry)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <DataTable label="Audit log entries" name="Audit log entries" columns={['When', 'Action', 'Target', 'By token']}>
+            {entries.data.entries.map((entry) => (
+              <tr key={entry.id}>
+                <td>{when(entry.createdAt)}</td>
+                <th scope="row">{entry.action}</th>
+                <td>
+                  <code>{entry.target ?? '—'}</code>
+                </td>
+                <td>{actorOf(entry)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </>

@@ -2,9 +2,9 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { api } from '../../api/client';
 import type { LiveEvent } from '../../api/types';
+import { DataTable } from '../../components/data-table';
 import { when } from '../../components/format';
 import { Empty, ErrorState, Loading } from '../../components/states';
-import { TableScroll } from '../../components/table-scroll';
 import { IngestionPanel } from '../overview/ingestion-panel';
 
 const POLL_MS = 2_000;
@@ -55,30 +55,17 @@ function LiveFeed() {
         </Empty>
       )}
       {events.length > 0 && (
-        <TableScroll label="Latest events">
-          <table aria-label="Latest events, newest first">
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Event</th>
-                <th scope="col">User</th>
-                <th scope="col">Library</th>
-                <th scope="col">Properties</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.map((event) => (
-                <tr key={event.messageId}>
-                  <td>{when(event.receivedAt)}</td>
-                  <th scope="row">{event.event}</th>
-                  <td>{event.userId ?? `anonymous ${event.anonymousId ?? ''}`}</td>
-                  <td>{event.library ?? 'direct API call'}</td>
-                  <td>{event.properties === undefined ? <span className="muted">admin only</span> : <code>{JSON.stringify(event.properties ?? {})}</code>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Latest events" name="Latest events, newest first" columns={['Received', 'Event', 'User', 'Library', 'Properties']}>
+          {events.map((event) => (
+            <tr key={event.messageId}>
+              <td>{when(event.receivedAt)}</td>
+              <th scope="row">{event.event}</th>
+              <td>{event.userId ?? `anonymous ${event.anonymousId ?? ''}`}</td>
+              <td>{event.library ?? 'direct API call'}</td>
+              <td>{event.properties === undefined ? <span className="muted">admin only</span> : <code>{JSON.stringify(event.properties ?? {})}</code>}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

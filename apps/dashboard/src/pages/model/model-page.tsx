@@ -77,6 +77,8 @@ function Trained({ model, versions }: { model: ModelDetails; versions: ModelVers
   const serving = versions.find((v) => v.state === 'serving') ?? versions[0];
   const [shownVersion, setShownVersion] = useState<number | null>(null);
   const shown = versions.find((v) => v.version === shownVersion) ?? serving;
+  // Audiences follow the serving version's predictions: only its cutoffs make one.
+  const canDefineAudiences = useCanAct('manage');
   return (
     <>
       <section className="panel" aria-labelledby="quality-heading">
@@ -105,7 +107,7 @@ function Trained({ model, versions }: { model: ModelDetails; versions: ModelVers
             <ReliabilityDiagram curves={shown.curves} />
             <ScoreDistribution curves={shown.curves} labels={model.labels} />
           </div>
-          <ThresholdExplorer curves={shown.curves} labels={model.labels} />
+          <ThresholdExplorer curves={shown.curves} labels={model.labels} audienceModelId={canDefineAudiences && shown.state === 'serving' ? model.id : null} />
         </>
       ) : (
         <Empty title="No curves for this version">

@@ -2,12 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import type { ModelSummary } from '../../api/types';
 import { useCanAct } from '../../auth/access';
+import { DataTable } from '../../components/data-table';
 import { driftReading } from '../../components/drift-reading';
 import { percent, when } from '../../components/format';
 import { HealthBadge, HealthStrip } from '../../components/health-strip';
 import { modelHealth, qualityGrade } from '../../components/quality-grade';
 import { Badge, Empty, ErrorState, Loading } from '../../components/states';
-import { TableScroll } from '../../components/table-scroll';
 import { href } from '../../routes';
 import { CreateModelForm } from './create-model-form';
 
@@ -47,29 +47,11 @@ export function ModelsPage() {
 
 function ModelsTable({ models }: { models: ModelSummary[] }) {
   return (
-    <TableScroll label="Models">
-      <table className="models">
-        <caption className="visually-hidden">Models with their status, health, quality and schedule</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Predicts</th>
-            <th scope="col">Status</th>
-            <th scope="col">Health</th>
-            <th scope="col">Last 14 days</th>
-            <th scope="col">Quality</th>
-            <th scope="col">Serving</th>
-            <th scope="col">Last retrained</th>
-            <th scope="col">Schedule</th>
-          </tr>
-        </thead>
-        <tbody>
-          {models.map((model) => (
-            <ModelRow key={model.id} model={model} />
-          ))}
-        </tbody>
-      </table>
-    </TableScroll>
+    <DataTable label="Models" name="Models with their status, health, quality and schedule" className="models" columns={['Name', 'Predicts', 'Status', 'Health', 'Last 14 days', 'Quality', 'Serving', 'Last retrained', 'Schedule']}>
+      {models.map((model) => (
+        <ModelRow key={model.id} model={model} />
+      ))}
+    </DataTable>
   );
 }
 

@@ -39,12 +39,13 @@ export function OverviewPage() {
         {volume.data && drawn && total > 0 && (
           <>
             <p>
-              {count(total)} events of {volume.data.totals.length} kinds in this window.
+              {count(total)} events of {volume.data.totals.length} kinds occurred in this window, counted by when they happened (the time the sender gave them; events sent late or
+              seeded land in their own hour or day). The ingestion figures below count by when events arrived.
             </p>
             <TimeSeriesChart label={`Events per ${bucket}, stacked by event name`} times={drawn.times} series={drawn.series} stacked yLabel="events" partialFrom={drawn.partialFrom} />
             <h3>Active users per {bucket}</h3>
             <TimeSeriesChart label={`Active users per ${bucket}`} times={drawn.times} series={[drawn.users]} yLabel="users" partialFrom={drawn.partialFrom} />
-            {drawn.partialFrom !== null && <p className="chart-note">The current {bucket} is not over: its last point, in the shaded part, counts only what arrived so far.</p>}
+            {drawn.partialFrom !== null && <p className="chart-note">The current {bucket} is not over: its last point, in the shaded part, counts only the events so far.</p>}
           </>
         )}
       </section>
@@ -63,7 +64,7 @@ function NoEventsYet() {
 </script>`;
   return (
     <Empty title="No events yet">
-      <p>Nothing was received in this window. Send events from your app with the web SDK (an ingest-only token), or from a backend with POST /v1/events:</p>
+      <p>No event occurred in this window. Send events from your app with the web SDK (an ingest-only token), or from a backend with POST /v1/events:</p>
       <pre>
         <code>{snippet}</code>
       </pre>

@@ -2,9 +2,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../../api/client';
 import { useCanAct } from '../../auth/access';
+import { DataTable } from '../../components/data-table';
 import { when } from '../../components/format';
 import { Badge, ErrorState, Loading } from '../../components/states';
-import { TableScroll } from '../../components/table-scroll';
 
 /** A user's data rights (admin): export as a JSON file, erase with a typed confirmation, erasure records, unsuppress. */
 export function PrivacyPage() {
@@ -89,36 +89,24 @@ function Erasures() {
       {erasures.isError && <ErrorState error={erasures.error} />}
       {erasures.data?.erasures.length === 0 && <p className="muted">No erasure requested yet.</p>}
       {erasures.data && erasures.data.erasures.length > 0 && (
-        <TableScroll label="Erasure records">
-          <table aria-label="Erasure records, newest first">
-            <thead>
-              <tr>
-                <th scope="col">User (keyed hash)</th>
-                <th scope="col">Requested</th>
-                <th scope="col">State</th>
-                <th scope="col">Rows erased</th>
-              </tr>
-            </thead>
-            <tbody>
-              {erasures.data.erasures.map((erasure) => (
-                <tr key={erasure.id}>
-                  <th scope="row">
-                    <code>{erasure.userHash.slice(0, 16)}…</code>
-                  </th>
-                  <td>{when(erasure.requestedAt)}</td>
-                  <td>
-                    {erasure.status === 'confirmed' ? (
-                      <Badge tone="good">confirmed {when(erasure.confirmedAt)}</Badge>
-                    ) : (
-                      <Badge tone="fair">pending after {erasure.attempts} sweep(s)</Badge>
-                    )}
-                  </td>
-                  <td>{Object.entries(erasure.erased).map(([store, rows]) => `${store} ${rows}`).join(', ') || 'nothing'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Erasure records" name="Erasure records, newest first" columns={['User (keyed hash)', 'Requested', 'State', 'Rows erased']}>
+          {erasures.data.erasures.map((erasure) => (
+            <tr key={erasure.id}>
+              <th scope="row">
+                <code>{erasure.userHash.slice(0, 16)}…</code>
+              </th>
+              <td>{when(erasure.requestedAt)}</td>
+              <td>
+                {erasure.status === 'confirmed' ? (
+                  <Badge tone="good">confirmed {when(erasure.confirmedAt)}</Badge>
+                ) : (
+                  <Badge tone="fair">pending after {erasure.attempts} sweep(s)</Badge>
+                )}
+              </td>
+              <td>{Object.entries(erasure.erased).map(([store, rows]) => `${store} ${rows}`).join(', ') || 'nothing'}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -4,10 +4,10 @@ import { api } from '../../api/client';
 import type { CreateToken, IssuedToken, Scope, TokenView } from '../../api/types';
 import { useCanAct, useSignedInTokenId } from '../../auth/access';
 import { ConfirmButton } from '../../components/confirm-button';
+import { DataTable } from '../../components/data-table';
 import { when } from '../../components/format';
 import { SecretOnce } from '../../components/secret-once';
 import { Badge, ErrorState, Loading } from '../../components/states';
-import { TableScroll } from '../../components/table-scroll';
 
 const SCOPES: Scope[] = ['ingest', 'read', 'admin'];
 const ENVIRONMENTS: Array<CreateToken['environment']> = ['prod', 'staging', 'dev'];
@@ -112,44 +112,29 @@ function TokenTable({ tokens }: { tokens: NamedToken[] }) {
       </div>
       {shown.length === 0 && <p className="muted">No token in use: every token is revoked.</p>}
       {shown.length > 0 && (
-        <TableScroll label="Tokens">
-          <table aria-label="Tokens, oldest first">
-            <thead>
-              <tr>
-                <th scope="col">Token</th>
-                <th scope="col">Environment</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((token) => (
-                <tr key={token.id}>
-                  <th scope="row">
-                    {token.name ? <strong>{token.name}</strong> : <span className="muted">unnamed</span>}
+        <DataTable label="Tokens" name="Tokens, oldest first" columns={['Token', 'Environment', 'Scopes', 'Created', 'Last used', 'Expires', 'State']}>
+          {shown.map((token) => (
+            <tr key={token.id}>
+              <th scope="row">
+                {token.name ? <strong>{token.name}</strong> : <span className="muted">unnamed</span>}
+                <br />
+                <code>{token.id}</code> ends …{token.hint}
+                {token.id === signedInWith && (
+                  <>
                     <br />
-                    <code>{token.id}</code> ends …{token.hint}
-                    {token.id === signedInWith && (
-                      <>
-                        <br />
-                        <span className="yours">You are signed in with this token</span>
-                      </>
-                    )}
-                  </th>
-                  <td>{token.environment}</td>
-                  <td>{token.scopes.join(', ')}</td>
-                  <td>{when(token.createdAt)}</td>
-                  <td>{token.lastUsedAt ? when(token.lastUsedAt) : 'never'}</td>
-                  <td>{token.expiresAt ? when(token.expiresAt) : 'never'}</td>
-                  <td>{token.revokedAt ? <Badge tone="bad">revoked {when(token.revokedAt)}</Badge> : <RevokeToken token={token} yours={token.id === signedInWith} />}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+                    <span className="yours">You are signed in with this token</span>
+                  </>
+                )}
+              </th>
+              <td>{token.environment}</td>
+              <td>{token.scopes.join(', ')}</td>
+              <td>{when(token.createdAt)}</td>
+              <td>{token.lastUsedAt ? when(token.lastUsedAt) : 'never'}</td>
+              <td>{token.expiresAt ? when(token.expiresAt) : 'never'}</td>
+              <td>{token.revokedAt ? <Badge tone="bad">revoked {when(token.revokedAt)}</Badge> : <RevokeToken token={token} yours={token.id === signedInWith} />}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

@@ -2,9 +2,9 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, ApiError } from '../../api/client';
 import type { PredictionExplanation } from '../../api/types';
+import { DataTable } from '../../components/data-table';
 import { count, percent, when } from '../../components/format';
 import { Empty, ErrorState, Loading } from '../../components/states';
-import { TableScroll } from '../../components/table-scroll';
 import { href } from '../../routes';
 
 export function UserPage({ userId }: { userId?: string }) {
@@ -91,27 +91,15 @@ function UserDetails({ userId }: { userId: string }) {
           {known && sessions.isPending && <Loading what="sessions" />}
           {sessions.isError && <ErrorState error={sessions.error} />}
           {sessions.data && (
-            <TableScroll label="Sessions table">
-              <table>
-                <caption className="visually-hidden">The user's latest sessions, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Started</th>
-                    <th scope="col">Minutes</th>
-                    <th scope="col">Events</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {[...sessions.data.sessions].reverse().slice(0, 20).map((s) => (
-                    <tr key={s.sessionId}>
-                      <td>{when(s.startedAt)}</td>
-                      <td>{(s.durationMs / 60_000).toFixed(1)}</td>
-                      <td>{count(s.eventCount)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
+            <DataTable label="Sessions table" name={"The user's latest sessions, newest first"} columns={['Started', 'Minutes', 'Events']}>
+              {[...sessions.data.sessions].reverse().slice(0, 20).map((s) => (
+                <tr key={s.sessionId}>
+                  <td>{when(s.startedAt)}</td>
+                  <td>{(s.durationMs / 60_000).toFixed(1)}</td>
+                  <td>{count(s.eventCount)}</td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </section>
         <section className="panel" aria-labelledby="events-heading">
@@ -120,25 +108,14 @@ function UserDetails({ userId }: { userId: string }) {
           {known && events.isPending && <Loading what="events" />}
           {events.isError && <ErrorState error={events.error} />}
           {events.data && (
-            <TableScroll label="Latest events table">
-              <table>
-                <caption className="visually-hidden">The user's latest events, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Event</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {events.data.events.map((e, k) => (
-                    <tr key={`${e.timestamp}-${k}`}>
-                      <td>{when(e.timestamp)}</td>
-                      <td>{e.event}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
+            <DataTable label="Latest events table" name={"The user's latest events, newest first"} columns={['When', 'Event']}>
+              {events.data.events.map((e, k) => (
+                <tr key={`${e.timestamp}-${k}`}>
+                  <td>{when(e.timestamp)}</td>
+                  <td>{e.event}</td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </section>
       </div>

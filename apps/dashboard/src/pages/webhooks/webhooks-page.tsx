@@ -4,10 +4,10 @@ import { api } from '../../api/client';
 import type { CreatedWebhook, Webhook, WebhookDelivery, WebhookEventKind } from '../../api/types';
 import { useCanAct } from '../../auth/access';
 import { ConfirmButton } from '../../components/confirm-button';
+import { DataTable } from '../../components/data-table';
 import { when } from '../../components/format';
 import { SecretOnce } from '../../components/secret-once';
 import { Badge, ErrorState, Loading } from '../../components/states';
-import { TableScroll } from '../../components/table-scroll';
 
 const KINDS: WebhookEventKind[] = ['prediction.updated', 'model.retrained', 'model.failed', 'drift.detected', 'audience.entered', 'audience.left'];
 
@@ -123,44 +123,29 @@ function DeliveryTable({ webhookId, deliveries, onRetried }: { webhookId: string
   const retry = useMutation({ mutationFn: (deliveryId: string) => api.webhooks.retryDelivery({ path: { webhookId, deliveryId } }), onSuccess: onRetried });
   return (
     <>
-      <TableScroll label={`Deliveries of ${webhookId}`}>
-        <table aria-label={`Deliveries of ${webhookId}, newest first`}>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Response</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Next retry</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.map((delivery) => (
-              <tr key={delivery.id}>
-                <th scope="row">
-                  {delivery.eventType} <span className="muted">{when(delivery.createdAt)}</span>
-                </th>
-                <td>
-                  <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
-                </td>
-                <td>{delivery.attempts}</td>
-                <td>{delivery.lastResponseCode ?? delivery.lastError ?? '—'}</td>
-                <td>{delivery.lastLatencyMs === null ? '—' : `${delivery.lastLatencyMs} ms`}</td>
-                <td>{delivery.status === 'pending' && delivery.nextAttemptAt ? when(delivery.nextAttemptAt) : '—'}</td>
-                <td>
-                  {(delivery.status === 'failed' || delivery.status === 'abandoned') && (
-                    <button type="button" className="secondary" onClick={() => retry.mutate(delivery.id)} disabled={retry.isPending}>
-                      Retry {delivery.eventType}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableScroll>
+      <DataTable label={`Deliveries of ${webhookId}`} name={`Deliveries of ${webhookId}, newest first`} columns={['Event', 'Status', 'Attempts', 'Response', 'Latency', 'Next retry', 'Action']}>
+        {deliveries.map((delivery) => (
+          <tr key={delivery.id}>
+            <th scope="row">
+              {delivery.eventType} <span className="muted">{when(delivery.createdAt)}</span>
+            </th>
+            <td>
+              <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
+            </td>
+            <td>{delivery.attempts}</td>
+            <td>{delivery.lastResponseCode ?? delivery.lastError ?? '—'}</td>
+            <td>{delivery.lastLatencyMs === null ? '—' : `${delivery.lastLatencyMs} ms`}</td>
+            <td>{delivery.status === 'pending' && delivery.nextAttemptAt ? when(delivery.nextAttemptAt) : '—'}</td>
+            <td>
+              {(delivery.status === 'failed' || delivery.status === 'abandoned') && (
+                <button type="button" className="secondary" onClick={() => retry.mutate(delivery.id)} disabled={retry.isPending}>
+                  Retry {delivery.eventType}
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {retry.isError && <ErrorState error={retry.error} />}
     </>
   );
