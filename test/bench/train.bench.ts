@@ -127,7 +127,7 @@ async function benchTarget(mode: BenchedMode, target: string, horizonDays: numbe
   console.log(realRun);
   if (!truth) return ['', realRun];
   const matrixStarted = Date.now();
-  const dataset = await mode.builder.build({ organizationId: mode.organizationId, targetEvent: target, horizonDays }, version.window_end.getTime());
+  const dataset = await mode.builder.build({ organizationId: mode.organizationId, target: { kind: 'event', targetEvent: target }, horizonDays }, version.window_end.getTime());
   const matrixSeconds = (Date.now() - matrixStarted) / 1000;
 
   const { split, manifest } = dataset;
