@@ -71,7 +71,8 @@ const explanationSchema = z
   .nullable()
   .describe(
     'with explain=true: the raw score split exactly (base + contributions, to 1e-6) by TreeSHAP (gbdt) or coefficient x standardized value (logistic); ' +
-      'null for a version trained before explanations were stored',
+      'null for a version trained before explanations were stored; a value model explains its probability of any value; ' +
+      'a dormant user of an inactivity model has no contributions, base being the log-odds of the rate they are answered with',
   );
 
 const explainedPredictionSchema = predictionSchema.extend({ explanation: explanationSchema.optional() });
