@@ -292,7 +292,8 @@ function readTruth(truthFile: string): Map<string, DemoTruth> {
 async function realTrainingRun(suite: TestSuite, api: RunningProcess, token: string, model: Record<string, unknown> & { horizonDays: number }) {
   const worker = await startWorker({ ...suite.env, ...TRAINING_ENV });
   try {
-    const name = `bench_${String(model.targetEvent ?? model.kind)}_${String(model.kind ?? 'event')}_${model.horizonDays}d`;
+    const kind = typeof model.kind === 'string' ? model.kind : 'event';
+    const name = `bench_${typeof model.targetEvent === 'string' ? model.targetEvent : kind}_${kind}_${model.horizonDays}d`;
     const created = await request<{ id: string }>(`${api.baseUrl}/v1/models`, { token, method: 'POST', body: { name, ...model, algorithm: 'gbdt' } });
     const modelId = created.body.id;
     const started = Date.now();
@@ -352,16 +353,19 @@ function withMatrixFiles<T>(split: TrainingSplit, fit: (directory: string) => T)
 
 /** The matrix fitted by reference_learners.py on THREADS threads. */
 function referenceLearners(python: string, split: TrainingSplit): Record<string, LearnerResult> {
-  return withMatrixFiles(split, (directory) =>
-    JSON.parse(execFileSync(python, [REFERENCES_SCRIPT, directory, String(split.train.featureNames.length), String(THREADS)], { encoding: 'utf8' })),
-  ) as Record<string, LearnerResult>;
+  return withMatrixFiles(
+    split,
+    (directory) => JSON.parse(execFileSync(python, [REFERENCES_SCRIPT, directory, String(split.train.featureNames.length), String(THREADS)], { encoding: 'utf8' })) as Record<string, LearnerResult>,
+  );
 }
 
 /** A value model's matrix and sums fitted by reference_regressors.py on THREADS threads. */
 function referenceRegressors(python: string, split: TrainingSplit): Record<string, { mae: number; rmse: number; r2: number; fitSeconds: number }> {
-  return withMatrixFiles(split, (directory) =>
-    JSON.parse(execFileSync(python, [REGRESSORS_SCRIPT, directory, String(split.train.featureNames.length), String(THREADS)], { encoding: 'utf8' })),
-  ) as Record<string, { mae: number; rmse: number; r2: number; fitSeconds: number }>;
+  type Regression = { mae: number; rmse: number; r2: number; fitSeconds: number };
+  return withMatrixFiles(
+    split,
+    (directory) => JSON.parse(execFileSync(python, [REGRESSORS_SCRIPT, directory, String(split.train.featureNames.length), String(THREADS)], { encoding: 'utf8' })) as Record<string, Regression>,
+  );
 }
 
 /** Peak resident memory of a running process (VmHWM), in MB. */

@@ -37,7 +37,7 @@ describe('prediction kinds: inactivity and value', () => {
     request<{ predictions: Prediction[] }>(`${t.api.baseUrl}/v1/predict?userId=${encodeURIComponent(userId)}&explain=true`, { token: token() });
 
   beforeAll(async () => {
-    await cliJson(t.suite.env, ['demo', 'seed', '--org', t.org.organization.id, '--users', '900', '--days', '50', '--intent-signal', 'saas']);
+    await cliJson(t.suite.env, ['demo', 'seed', '--org', t.org.organization.id, '--users', '700', '--days', '45', '--intent-signal', 'saas']);
     worker = await startWorker(t.suite.env);
   }, 600_000);
 
@@ -102,7 +102,7 @@ describe('prediction kinds: inactivity and value', () => {
     expect(churnVersion?.manifest.targetEvent).toBeUndefined();
     expect(churnVersion?.manifest.names).not.toContain('days_since_target_event');
     expect(versions.find((v) => v.model_id === models.spend)?.target?.kind).toBe('value');
-  });
+  }, 1_200_000);
 
   it('predicts each kind for active and long-inactive users alike, explanations adding up, the batch answering the same', async () => {
     const users = async (where: string) =>
@@ -177,7 +177,7 @@ describe('prediction kinds: inactivity and value', () => {
       expect(batch.body.results[i]).toEqual({ userId, predictions: plain.body.predictions });
       expect(plain.body.predictions.find((p) => p.modelId === models.spend)?.interval).toEqual(expect.objectContaining({ p10: expect.any(Number), p90: expect.any(Number) }));
     }
-  });
+  }, 300_000);
 
   it('scores every user in bulk after promotion with the kinds\' labels', async () => {
     await promotionRunsDone(t.suite, t.org.organization.id, 600_000);
@@ -196,5 +196,5 @@ describe('prediction kinds: inactivity and value', () => {
       [t.org.organization.id, models.churn],
     );
     expect(Number(gone)).toBeGreaterThan(0);
-  });
+  }, 900_000);
 });

@@ -7,17 +7,17 @@ export { ModelsProcessorsModule } from './models-processors.module';
 export { Model, type ModelAlgorithm, type ModelKind, type ModelStatus } from './registry/model.entity';
 export { type CreateModel, createModelSchema, DEFAULT_ACTIVE_DAYS, DEFAULT_LABELS, retrainSchema, type UpdateModel, updateModelSchema } from './registry/model.schema';
 export { ModelVersion, type VersionState } from './registry/model-version.entity';
-export type { VersionTarget } from './registry/version-target';
 export { ModelsService, type ModelWithVersion, type RetrainStarted, type ServingVersionRef, type VersionArtifact } from './registry/models.service';
+export type { VersionTarget } from './registry/version-target';
 export {
   CONFIDENCE_BIN_EDGES,
   type ConfidenceHistogram,
   confidenceHistogram,
+  estimateValue,
   type ExplainableModel,
   explainableModelOf,
   explainRow,
   type Explanation,
-  estimateValue,
   ONNX_AMOUNT_OUTPUT,
   ONNX_INPUT,
   ONNX_PROBABILITIES_OUTPUT,

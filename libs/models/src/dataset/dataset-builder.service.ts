@@ -13,9 +13,9 @@ import {
 import { APP_CONFIG, type AppConfig, DAY_MS } from '@foresight/platform';
 import type { TrainingSplit } from '../training';
 import { IneligibleModelError } from './ineligible-model.error';
-import { DAYS_SINCE_LAST_EVENT, inPopulation, outcomeAfter, outcomeText, type PredictionTarget, targetEventOf } from './training-target';
 import { RowBuffer } from './row-buffer';
 import { cutoffStepDays, isValidationUser, planTraining, TRAINING_WINDOW_DAYS, type TrainingPlan } from './training-plan';
+import { DAYS_SINCE_LAST_EVENT, inPopulation, outcomeAfter, outcomeText, type PredictionTarget, targetEventOf } from './training-target';
 import { planUserSample } from './user-sample';
 
 const TRACKED_EVENTS = 20;

@@ -32,8 +32,6 @@ export {
 } from './onnx-export';
 export type { TrainedModel, TrainModelInput } from './train-model';
 export { predictProbabilities, trainModel } from './train-model';
-export type { AmountModel, AmountSpread, ValueEstimate, ValueMetrics } from './value-model';
-export { estimateValue, VALUE_INTERVAL } from './value-model';
 export type { SplitPart } from './training.errors';
 export {
   InsufficientTrainingDataError,
@@ -43,3 +41,5 @@ export {
 } from './training.errors';
 export type { ClassCounts, TrainingSet, TrainingSplit } from './training-set';
 export { assertTrainingSplit, countClasses, rowCount, trainingSetFromRows } from './training-set';
+export type { AmountModel, AmountSpread, ValueEstimate, ValueMetrics } from './value-model';
+export { estimateValue, VALUE_INTERVAL } from './value-model';

@@ -3,6 +3,7 @@ import { applyCalibration, fitPlattScaling, PlattCalibration } from './calibrati
 import { FeatureDirection, featureDirections, withDirections } from './feature-direction';
 import { FeatureImportance, normalizeImportance } from './feature-importance';
 import { fitGbdt, type GbdtOptions } from './gbdt';
+import { predictGbdtMargins } from './gbdt';
 import { DEFAULT_SEARCH_BUDGET_CELLS, searchGbdt, searchLogistic } from './hyperparameter-search';
 import { sigmoid } from './log-loss';
 import { fitLogistic, type LogisticOptions } from './logistic.trainer';
@@ -22,7 +23,6 @@ import {
 } from './training.errors';
 import { assertTrainingSplit, countClasses, refitSplit, rowCount, TrainingSplit } from './training-set';
 import { type AmountModel, estimateValue, fitAmountModel, valueMetrics } from './value-model';
-import { predictGbdtMargins } from './gbdt';
 
 /**
  * `options` fix hyperparameters; the search tries its candidates merged over them, unless `search`
