@@ -1,25 +1,11 @@
 import { type ExplainableModel, explainableModelOf } from '@foresight/models';
+import type { Prediction } from '@foresight/predictions';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startWorker } from '../support/processes';
 import { withApiSuite } from '../support/suite';
 import { promotionRunsDone, settledModel } from '../support/training';
 
-interface Explanation {
-  base: number;
-  contributions: Array<{ feature: string; contribution: number }>;
-}
-
-interface Prediction {
-  model: string;
-  label: string;
-  confidence: number;
-  modelId: string;
-  version: number;
-  value?: number;
-  interval?: { p10: number; p90: number };
-  dormant?: true;
-  explanation?: Explanation | null;
-}
+type Explanation = NonNullable<Prediction['explanation']>;
 
 /**
  * The two kinds beyond `event`, end to end on the SaaS demo (its users slip away week by week, and
