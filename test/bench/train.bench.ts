@@ -11,6 +11,7 @@
 //  - SaaS only, the other prediction kinds: churn (`inactivity`, AUC and ECE beside XGBoost on the same
 //    matrix) and credits bought (`value`: MAE, RMSE, R² and interval coverage beside XGBoost's
 //    reg:squarederror and Tweedie regressions of the same sums on the same matrix).
+// BENCH_TRAIN_ONLY=kinds benches only those other kinds (the event targets' references take long).
 // BENCH_TRAIN_USERS above 100,000 (e.g. 1000000) benches scale instead: that many users and 50,000,
 // seeded alike by COPY (support/copy-seed.ts), each trained by a fresh worker: its peak RSS and time per
 // row of the matrix, the large run's beside the small one's (targets: <= 2 GiB, ratio <= 1).
@@ -32,6 +33,8 @@ import { genericReference, type LearnerResult, type ReferenceRow, referenceRows 
 
 const USERS = Number(process.env.BENCH_TRAIN_USERS ?? 50_000);
 const SIGNALS = (process.env.BENCH_TRAIN_SIGNALS?.split(',') ?? DEMO_INTENT_SIGNALS) as DemoIntentSignal[];
+/** `kinds`: only the models of the other prediction kinds (MODE_KINDS), not the event targets and their references. */
+const ONLY_KINDS = process.env.BENCH_TRAIN_ONLY === 'kinds';
 /** Fewer days seed a large run faster; a 7-day horizon with its 14-day holdout needs more than 21. */
 const DAYS = Number(process.env.BENCH_TRAIN_DAYS ?? 45);
 /**
@@ -106,7 +109,7 @@ async function benchMode(suite: TestSuite, api: RunningProcess, builder: Dataset
   const truth = USERS > REFERENCES_MAX_USERS ? undefined : readTruth(truthFile);
   if (!truth) rmSync(truthFile);
   const lines: string[] = [];
-  for (const { target, horizonDays } of MODE_TARGETS[signal]) {
+  for (const { target, horizonDays } of ONLY_KINDS ? [] : MODE_TARGETS[signal]) {
     const mode = { suite, api, token: token.secret, organizationId: organization.id, builder, config, python, label: `${signal} ${target} ${horizonDays}d`, accepted: seeded.accepted };
     lines.push(...(await benchTarget(mode, target, horizonDays, truth)));
   }
