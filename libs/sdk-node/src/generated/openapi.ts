@@ -3006,7 +3006,7 @@ export interface operations {
                              * @enum {boolean}
                              */
                             dormant?: true;
-                            /** @description with explain=true: the raw score split exactly (base + contributions, to 1e-6) by TreeSHAP (gbdt) or coefficient x standardized value (logistic); null for a version trained before explanations were stored */
+                            /** @description with explain=true: the raw score split exactly (base + contributions, to 1e-6) by TreeSHAP (gbdt) or coefficient x standardized value (logistic); null for a version trained before explanations were stored; a value model explains its probability of any value; a dormant user of an inactivity model has no contributions, base being the log-odds of the rate they are answered with */
                             explanation?: {
                                 /** @description the raw score (log-odds before calibration) of a user the model knows nothing about: the training average */
                                 base: number;
