@@ -7,7 +7,11 @@
 //  - scikit-learn on generic features (support/generic_features.py): what a data scientist writes without
 //    knowing the generator, from the same users' raw events at the same cutoffs, labels and split;
 //  - "before": the same learners on the columns of the pre-issue feature set (version-1 manifests:
-//    event counts and session totals), the same rows.
+//    event counts and session totals), the same rows;
+//  - SaaS only, the other prediction kinds: churn (`inactivity`, AUC and ECE beside XGBoost on the same
+//    matrix) and credits bought (`value`: MAE, RMSE, R² and interval coverage beside XGBoost's
+//    reg:squarederror and Tweedie regressions of the same sums on the same matrix).
+// BENCH_TRAIN_ONLY=kinds benches only those other kinds (the event targets' references take long).
 // BENCH_TRAIN_USERS above 100,000 (e.g. 1000000) benches scale instead: that many users and 50,000,
 // seeded alike by COPY (support/copy-seed.ts), each trained by a fresh worker: its peak RSS and time per
 // row of the matrix, the large run's beside the small one's (targets: <= 2 GiB, ratio <= 1).
@@ -18,7 +22,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { DEMO_INTENT_SIGNALS, type DemoIntentSignal, demoOracleProbability, type DemoTruth } from '@foresight/demo';
 import { UserEventsService } from '@foresight/events';
-import { DatasetBuilderService, planTraining, rocAuc, type TrainingSet, type TrainingSplit, trainModel } from '@foresight/models';
+import { DatasetBuilderService, DEFAULT_ACTIVE_DAYS, planTraining, type PredictionTarget, rocAuc, type TrainingSet, type TrainingSplit, trainModel } from '@foresight/models';
 import { type AppConfig, loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
@@ -29,6 +33,8 @@ import { genericReference, type LearnerResult, type ReferenceRow, referenceRows 
 
 const USERS = Number(process.env.BENCH_TRAIN_USERS ?? 50_000);
 const SIGNALS = (process.env.BENCH_TRAIN_SIGNALS?.split(',') ?? DEMO_INTENT_SIGNALS) as DemoIntentSignal[];
+/** `kinds`: only the models of the other prediction kinds (MODE_KINDS), not the event targets and their references. */
+const ONLY_KINDS = process.env.BENCH_TRAIN_ONLY === 'kinds';
 /** Fewer days seed a large run faster; a 7-day horizon with its 14-day holdout needs more than 21. */
 const DAYS = Number(process.env.BENCH_TRAIN_DAYS ?? 45);
 /**
@@ -48,11 +54,19 @@ const MODE_TARGETS: Record<DemoIntentSignal, ReadonlyArray<{ target: string; hor
     { target: 'plan_upgraded', horizonDays: 7 },
   ],
 };
+/** The other kinds' models of a mode (the SaaS product churns and buys credits). */
+const MODE_KINDS: Partial<Record<DemoIntentSignal, ReadonlyArray<Record<string, unknown> & { kind: 'inactivity' | 'value'; horizonDays: number }>>> = {
+  saas: [
+    { kind: 'inactivity', horizonDays: 7 },
+    { kind: 'value', targetEvent: 'credits_purchased', valueProperty: 'amountEur', horizonDays: 7 },
+  ],
+};
 /** The machine the targets are stated for. */
 const THREADS = 2;
 /** TRAINING_MAX_USERS below the bench's users shows the bounded cost of a sampled run (e.g. 10000 of 50000). */
 const TRAINING_ENV: Record<string, string> = process.env.TRAINING_MAX_USERS ? { TRAINING_MAX_USERS: process.env.TRAINING_MAX_USERS } : {};
 const REFERENCES_SCRIPT = join(__dirname, 'support', 'reference_learners.py');
+const REGRESSORS_SCRIPT = join(__dirname, 'support', 'reference_regressors.py');
 /** Debian's packages install for the system interpreter, which may not be the first python3 on the PATH (pyenv). */
 const PYTHONS = ['python3', '/usr/bin/python3'];
 
@@ -95,10 +109,60 @@ async function benchMode(suite: TestSuite, api: RunningProcess, builder: Dataset
   const truth = USERS > REFERENCES_MAX_USERS ? undefined : readTruth(truthFile);
   if (!truth) rmSync(truthFile);
   const lines: string[] = [];
-  for (const { target, horizonDays } of MODE_TARGETS[signal]) {
+  for (const { target, horizonDays } of ONLY_KINDS ? [] : MODE_TARGETS[signal]) {
     const mode = { suite, api, token: token.secret, organizationId: organization.id, builder, config, python, label: `${signal} ${target} ${horizonDays}d`, accepted: seeded.accepted };
     lines.push(...(await benchTarget(mode, target, horizonDays, truth)));
   }
+  for (const body of MODE_KINDS[signal] ?? []) {
+    lines.push(...(await benchKind({ suite, api, token: token.secret, organizationId: organization.id, builder, config, python, label: `${signal} ${body.kind} ${body.horizonDays}d`, accepted: seeded.accepted }, body)));
+  }
+  return lines;
+}
+
+/**
+ * A model of another kind: its real run, then its matrix rebuilt at the run's cutoff and fitted here by
+ * Foresight and, on the same rows, by XGBoost: the classifier for churn, regressions of the sums for value.
+ */
+async function benchKind(mode: BenchedMode, body: Record<string, unknown> & { kind: 'inactivity' | 'value'; horizonDays: number }): Promise<string[]> {
+  const { suite, label, python } = mode;
+  const run = await realTrainingRun(suite, mode.api, mode.token, body);
+  const [version] = await suite.sql<{ window_end: Date; metrics: { calibrationError: number; value?: Record<string, number> } }>(
+    `SELECT window_end, metrics FROM model_versions WHERE model_id = $1`,
+    [run.modelId],
+  );
+  const target: PredictionTarget =
+    body.kind === 'inactivity' ? { kind: 'inactivity', activeDays: DEFAULT_ACTIVE_DAYS } : { kind: 'value', targetEvent: String(body.targetEvent), valueProperty: String(body.valueProperty) };
+  const { split, manifest, dormant } = await mode.builder.build({ organizationId: mode.organizationId, target, horizonDays: body.horizonDays }, version.window_end.getTime());
+  const lines = [
+    ``,
+    `[${label}] ${mode.accepted} events; real run ${run.seconds.toFixed(1)} s, worker peak ${run.peakMb.toFixed(0)} MB, validation AUC ${run.auc.toFixed(4)}, ECE ${version.metrics.calibrationError.toFixed(4)}`,
+    `[${label}] matrix ${split.train.labels.length} train + ${split.tuning?.labels.length ?? 0} tuning + ${split.validation.labels.length} validation rows x ${manifest.names.length} features` +
+      (dormant ? `; ${dormant.rows} rows of users not active within ${DEFAULT_ACTIVE_DAYS} days left out (churn rate ${(dormant.churned / Math.max(1, dormant.rows)).toFixed(3)})` : ''),
+  ];
+  const started = Date.now();
+  const trained = trainModel({ algorithm: 'gbdt', split });
+  const fitSeconds = (Date.now() - started) / 1000;
+  if (body.kind === 'inactivity') {
+    const learners: Array<[string, LearnerResult]> = [['foresight gbdt', { ...trained.metrics, fitSeconds }]];
+    for (const [name, result] of Object.entries(python ? referenceLearners(python, split) : {})) learners.push([name === 'xgboost' ? 'xgboost hist' : 'sklearn HistGB', result]);
+    lines.push(
+      `${'learner'.padEnd(26)}${'AUC'.padStart(8)}${'log loss'.padStart(10)}${'ECE'.padStart(8)}${'fit s'.padStart(8)}`,
+      ...learners.map(([name, r]) => `${name.padEnd(26)}${r.auc.toFixed(4).padStart(8)}${r.logLoss.toFixed(4).padStart(10)}${r.calibrationError.toFixed(4).padStart(8)}${r.fitSeconds.toFixed(2).padStart(8)}`),
+    );
+    return lines;
+  }
+  const value = trained.metrics.value;
+  const regressors: Array<[string, { mae: number; rmse: number; r2: number; fitSeconds: number; intervalCoverage?: number }]> = [];
+  if (value) regressors.push(['foresight P(any) x amount', { ...value, fitSeconds }]);
+  for (const [name, result] of Object.entries(python ? referenceRegressors(python, split) : {})) regressors.push([name, result]);
+  lines.push(
+    `[${label}] validation: mean actual sum ${value?.meanActual.toFixed(2)}, mean predicted ${value?.meanPredicted.toFixed(2)}; AUC of "any" ${trained.metrics.auc.toFixed(4)}, ECE ${trained.metrics.calibrationError.toFixed(4)}`,
+    `${'learner'.padEnd(26)}${'MAE'.padStart(9)}${'RMSE'.padStart(9)}${'R²'.padStart(8)}${'p10-p90'.padStart(9)}${'fit s'.padStart(8)}`,
+    ...regressors.map(
+      ([name, r]) =>
+        `${name.padEnd(26)}${r.mae.toFixed(3).padStart(9)}${r.rmse.toFixed(3).padStart(9)}${r.r2.toFixed(4).padStart(8)}${(r.intervalCoverage?.toFixed(3) ?? '-').padStart(9)}${r.fitSeconds.toFixed(2).padStart(8)}`,
+    ),
+  );
   return lines;
 }
 
@@ -116,7 +180,7 @@ interface BenchedMode {
 
 async function benchTarget(mode: BenchedMode, target: string, horizonDays: number, truth: Map<string, DemoTruth> | undefined): Promise<string[]> {
   const { suite, label, python } = mode;
-  const run = await realTrainingRun(suite, mode.api, mode.token, target, horizonDays);
+  const run = await realTrainingRun(suite, mode.api, mode.token, { targetEvent: target, horizonDays });
   const [version] = await suite.sql<{ window_end: Date; validation_rows: number; train_rows: number; trained_on: { users: number; sampledUsers: number; cutoffStepDays: number } }>(
     `SELECT window_end, validation_rows, train_rows, manifest->'trainedOn' AS trained_on FROM model_versions WHERE model_id = $1`,
     [run.modelId],
@@ -127,7 +191,7 @@ async function benchTarget(mode: BenchedMode, target: string, horizonDays: numbe
   console.log(realRun);
   if (!truth) return ['', realRun];
   const matrixStarted = Date.now();
-  const dataset = await mode.builder.build({ organizationId: mode.organizationId, targetEvent: target, horizonDays }, version.window_end.getTime());
+  const dataset = await mode.builder.build({ organizationId: mode.organizationId, target: { kind: 'event', targetEvent: target }, horizonDays }, version.window_end.getTime());
   const matrixSeconds = (Date.now() - matrixStarted) / 1000;
 
   const { split, manifest } = dataset;
@@ -191,7 +255,7 @@ async function benchScale(suite: TestSuite): Promise<void> {
       seeded.push({ users, events, organizationId: organization.id, token: token.secret });
     }
     for (const { users, events, token } of seeded) {
-      const run = await realTrainingRun(suite, api, token, 'checkout', 7);
+      const run = await realTrainingRun(suite, api, token, { targetEvent: 'checkout', horizonDays: 7 });
       const [version] = await suite.sql<{ train_rows: number; validation_rows: number; trained_on: { users: number; sampledUsers: number; cutoffStepDays: number } }>(
         `SELECT train_rows, validation_rows, manifest->'trainedOn' AS trained_on FROM model_versions WHERE model_id = $1`,
         [run.modelId],
@@ -228,23 +292,24 @@ function readTruth(truthFile: string): Map<string, DemoTruth> {
 }
 
 /** A retrain through the API, run by a fresh worker process (so its peak RSS is this run's). */
-async function realTrainingRun(suite: TestSuite, api: RunningProcess, token: string, targetEvent: string, horizonDays: number) {
+async function realTrainingRun(suite: TestSuite, api: RunningProcess, token: string, model: Record<string, unknown> & { horizonDays: number }) {
   const worker = await startWorker({ ...suite.env, ...TRAINING_ENV });
   try {
-    const model = await request<{ id: string }>(`${api.baseUrl}/v1/models`, {
-      token, method: 'POST', body: { name: `bench_${targetEvent}_${horizonDays}d`, targetEvent, horizonDays, algorithm: 'gbdt' },
-    });
+    const kind = typeof model.kind === 'string' ? model.kind : 'event';
+    const name = `bench_${typeof model.targetEvent === 'string' ? model.targetEvent : kind}_${kind}_${model.horizonDays}d`;
+    const created = await request<{ id: string }>(`${api.baseUrl}/v1/models`, { token, method: 'POST', body: { name, ...model, algorithm: 'gbdt' } });
+    const modelId = created.body.id;
     const started = Date.now();
-    await request(`${api.baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId: model.body.id } });
+    await request(`${api.baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId } });
     let details: Record<string, unknown> = {};
     while (Date.now() - started < 15 * 60_000) {
-      details = (await request<Record<string, unknown>>(`${api.baseUrl}/v1/models/${model.body.id}`, { token })).body;
+      details = (await request<Record<string, unknown>>(`${api.baseUrl}/v1/models/${modelId}`, { token })).body;
       if (details.status !== 'retraining') break;
       await new Promise((r) => setTimeout(r, 250));
     }
     const seconds = (Date.now() - started) / 1000;
     if (details.status !== 'active') throw new Error(`${String(details.status)} ${String(details.lastError)}\n${worker.output().slice(-2000)}`);
-    return { modelId: model.body.id, seconds, auc: details.auc as number, peakMb: peakRssMb(worker.child.pid as number) };
+    return { modelId, seconds, auc: details.auc as number, peakMb: peakRssMb(worker.child.pid as number) };
   } finally {
     await worker.stop();
   }
@@ -273,19 +338,37 @@ function selectColumns(split: TrainingSplit, keep: readonly boolean[]): Training
   return { train: select(split.train), ...(split.tuning ? { tuning: select(split.tuning) } : {}), validation: select(split.validation) };
 }
 
-/** The matrix as raw float32/uint8 files, fitted by reference_learners.py on THREADS threads. */
-function referenceLearners(python: string, split: TrainingSplit): Record<string, LearnerResult> {
+/** The matrix as raw float32/uint8 files (and the sums, for value models), in a directory `fit` reads; removed afterwards. */
+function withMatrixFiles<T>(split: TrainingSplit, fit: (directory: string) => T): T {
   const directory = mkdtempSync(join(tmpdir(), 'foresight-bench-matrix-'));
+  const write = (file: string, array: ArrayBufferView) => writeFileSync(join(directory, file), Buffer.from(array.buffer, array.byteOffset, array.byteLength));
   try {
     for (const [part, set] of Object.entries(split) as Array<[string, TrainingSet]>) {
-      writeFileSync(join(directory, `${part}.features`), Buffer.from(set.features.buffer, set.features.byteOffset, set.features.byteLength));
-      writeFileSync(join(directory, `${part}.labels`), Buffer.from(set.labels.buffer, set.labels.byteOffset, set.labels.byteLength));
+      write(`${part}.features`, set.features);
+      write(`${part}.labels`, set.labels);
+      if (set.amounts) write(`${part}.amounts`, set.amounts);
     }
-    const output = execFileSync(python, [REFERENCES_SCRIPT, directory, String(split.train.featureNames.length), String(THREADS)], { encoding: 'utf8' });
-    return JSON.parse(output) as Record<string, LearnerResult>;
+    return fit(directory);
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/** The matrix fitted by reference_learners.py on THREADS threads. */
+function referenceLearners(python: string, split: TrainingSplit): Record<string, LearnerResult> {
+  return withMatrixFiles(
+    split,
+    (directory) => JSON.parse(execFileSync(python, [REFERENCES_SCRIPT, directory, String(split.train.featureNames.length), String(THREADS)], { encoding: 'utf8' })) as Record<string, LearnerResult>,
+  );
+}
+
+/** A value model's matrix and sums fitted by reference_regressors.py on THREADS threads. */
+function referenceRegressors(python: string, split: TrainingSplit): Record<string, { mae: number; rmse: number; r2: number; fitSeconds: number }> {
+  type Regression = { mae: number; rmse: number; r2: number; fitSeconds: number };
+  return withMatrixFiles(
+    split,
+    (directory) => JSON.parse(execFileSync(python, [REGRESSORS_SCRIPT, directory, String(split.train.featureNames.length), String(THREADS)], { encoding: 'utf8' })) as Record<string, Regression>,
+  );
 }
 
 /** Peak resident memory of a running process (VmHWM), in MB. */

@@ -27,7 +27,7 @@ describe('models API (registry and retrain requests)', () => {
     const list = await request<Array<Record<string, unknown>>>(`${t.api.baseUrl}/v1/models`, admin());
     expect(list.body).toEqual([
       {
-        id: created.body.id, name: 'checkout_7d', targetEvent: 'checkout', status: 'untrained', version: null, accuracy: null, lastRetrained: null, auc: null, schedule: null,
+        id: created.body.id, name: 'checkout_7d', kind: 'event', targetEvent: 'checkout', status: 'untrained', version: null, accuracy: null, lastRetrained: null, auc: null, schedule: null,
         // Additive: two weeks of health, nothing monitored yet.
         health: Array.from({ length: 14 }, (_, k) => ({ day: new Date(Date.now() - (13 - k) * 86_400_000).toISOString().slice(0, 10), health: 'no_data' })),
       },

@@ -49,6 +49,10 @@ const TICKET_ON_DROP = 0.35;
 const TICKET_BASE = 0.003;
 const MAX_GAP_MS = 5 * 60 * 1000;
 const MAX_REGULAR_EVENTS = 12;
+/** Chance per session, at the top level on the free plan, of buying add-on credits (a value model's target); per-plan factor below. */
+const CREDIT_PURCHASE_RATE = 0.03;
+/** Median credit purchase (EUR) per plan: larger plans buy larger packs. */
+const CREDIT_MEDIAN_EUR = [10, 25, 60] as const;
 const FEATURES = ['reports', 'exports', 'dashboards', 'automations', 'integrations', 'api', 'comments', 'calendar'] as const;
 /** The screens that carry signal, each shown by the action it belongs to. */
 const SIGNAL_SCREENS = { plans: 'Plans', billing: 'Billing', usage: 'Usage', team: 'Team members' } as const;
@@ -96,6 +100,8 @@ export function* generateSaasUsers(options: SaasOptions): Generator<SaasUser> {
  */
 function generateSaasUser(tag: string, userId: string, days: number, now: Date): SaasUser {
   const random = createRandom(hashSeed(`${tag}|${userId}`));
+  // Credit purchases draw from their own stream, so adding them left every other draw of the population as it was.
+  const spend = createRandom(hashSeed(`${tag}|${userId}|credits`));
   const latent = drawSaasLatent(random);
   const rates = saasRates(random, latent);
   const timelineStart = now.getTime() - days * DAY_MS;
@@ -147,6 +153,10 @@ function generateSaasUser(tag: string, userId: string, days: number, now: Date):
     for (const start of starts) {
       const session: SessionWriter = { random, level, pending, sessionId: `${idPrefix}-s${sessions++}`, clock: Math.max(start, clock + 60_000) };
       regularEvents(session, plan, latent);
+      // Engaged users on paid plans buy credits more often, growing teams more; the amount follows the plan.
+      if (spend() < CREDIT_PURCHASE_RATE * (LEVEL_ACTIVITY[level] / 1.5) * (1 + plan) * (1 + 0.5 * Math.max(0, latent.growth))) {
+        emit(session, 'credits_purchased', { amountEur: Math.round(logNormal(spend, CREDIT_MEDIAN_EUR[plan] * (1 + 0.1 * level), 0.6)), plan: SAAS_PLANS[plan] }, 30_000);
+      }
       if (random() < rates.upgradePerSession[plan]) {
         view(session, SIGNAL_SCREENS.plans);
         emit(session, 'plan_upgraded', { from: SAAS_PLANS[plan], plan: SAAS_PLANS[plan + 1] });

@@ -213,7 +213,18 @@ describe('feature definitions', () => {
     signals: ALL_SIGNALS,
   });
 
-  it('gives training (whole history at a past cutoff) and serving (SQL-style window + activity) identical vectors, feature by feature', () => {
+  // An inactivity model's manifest: no target event, so no target features.
+  const anyEvent = buildManifest({
+    trackedEvents: ['click', 'scroll', 'checkout'],
+    trackedScreens: ['Home', '/pricing'],
+    trackedProperties: [{ event: 'checkout', key: 'amount' }],
+    signals: ALL_SIGNALS,
+  });
+
+  it.each([
+    ['an event or value model', every],
+    ['an inactivity model (no target event)', anyEvent],
+  ])('gives training (whole history at a past cutoff) and serving (SQL-style window + activity) identical vectors, feature by feature: %s', (_, manifest) => {
     const nonZero = new Set<string>();
     for (const userHistory of randomHistories(200)) {
       for (const pastCutoff of [at(45), at(20), at(7), cutoff]) {
@@ -222,13 +233,20 @@ describe('feature definitions', () => {
         const before = userHistory.filter((e) => e.occurredAt < pastCutoff);
         if (before.length === 0) continue;
         const activity = { firstSeenAt: Math.min(...before.map((e) => e.occurredAt)), lastSeenAt: Math.max(...before.map((e) => e.occurredAt)) };
-        const training = named(every, featuresAt(userHistory, pastCutoff, every) as Float32Array);
-        expect(training).toEqual(named(every, computeFeatures(window, activity, pastCutoff, every)));
+        const training = named(manifest, featuresAt(userHistory, pastCutoff, manifest) as Float32Array);
+        // days_since_last_event included: it also decides, on both sides, whether an inactivity model's user is in its population.
+        expect(training).toEqual(named(manifest, computeFeatures(window, activity, pastCutoff, manifest)));
         for (const [name, value] of Object.entries(training)) if (value !== 0) nonZero.add(name);
       }
     }
     // The comparison above means something for every feature only if each one took a value besides 0.
-    expect(every.names.filter((name) => !nonZero.has(name))).toEqual([]);
+    expect(manifest.names.filter((name) => !nonZero.has(name))).toEqual([]);
+  });
+
+  it('describes no target event for a model of no particular event', () => {
+    expect(anyEvent.targetEvent).toBeUndefined();
+    expect(anyEvent.names).not.toContain('days_since_target_event');
+    expect(anyEvent.names).toContain('days_since_last_event');
   });
 
   it("computes several manifests in one pass exactly as each on its own, whatever the others track", () => {
@@ -249,7 +267,7 @@ describe('feature definitions', () => {
       names: [`property_sum_30d:${event}/${key}`, 'days_since_target_event'],
     });
     const version1: FeatureManifest = { version: 1, trackedEvents: ['click'], names: ['count_7d:click', 'events_30d', 'days_since_first_event'] };
-    const sets = [[every, other, version1], [other, every], [colliding('a/b', 'c'), colliding('a', 'b/c'), every]];
+    const sets = [[every, other, version1, anyEvent], [other, every], [colliding('a/b', 'c'), colliding('a', 'b/c'), every]];
     const spelledAlike = [ev(at(3), 'a/b', { numbers: { c: 5 } }), ev(at(2), 'a', { numbers: { 'b/c': 7 } }), ev(at(1), 'click')];
     expect(featuresOfEachAt(spelledAlike, cutoff, sets[2])?.slice(0, 2).map((vector) => vector[0])).toEqual([5, 7]);
     for (const userHistory of randomHistories(60)) {

@@ -40,7 +40,8 @@ export interface FeatureChoice {
   trackedScreens: readonly string[];
   /** The most frequent numeric properties of the tracked events. */
   trackedProperties: readonly NumericProperty[];
-  targetEvent: string;
+  /** Absent for a model of no particular event (inactivity): no target features then. */
+  targetEvent?: string;
   /** Whether any event of the organization carries the signal; features of an absent signal would be constant. */
   signals: { dwell: boolean; hesitation: boolean; scrollDepth: boolean };
 }
@@ -52,7 +53,7 @@ export const eventFeatureNames = (event: string) => COUNT_WINDOWS_DAYS.map((days
 
 export function buildManifest(choice: FeatureChoice): FeatureManifest {
   const { signals } = choice;
-  const trackedEvents = [...new Set([...choice.trackedEvents, choice.targetEvent])].sort();
+  const trackedEvents = [...new Set(choice.targetEvent === undefined ? choice.trackedEvents : [...choice.trackedEvents, choice.targetEvent])].sort();
   const names = trackedEvents.flatMap(eventFeatureNames);
   for (const screen of choice.trackedScreens) {
     names.push(`screen_views_7d:${screen}`, `screen_views_30d:${screen}`, `screen_view_share_30d:${screen}`);
@@ -83,10 +84,12 @@ export function buildManifest(choice: FeatureChoice): FeatureManifest {
     'distinct_events_30d',
     'days_since_last_event',
     'days_since_first_event',
-    'days_since_target_event',
   );
+  if (choice.targetEvent !== undefined) names.push('days_since_target_event');
   if (signals.dwell) names.push('total_dwell_seconds_30d', 'mean_view_dwell_seconds_30d');
   if (signals.hesitation) names.push('mean_hesitation_ms_30d');
   if (signals.scrollDepth) names.push('mean_scroll_depth_30d');
-  return { version: 2, trackedEvents, trackedScreens: [...choice.trackedScreens], trackedProperties, targetEvent: choice.targetEvent, names };
+  const manifest: FeatureManifest = { version: 2, trackedEvents, trackedScreens: [...choice.trackedScreens], trackedProperties, names };
+  if (choice.targetEvent !== undefined) manifest.targetEvent = choice.targetEvent;
+  return manifest;
 }

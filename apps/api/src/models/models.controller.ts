@@ -12,7 +12,8 @@ import { openApiSchema, queryInteger, ZodPipe } from '../http/zod';
 const summarySchema = z.object({
   id: z.string(),
   name: z.string(),
-  targetEvent: z.string(),
+  kind: z.enum(['event', 'inactivity', 'value']).describe('what the model predicts (CONTRACT.md, Models)'),
+  targetEvent: z.string().nullable().describe('null for an inactivity model'),
   status: z.enum(['untrained', 'active', 'retraining', 'failed']),
   version: z.number().nullable(),
   accuracy: z.number().nullable(),
@@ -39,8 +40,20 @@ const detailsSchema = summarySchema.extend({
   horizonDays: z.number(),
   algorithm: z.enum(['gbdt', 'logistic']),
   labels: z.array(z.string()),
+  activeDays: z.number().nullable().describe('inactivity: predicts for users active within this many days; null for the other kinds'),
+  valueProperty: z.string().nullable().describe('value: the numeric property of targetEvent whose sum is predicted; null for the other kinds'),
   precision: z.number().nullable(),
   recall: z.number().nullable(),
+  mae: z.number().nullable().describe('value: mean absolute error of the expected sum on the time-based holdout; null for the other kinds'),
+  rmse: z.number().nullable().describe('value: root mean squared error of the expected sum on the holdout'),
+  r2: z.number().nullable().describe('value: R² of the expected sum on the holdout'),
+  intervalCoverage: z.number().nullable().describe('value: share of holdout users whose actual sum fell within [p10, p90] (about 0.8 when the interval is honest)'),
+  dormantUsers: z
+    .object({ churnRate: z.number(), rows: z.number() })
+    .nullable()
+    .describe(
+      'inactivity: users not active within activeDays are outside what the model learned; they are answered with this rate, the share of such users at the training cutoffs who then sent no event within the horizon',
+    ),
   featureImportance: importanceSchema,
   lastError: z.string().nullable(),
 });
@@ -55,6 +68,10 @@ const metricsSchema = z.object({
   recall: z.number(),
   auc: z.number(),
   logLoss: z.number(),
+  value: z
+    .object({ mae: z.number(), rmse: z.number(), r2: z.number(), intervalCoverage: z.number(), meanActual: z.number(), meanPredicted: z.number() })
+    .optional()
+    .describe('value models only: the expected sum against the actual sums of the holdout'),
 });
 
 const curvesSchema = z
@@ -213,6 +230,7 @@ function summary({ model, serving }: ModelWithVersion): ModelSummary {
   return {
     id: model.id,
     name: model.name,
+    kind: model.kind,
     targetEvent: model.targetEvent,
     status: model.status,
     version: serving?.version ?? null,
@@ -230,8 +248,15 @@ function details(entry: ModelWithVersion): ModelDetails {
     horizonDays: model.horizonDays,
     algorithm: model.algorithm,
     labels: model.labels,
+    activeDays: model.activeDays,
+    valueProperty: model.valueProperty,
     precision: serving?.metrics.precision ?? null,
     recall: serving?.metrics.recall ?? null,
+    mae: serving?.metrics.value?.mae ?? null,
+    rmse: serving?.metrics.value?.rmse ?? null,
+    r2: serving?.metrics.value?.r2 ?? null,
+    intervalCoverage: serving?.metrics.value?.intervalCoverage ?? null,
+    dormantUsers: serving?.target?.kind === 'inactivity' ? serving.target.dormant : null,
     featureImportance: importanceView(serving?.featureImportance ?? []),
     lastError: model.lastError,
   };

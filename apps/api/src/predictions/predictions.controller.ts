@@ -41,6 +41,17 @@ const predictionSchema = z.object({
   confidence: z.number().describe('calibrated probability of that label, in [0.5, 1]'),
   modelId: z.string(),
   version: z.number().int(),
+  value: z.number().optional().describe('value models: the expected sum of valueProperty over the horizon (label and confidence answer whether there is any)'),
+  interval: z
+    .object({ p10: z.number(), p90: z.number() })
+    .optional()
+    .describe('value models: the 10th and 90th percentiles of the sum (0 when the user is unlikely to have any)'),
+  dormant: z
+    .literal(true)
+    .optional()
+    .describe(
+      'inactivity models: the user was not active within activeDays, outside the population the model learned; label and confidence are the churn rate of such users at the training cutoffs',
+    ),
 });
 
 const explanationSchema = z
@@ -60,7 +71,8 @@ const explanationSchema = z
   .nullable()
   .describe(
     'with explain=true: the raw score split exactly (base + contributions, to 1e-6) by TreeSHAP (gbdt) or coefficient x standardized value (logistic); ' +
-      'null for a version trained before explanations were stored',
+      'null for a version trained before explanations were stored; a value model explains its probability of any value; ' +
+      'a dormant user of an inactivity model has no contributions, base being the log-odds of the rate they are answered with',
   );
 
 const explainedPredictionSchema = predictionSchema.extend({ explanation: explanationSchema.optional() });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { AuditLogService, OrganizationsService } from '@foresight/auth';
-import { createModelSchema, ModelsService, type ModelWithVersion } from '@foresight/models';
+import { createModelSchema, ModelsService, type ModelWithVersion, predictionText } from '@foresight/models';
 import { invalidRequest } from '@foresight/platform';
 import { ScoringRunsService } from '@foresight/predictions';
 import type { CliContext } from '../cli-context';
@@ -13,7 +13,10 @@ const PROGRESS_POLL_MS = 250;
 interface CreateOptions {
   org: string;
   name: string;
-  target: string;
+  kind?: string;
+  target?: string;
+  valueProperty?: string;
+  activeDays?: number;
   horizonDays?: number;
   algorithm?: string;
   schedule?: string;
@@ -24,10 +27,13 @@ export function registerModelCommands(program: Command, context: CliContext): vo
 
   model
     .command('create')
-    .description('Create a model predicting whether a user does the target event within the horizon')
+    .description('Create a model predicting whether a user does the target event (or no event at all, or how much of a property) within the horizon')
     .requiredOption('--org <organizationId>', 'organization')
     .requiredOption('--name <name>', 'model name, e.g. checkout_7d (used as "model" in predictions)')
-    .requiredOption('--target <event>', 'the event to predict, e.g. checkout')
+    .option('--kind <kind>', 'event (default), inactivity or value')
+    .option('--target <event>', 'the event to predict, e.g. checkout (event and value models)')
+    .option('--value-property <property>', 'value models: the numeric property of the target event whose sum is predicted, e.g. amount')
+    .option('--active-days <days>', 'inactivity models: predict for users active within this many days (default 7)', parseWholeNumber('--active-days'))
     .option('--horizon-days <days>', 'prediction horizon (default 7)', parseWholeNumber('--horizon-days'))
     .option('--algorithm <algorithm>', 'gbdt (default) or logistic')
     .option('--schedule <cron>', 'retrain on this cron schedule')
@@ -35,7 +41,10 @@ export function registerModelCommands(program: Command, context: CliContext): vo
       context.run(async (app, { json }) => {
         const parsed = createModelSchema.safeParse({
           name: options.name,
+          kind: options.kind,
           targetEvent: options.target,
+          valueProperty: options.valueProperty,
+          activeDays: options.activeDays,
           horizonDays: options.horizonDays,
           algorithm: options.algorithm,
           schedule: options.schedule,
@@ -103,7 +112,7 @@ export function registerModelCommands(program: Command, context: CliContext): vo
         printResult(
           json,
           { models: models.map(modelView) },
-          models.map(({ model: m, serving }) => `${m.id}  ${m.status.padEnd(10)}  v${serving?.version ?? '-'}  AUC ${serving?.metrics.auc.toFixed(3) ?? '-'}  ${m.name} → ${m.targetEvent}`),
+          models.map(({ model: m, serving }) => `${m.id}  ${m.status.padEnd(10)}  v${serving?.version ?? '-'}  AUC ${serving?.metrics.auc.toFixed(3) ?? '-'}  ${m.name} → ${predictionText(m)}`),
         );
       }),
     );
@@ -113,7 +122,10 @@ function modelView({ model, serving }: ModelWithVersion): Record<string, unknown
   return {
     id: model.id,
     name: model.name,
+    kind: model.kind,
     targetEvent: model.targetEvent,
+    activeDays: model.activeDays,
+    valueProperty: model.valueProperty,
     horizonDays: model.horizonDays,
     algorithm: model.algorithm,
     status: model.status,
@@ -125,5 +137,5 @@ function modelView({ model, serving }: ModelWithVersion): Record<string, unknown
 
 function modelLines(entry: ModelWithVersion): string[] {
   const { model } = entry;
-  return [`model     ${model.id}`, `name      ${model.name}`, `target    ${model.targetEvent} within ${model.horizonDays} days`, `status    ${model.status}`];
+  return [`model     ${model.id}`, `name      ${model.name}`, `predicts  ${predictionText(model)}`, `status    ${model.status}`];
 }

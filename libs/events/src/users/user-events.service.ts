@@ -150,8 +150,8 @@ export class UserEventsService {
     return rows.map((row) => ({ event: row.event, timestamp: row.occurred_at.toISOString(), sessionId: row.session_id }));
   }
 
-  /** For each span, whether the user did `event` in it (monitoring's outcomes, on the replica), in the order given. */
-  async reached(organizationId: string, event: string, spans: readonly UserSpan[]): Promise<boolean[]> {
+  /** For each span, whether the user did `event` (null: any event) in it (monitoring's outcomes, on the replica), in the order given. */
+  async reached(organizationId: string, event: string | null, spans: readonly UserSpan[]): Promise<boolean[]> {
     if (spans.length === 0) return [];
     const rows = await this.sql.replica.rows(TARGET_REACHED, [
       organizationId,

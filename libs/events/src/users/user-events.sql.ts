@@ -102,12 +102,12 @@ export const LATEST_EVENTS = sqlStatement<{ event: string; occurred_at: Date; se
  * For each (user $2, after $3, until $4): did the user do event $5 in (after, until]? One row per
  * input, in input order.
  */
-export const TARGET_REACHED = sqlStatement<{ reached: boolean }, [organizationId: string, users: string[], after: string[], until: string[], event: string]>(
+export const TARGET_REACHED = sqlStatement<{ reached: boolean }, [organizationId: string, users: string[], after: string[], until: string[], event: string | null]>(
   'events.target-reached',
   `
   SELECT EXISTS (
            SELECT 1 FROM events e
-            WHERE ${USER_EVENTS('w.user_id')} AND e.event = $5 AND e.occurred_at > w.after AND e.occurred_at <= w.until) AS reached
+            WHERE ${USER_EVENTS('w.user_id')} AND ($5::text IS NULL OR e.event = $5) AND e.occurred_at > w.after AND e.occurred_at <= w.until) AS reached
     FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY AS w(user_id, after, until, n)
    ORDER BY w.n`,
 );

@@ -15,6 +15,7 @@ import type { TrainingSplit } from '../training';
 import { IneligibleModelError } from './ineligible-model.error';
 import { RowBuffer } from './row-buffer';
 import { cutoffStepDays, isValidationUser, planTraining, TRAINING_WINDOW_DAYS, type TrainingPlan } from './training-plan';
+import { DAYS_SINCE_LAST_EVENT, inPopulation, outcomeAfter, outcomeText, type PredictionTarget, targetEventOf } from './training-target';
 import { planUserSample } from './user-sample';
 
 const TRACKED_EVENTS = 20;
@@ -25,14 +26,26 @@ const SCREEN_CANDIDATES = 5_000;
 
 export interface ModelDefinition {
   organizationId: string;
-  targetEvent: string;
+  target: PredictionTarget;
   horizonDays: number;
+}
+
+/**
+ * An `inactivity` model's users outside its population at the cutoffs (seen, but not within
+ * `activeDays`): how many rows, and the share that then sent no event within the horizon. Serving
+ * answers such a user with this rate, the one honest figure the data gives for them.
+ */
+export interface DormantRate {
+  rows: number;
+  churned: number;
 }
 
 export interface BuiltDataset {
   split: TrainingSplit;
   manifest: FeatureManifest;
   plan: TrainingPlan;
+  /** `inactivity` only. */
+  dormant?: DormantRate;
 }
 
 /** Users with a positive row and users with a negative row: what the eligibility gate counts. */
@@ -60,14 +73,19 @@ export class DatasetBuilderService {
     const loadFrom = new Date(now - (TRAINING_WINDOW_DAYS + FEATURE_WINDOW_DAYS) * DAY_MS);
     const until = new Date(now);
     const { maxUsers } = this.config.training;
-    const { users, sampled, firstSeen } = await this.userEvents.trainingUsers(model.organizationId, model.targetEvent, loadFrom, until, maxUsers);
+    const { target } = model;
+    // An inactivity model has no target event: the sample is then stratified by nothing (an event no one sends).
+    const { users, sampled, firstSeen } = await this.userEvents.trainingUsers(model.organizationId, targetEventOf(target) ?? '', loadFrom, until, maxUsers);
     const sample = planUserSample(users, maxUsers);
     const plan = planTraining(now, model.horizonDays, cutoffStepDays(sample.sampledUsers));
     const manifest = buildManifest(await this.chooseFeatures(model, loadFrom, until));
-    const train = new RowBuffer(manifest.names.length);
-    const tuning = new RowBuffer(manifest.names.length);
-    const validation = new RowBuffer(manifest.names.length);
+    const withAmounts = target.kind === 'value';
+    const train = new RowBuffer(manifest.names.length, withAmounts);
+    const tuning = new RowBuffer(manifest.names.length, withAmounts);
+    const validation = new RowBuffer(manifest.names.length, withAmounts);
     const classUsers: ClassUsers = { positive: 0, negative: 0 };
+    const dormant: DormantRate = { rows: 0, churned: 0 };
+    const recency = manifest.names.indexOf(DAYS_SINCE_LAST_EVENT);
 
     // Validation users' rows at the holdout cutoffs calibrate and measure; the other users train before
     // those cutoffs and tune (early stopping, the search) at them: later in time, and no user on both sides.
@@ -86,13 +104,16 @@ export class DatasetBuilderService {
           const end = firstIndexAtOrAfter(history, cutoff);
           const vector = featuresAt(history, cutoff, manifest, firstSeen.get(userId));
           if (!vector) continue;
-          let label = false;
-          for (let i = end; i < history.length && history[i].occurredAt < cutoff + plan.horizonMs; i++) {
-            if (history[i].event === model.targetEvent) label = true;
+          const { label, amount } = outcomeAfter(target, history, end, cutoff, plan.horizonMs);
+          // Decided on the feature value the model reads, so serving draws the same line (the scoring pipeline).
+          if (!inPopulation(target, vector[recency])) {
+            dormant.rows++;
+            if (label) dormant.churned++;
+            continue;
           }
           if (label) positive = true;
           else negative = true;
-          part.rows.push(vector, label);
+          part.rows.push(vector, label, amount);
         }
       }
       if (positive) classUsers.positive++;
@@ -101,26 +122,28 @@ export class DatasetBuilderService {
     await this.userEvents.eachUserHistory(model.organizationId, loadFrom, until, sampled ? [...firstSeen.keys()] : null, addUser);
     this.requireEligible(model, classUsers);
     manifest.trainedOn = { users, sampledUsers: firstSeen.size, cutoffStepDays: plan.cutoffStepDays };
-    return { split: { train: train.toSet(manifest.names), tuning: tuning.toSet(manifest.names), validation: validation.toSet(manifest.names) }, manifest, plan };
+    const split = { train: train.toSet(manifest.names), tuning: tuning.toSet(manifest.names), validation: validation.toSet(manifest.names) };
+    return { split, manifest, plan, ...(target.kind === 'inactivity' && { dormant }) };
   }
 
   private requireEligible(model: ModelDefinition, users: ClassUsers): void {
     const minimum = this.config.training.minUsersPerClass;
     for (const [didTarget, found] of [[true, users.positive], [false, users.negative]] as const) {
-      if (found < minimum) throw new IneligibleModelError(minimum, model.targetEvent, model.horizonDays, found, didTarget);
+      if (found < minimum) throw new IneligibleModelError(minimum, outcomeText(model.target, didTarget, model.horizonDays), found);
     }
   }
 
   /** The organization's own data decides what is described: its frequent events, screens and numeric properties, the signals it sends. */
   private async chooseFeatures(model: ModelDefinition, from: Date, until: Date): Promise<FeatureChoice> {
     const { organizationId } = model;
+    const targetEvent = targetEventOf(model.target);
     const [trackedEvents, screens, signals] = await Promise.all([
       this.userEvents.frequentEvents(organizationId, from, until, TRACKED_EVENTS),
       this.userEvents.frequentScreens(organizationId, from, until, SCREEN_CANDIDATES),
       this.userEvents.signalsSent(organizationId, from, until),
     ]);
-    const trackedProperties = await this.userEvents.frequentNumericProperties(organizationId, [...trackedEvents, model.targetEvent], from, until, TRACKED_PROPERTIES);
-    return { trackedEvents, trackedScreens: topScreens(screens), trackedProperties, targetEvent: model.targetEvent, signals };
+    const trackedProperties = await this.userEvents.frequentNumericProperties(organizationId, targetEvent === undefined ? trackedEvents : [...trackedEvents, targetEvent], from, until, TRACKED_PROPERTIES);
+    return { trackedEvents, trackedScreens: topScreens(screens), trackedProperties, targetEvent, signals };
   }
 }
 

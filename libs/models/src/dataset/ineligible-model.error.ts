@@ -1,19 +1,17 @@
 /**
- * GA4-style eligibility: a model whose window has too few users who did the target event (or too few
- * who did not) fails its run instead of serving noise. The message is the model's `lastError`.
+ * GA4-style eligibility: a model whose window has too few users with the positive outcome (or too
+ * few without it) fails its run instead of serving noise. The message is the model's `lastError`.
  */
 export class IneligibleModelError extends Error {
   readonly code = 'ineligible_model';
 
   constructor(
     readonly minimumUsers: number,
-    readonly targetEvent: string,
-    readonly horizonDays: number,
+    /** The users counted, in words: `did "checkout" within 7 days after a training cutoff`. */
+    readonly outcome: string,
     readonly foundUsers: number,
-    readonly didTarget: boolean,
   ) {
-    const did = didTarget ? 'did' : 'did not do';
-    super(`needs at least ${minimumUsers} users who ${did} "${targetEvent}" within ${horizonDays} days after a training cutoff; found ${foundUsers}`);
+    super(`needs at least ${minimumUsers} users who ${outcome}; found ${foundUsers}`);
     this.name = 'IneligibleModelError';
   }
 }

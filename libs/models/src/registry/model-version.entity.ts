@@ -3,6 +3,7 @@ import type { FeatureManifest } from '@foresight/features';
 import type { ValidationCurves } from '../curves/validation-curves';
 import type { ConfidenceHistogram, FeatureDirection, ValidationMetrics } from '../training';
 import type { ModelAlgorithm } from './model.entity';
+import type { VersionTarget } from './version-target';
 
 export type VersionState = 'serving' | 'retired' | 'rejected';
 
@@ -43,6 +44,10 @@ export class ModelVersion {
   /** Null for versions trained before the curves were stored. */
   @Column({ type: 'jsonb', nullable: true })
   curves!: ValidationCurves | null;
+
+  /** `inactivity` and `value` versions' serving figures; null for `event` versions. */
+  @Column({ type: 'jsonb', nullable: true })
+  target!: VersionTarget | null;
 
   @Column({ name: 'window_start', type: 'timestamptz' })
   windowStart!: Date;

@@ -2,6 +2,8 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } fro
 
 export type ModelStatus = 'untrained' | 'active' | 'retraining' | 'failed';
 export type ModelAlgorithm = 'gbdt' | 'logistic';
+/** What a model predicts (CONTRACT.md, Models): the target event, no event at all, or a property's sum. */
+export type ModelKind = 'event' | 'inactivity' | 'value';
 
 @Entity({ name: 'models' })
 export class Model {
@@ -15,8 +17,20 @@ export class Model {
   @Column({ type: 'text' })
   name!: string;
 
-  @Column({ name: 'target_event', type: 'text' })
-  targetEvent!: string;
+  @Column({ type: 'text' })
+  kind!: ModelKind;
+
+  /** Null for an `inactivity` model (any event counts). */
+  @Column({ name: 'target_event', type: 'text', nullable: true })
+  targetEvent!: string | null;
+
+  /** `inactivity`: the users it predicts for were active within this many days. */
+  @Column({ name: 'active_days', type: 'integer', nullable: true })
+  activeDays!: number | null;
+
+  /** `value`: the numeric property of the target event whose sum is predicted. */
+  @Column({ name: 'value_property', type: 'text', nullable: true })
+  valueProperty!: string | null;
 
   @Column({ name: 'horizon_days', type: 'integer' })
   horizonDays!: number;

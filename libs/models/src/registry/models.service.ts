@@ -23,6 +23,7 @@ import { Model } from './model.entity';
 import type { CreateModel, UpdateModel } from './model.schema';
 import { ModelVersion } from './model-version.entity';
 import { SERVE_VERSION, SERVING_VERSIONS, START_RETRAINING } from './models.sql';
+import type { VersionTarget } from './version-target';
 
 export interface ModelWithVersion {
   model: Model;
@@ -37,11 +38,12 @@ export interface ServingVersionRef {
   versionId: string;
 }
 
-/** A version's inference artifact: ONNX bytes and the manifest that orders its inputs. */
+/** A version's inference artifact: ONNX bytes, the manifest that orders its inputs, and what its kind needs beside. */
 export interface VersionArtifact {
   version: number;
   manifest: FeatureManifest;
   onnx: Buffer;
+  target: VersionTarget | null;
 }
 
 export interface RetrainStarted {
@@ -258,11 +260,11 @@ export class ModelsService {
 
   async versionArtifact(organizationId: string, versionId: string): Promise<VersionArtifact> {
     const version = await this.versions.findOne({
-      select: { id: true, version: true, manifest: true, onnx: true },
+      select: { id: true, version: true, manifest: true, onnx: true, target: true },
       where: { id: versionId, organizationId },
     });
     if (!version) throw notFound(`model version ${versionId}`);
-    return { version: version.version, manifest: version.manifest, onnx: version.onnx };
+    return { version: version.version, manifest: version.manifest, onnx: version.onnx, target: version.target };
   }
 
   /** Registered at minute granularity whatever was stored; a stored schedule that is no cron at all is not registered. */

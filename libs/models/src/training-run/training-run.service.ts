@@ -3,11 +3,13 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Counter, Registry } from 'prom-client';
 import { DataSource, Repository } from 'typeorm';
 import { DomainEventsService, LOGGER, type Logger, newId, SqlExecutor } from '@foresight/platform';
-import { DatasetBuilderService } from '../dataset/dataset-builder.service';
+import { type BuiltDataset, DatasetBuilderService } from '../dataset/dataset-builder.service';
+import { type PredictionTarget, predictionTargetOf } from '../dataset/training-target';
 import { Model } from '../registry/model.entity';
 import { ModelVersion, type VersionState } from '../registry/model-version.entity';
 import { ModelsService } from '../registry/models.service';
-import { rowCount } from '../training';
+import type { VersionTarget } from '../registry/version-target';
+import { rowCount, type TrainedModel } from '../training';
 import { fitInThread } from './fit-in-thread';
 import { CLAIM_TRAINING, FAIL_TRAINING, LOCK_TRAINING_HOLDER, NEXT_VERSION } from './training-run.sql';
 
@@ -57,7 +59,8 @@ export class TrainingRunService {
     const startedAt = Date.now();
     this.logger.info({ modelId: model.id }, 'training run started');
     try {
-      const dataset = await this.datasets.build(model);
+      const target = predictionTargetOf(model);
+      const dataset = await this.datasets.build({ organizationId: model.organizationId, target, horizonDays: model.horizonDays });
       const builtAt = Date.now();
       const trained = await fitInThread({ algorithm: model.algorithm, split: dataset.split });
       const fittedAt = Date.now();
@@ -69,6 +72,7 @@ export class TrainingRunService {
         featureImportance: trained.featureImportance,
         confidenceBaseline: trained.confidenceBaseline,
         curves: trained.curves,
+        target: versionTarget(target, dataset, trained),
         windowStart: new Date(dataset.plan.windowStart),
         windowEnd: new Date(dataset.plan.windowEnd),
         trainRows: trained.trainRows,
@@ -146,6 +150,17 @@ export class TrainingRunService {
       return { id, version: Number(next), state, rejectionReason };
     });
   }
+}
+
+/** What serving needs of the version beyond its graph, by kind. */
+function versionTarget(target: PredictionTarget, dataset: BuiltDataset, trained: TrainedModel): VersionTarget | null {
+  if (target.kind === 'inactivity') {
+    const { rows, churned } = dataset.dormant ?? { rows: 0, churned: 0 };
+    // Laplace's rule: never exactly 0 or 1 (the answer's log-odds stay finite), and 0.5 with no such row seen.
+    return { kind: 'inactivity', activeDays: target.activeDays, dormant: { rows, churnRate: (churned + 1) / (rows + 2) } };
+  }
+  if (target.kind === 'value' && trained.amount) return { kind: 'value', valueProperty: target.valueProperty, spread: trained.amount.spread };
+  return null;
 }
 
 /** A training job's version refused: another job holds the model's run now (this one lost its lock). */

@@ -6,7 +6,7 @@ export { explainableModelOf, explainRow } from './explanation';
 export type { FeatureDirection } from './feature-direction';
 export type { FeatureImportance } from './feature-importance';
 export type { GbdtFit, GbdtOptions, GbdtParameters, RegressionTree } from './gbdt';
-export { DEFAULT_GBDT_OPTIONS, fitGbdt } from './gbdt';
+export { DEFAULT_GBDT_OPTIONS, fitGbdt, fitGbdtRegression, predictGbdtMargins } from './gbdt';
 export type { LogisticFit, LogisticOptions, LogisticParameters } from './logistic.trainer';
 export { DEFAULT_LOGISTIC_OPTIONS, fitLogistic } from './logistic.trainer';
 export type { ConfidenceHistogram, ValidationMetrics } from './metrics';
@@ -23,6 +23,7 @@ export { predictMargins } from './model-parameters';
 export {
   exportOnnx,
   ONNX_ALGORITHM_KEY,
+  ONNX_AMOUNT_OUTPUT,
   ONNX_EXPLANATION_KEY,
   ONNX_FEATURE_NAMES_KEY,
   ONNX_INPUT,
@@ -40,3 +41,5 @@ export {
 } from './training.errors';
 export type { ClassCounts, TrainingSet, TrainingSplit } from './training-set';
 export { assertTrainingSplit, countClasses, rowCount, trainingSetFromRows } from './training-set';
+export type { AmountModel, AmountSpread, ValueEstimate, ValueMetrics } from './value-model';
+export { estimateValue, VALUE_INTERVAL } from './value-model';

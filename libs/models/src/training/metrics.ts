@@ -1,3 +1,5 @@
+import type { ValueMetrics } from './value-model';
+
 /** Probability of the positive class above which the positive label is predicted. */
 export const DECISION_THRESHOLD = 0.5;
 
@@ -20,6 +22,8 @@ export interface ValidationMetrics {
   logLoss: number;
   /** Expected calibration error over CALIBRATION_BINS equal-width probability bins. */
   calibrationError: number;
+  /** A `value` model's figures of the expected sum (absent for the other kinds). */
+  value?: ValueMetrics;
 }
 
 export const CALIBRATION_BINS = 10;

@@ -10,6 +10,8 @@ export const ONNX_INPUT = 'features';
 export const ONNX_LABEL_OUTPUT = 'label';
 /** Graph output: float32 [N, 2], [P(negative), P(positive)] per row. */
 export const ONNX_PROBABILITIES_OUTPUT = 'probabilities';
+/** Graph output of a `value` model: float32 [N, 1], the amount model's score (log1p of the amount, given any). */
+export const ONNX_AMOUNT_OUTPUT = 'amount';
 /** Metadata key holding the JSON array of feature names (the input's column order). */
 export const ONNX_FEATURE_NAMES_KEY = 'foresight.feature_names';
 export const ONNX_ALGORITHM_KEY = 'foresight.algorithm';
@@ -197,6 +199,8 @@ export function exportOnnx(
   featureNames: string[],
   calibration: PlattCalibration = IDENTITY_CALIBRATION,
   metadata: Record<string, string> = {},
+  /** A `value` model's amount regression: one more output, `amount`, from the same input. */
+  amount?: GbdtParameters,
 ): Uint8Array {
   const d = featureNames.length;
   const graph = parameters.kind === 'gbdt' ? gbdtGraph(parameters) : logisticGraph(parameters, d);
@@ -205,8 +209,12 @@ export function exportOnnx(
     tensorInfo(ONNX_LABEL_OUTPUT, ElemType.INT64, [BATCH]),
     tensorInfo(ONNX_PROBABILITIES_OUTPUT, ElemType.FLOAT, [BATCH, { dim_value: 2 }]),
   ];
+  if (amount) {
+    graph.node.push(amountNode(amount));
+    graph.output.push(tensorInfo(ONNX_AMOUNT_OUTPUT, ElemType.FLOAT, [BATCH, { dim_value: 1 }]));
+  }
   const opsets = [{ domain: '', version: DEFAULT_OPSET }];
-  if (parameters.kind === 'gbdt') opsets.push({ domain: ML_DOMAIN, version: ML_OPSET });
+  if (parameters.kind === 'gbdt' || amount) opsets.push({ domain: ML_DOMAIN, version: ML_OPSET });
   const explanation: OnnxExplanationData = {
     calibration,
     ...(parameters.kind === 'gbdt' && { covers: parameters.trees.map((tree) => tree.cover.map(Math.fround)) }),
@@ -238,6 +246,59 @@ export function exportOnnx(
  */
 function gbdtGraph(parameters: GbdtParameters): Graph {
   const { trees, baseScore } = withNegativeLeaf(parameters);
+  const { branches, leaves } = treeAttributes(trees);
+  return {
+    name: 'foresight_gbdt',
+    initializer: [],
+    input: [],
+    output: [],
+    node: [
+      {
+        input: [ONNX_INPUT],
+        output: [ONNX_LABEL_OUTPUT, ONNX_PROBABILITIES_OUTPUT],
+        name: 'trees',
+        op_type: 'TreeEnsembleClassifier',
+        domain: ML_DOMAIN,
+        attribute: [
+          ...branches,
+          ints('class_treeids', leaves.tree),
+          ints('class_nodeids', leaves.node),
+          ints('class_ids', leaves.weight.map(() => 0)),
+          floats('class_weights', leaves.weight),
+          ints('classlabels_int64s', [0, 1]),
+          floats('base_values', [baseScore]),
+          { name: 'post_transform', type: AttrType.STRING, s: utf8('LOGISTIC') },
+        ],
+      },
+    ],
+  };
+}
+
+/** The amount regression of a `value` model: the sum of its trees' leaves plus its base, no transform. */
+function amountNode({ trees, baseScore }: GbdtParameters): Node {
+  const { branches, leaves } = treeAttributes(trees);
+  return {
+    input: [ONNX_INPUT],
+    output: [ONNX_AMOUNT_OUTPUT],
+    name: 'amount_trees',
+    op_type: 'TreeEnsembleRegressor',
+    domain: ML_DOMAIN,
+    attribute: [
+      ...branches,
+      ints('target_treeids', leaves.tree),
+      ints('target_nodeids', leaves.node),
+      ints('target_ids', leaves.weight.map(() => 0)),
+      floats('target_weights', leaves.weight),
+      { name: 'n_targets', type: AttrType.INT, i: 1 },
+      floats('base_values', [baseScore]),
+      { name: 'aggregate_function', type: AttrType.STRING, s: utf8('SUM') },
+      { name: 'post_transform', type: AttrType.STRING, s: utf8('NONE') },
+    ],
+  };
+}
+
+/** The `nodes_*` attributes of a tree ensemble, and its leaves (tree, node, weight) for the class or target attributes. */
+function treeAttributes(trees: GbdtParameters['trees']): { branches: Attribute[]; leaves: { tree: number[]; node: number[]; weight: number[] } } {
   const nodeTree: number[] = [];
   const nodeId: number[] = [];
   const nodeFeature: number[] = [];
@@ -245,9 +306,7 @@ function gbdtGraph(parameters: GbdtParameters): Graph {
   const nodeValue: number[] = [];
   const nodeTrue: number[] = [];
   const nodeFalse: number[] = [];
-  const leafTree: number[] = [];
-  const leafNode: number[] = [];
-  const leafWeight: number[] = [];
+  const leaves = { tree: [] as number[], node: [] as number[], weight: [] as number[] };
   const branch = utf8('BRANCH_LEQ');
   const leaf = utf8('LEAF');
   trees.forEach((tree, t) => {
@@ -262,43 +321,22 @@ function gbdtGraph(parameters: GbdtParameters): Graph {
       nodeTrue.push(isLeaf ? 0 : tree.left[node]);
       nodeFalse.push(isLeaf ? 0 : tree.right[node]);
       if (isLeaf) {
-        leafTree.push(t);
-        leafNode.push(node);
-        leafWeight.push(tree.value[node]);
+        leaves.tree.push(t);
+        leaves.node.push(node);
+        leaves.weight.push(tree.value[node]);
       }
     });
   });
-  return {
-    name: 'foresight_gbdt',
-    initializer: [],
-    input: [],
-    output: [],
-    node: [
-      {
-        input: [ONNX_INPUT],
-        output: [ONNX_LABEL_OUTPUT, ONNX_PROBABILITIES_OUTPUT],
-        name: 'trees',
-        op_type: 'TreeEnsembleClassifier',
-        domain: ML_DOMAIN,
-        attribute: [
-          ints('nodes_treeids', nodeTree),
-          ints('nodes_nodeids', nodeId),
-          ints('nodes_featureids', nodeFeature),
-          { name: 'nodes_modes', type: AttrType.STRINGS, strings: nodeMode },
-          floats('nodes_values', nodeValue),
-          ints('nodes_truenodeids', nodeTrue),
-          ints('nodes_falsenodeids', nodeFalse),
-          ints('class_treeids', leafTree),
-          ints('class_nodeids', leafNode),
-          ints('class_ids', leafWeight.map(() => 0)),
-          floats('class_weights', leafWeight),
-          ints('classlabels_int64s', [0, 1]),
-          floats('base_values', [baseScore]),
-          { name: 'post_transform', type: AttrType.STRING, s: utf8('LOGISTIC') },
-        ],
-      },
-    ],
-  };
+  const branches = [
+    ints('nodes_treeids', nodeTree),
+    ints('nodes_nodeids', nodeId),
+    ints('nodes_featureids', nodeFeature),
+    { name: 'nodes_modes', type: AttrType.STRINGS, strings: nodeMode },
+    floats('nodes_values', nodeValue),
+    ints('nodes_truenodeids', nodeTrue),
+    ints('nodes_falsenodeids', nodeFalse),
+  ];
+  return { branches, leaves };
 }
 
 function withNegativeLeaf(parameters: GbdtParameters): GbdtParameters {

@@ -3,6 +3,7 @@ import { applyCalibration, fitPlattScaling, PlattCalibration } from './calibrati
 import { FeatureDirection, featureDirections, withDirections } from './feature-direction';
 import { FeatureImportance, normalizeImportance } from './feature-importance';
 import { fitGbdt, type GbdtOptions } from './gbdt';
+import { predictGbdtMargins } from './gbdt';
 import { DEFAULT_SEARCH_BUDGET_CELLS, searchGbdt, searchLogistic } from './hyperparameter-search';
 import { sigmoid } from './log-loss';
 import { fitLogistic, type LogisticOptions } from './logistic.trainer';
@@ -21,6 +22,7 @@ import {
   SplitPart,
 } from './training.errors';
 import { assertTrainingSplit, countClasses, refitSplit, rowCount, TrainingSplit } from './training-set';
+import { type AmountModel, estimateValue, fitAmountModel, valueMetrics } from './value-model';
 
 /**
  * `options` fix hyperparameters; the search tries its candidates merged over them, unless `search`
@@ -50,6 +52,8 @@ export interface TrainedModel {
   confidenceBaseline: ConfidenceHistogram;
   /** Reliability, score histogram by outcome and threshold curves of the validation set, for the dashboard. */
   curves: ValidationCurves;
+  /** A `value` model's amount regression (in `onnx` as its `amount` output) and spread; absent for the other kinds. */
+  amount?: AmountModel;
   /** Calibrated parameters, the same model as `onnx` (used by predictProbabilities). */
   parameters: ModelParameters;
   /** The Platt map already folded into `parameters` and `onnx` (whose metadata keeps it, to explain raw scores). */
@@ -106,12 +110,20 @@ export function trainModel(input: TrainModelInput): TrainedModel {
   const parameters = applyCalibration(raw, calibration);
   const model = { parameters, featureNames };
   const probabilities = predictProbabilities(model, split.validation.features);
+  const metrics = computeValidationMetrics(split.validation.labels, probabilities);
+  // A value model: the classifier above answers "any amount"; an amount model beside it, how much.
+  const amount = split.train.amounts ? fitAmountModel(split) : undefined;
+  if (amount && split.validation.amounts) {
+    const scores = predictGbdtMargins(amount.parameters, split.validation.features, d);
+    metrics.value = valueMetrics(split.validation.amounts, Array.from(probabilities, (p, i) => estimateValue(p, scores[i], amount.spread)));
+  }
 
   return {
     algorithm: input.algorithm,
-    onnx: exportOnnx(parameters, featureNames, calibration),
+    onnx: exportOnnx(parameters, featureNames, calibration, {}, amount?.parameters),
     featureNames: [...featureNames],
-    metrics: computeValidationMetrics(split.validation.labels, probabilities),
+    metrics,
+    ...(amount && { amount }),
     featureImportance: withDirections(normalizeImportance(featureNames, importance), featureNames, featureDirections(parameters, split.validation.features, d)),
     confidenceBaseline: confidenceHistogram(probabilities),
     curves: validationCurves(split.validation.labels, probabilities),

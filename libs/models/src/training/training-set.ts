@@ -10,6 +10,8 @@ export interface TrainingSet {
   /** 1 when the user performed the target event within the horizon, else 0. */
   labels: Uint8Array;
   featureNames: string[];
+  /** A `value` model's rows: the sum of the property over the horizon (the label is whether it is above 0). */
+  amounts?: Float32Array;
 }
 
 /**
@@ -45,8 +47,14 @@ export function refitSplit(split: TrainingSplit): TrainingSplit | null {
   labels.set(train.labels);
   labels.set(tuning.labels, train.labels.length);
   const { featureNames } = train;
+  const merged: TrainingSet = { features, labels, featureNames };
+  if (train.amounts && tuning.amounts) {
+    merged.amounts = new Float32Array(train.amounts.length + tuning.amounts.length);
+    merged.amounts.set(train.amounts);
+    merged.amounts.set(tuning.amounts, train.amounts.length);
+  }
   return {
-    train: { features, labels, featureNames },
+    train: merged,
     tuning: { features: new Float32Array(0), labels: new Uint8Array(0), featureNames },
     validation,
   };

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { StoredUserId } from '@foresight/events';
+import type { ValueEstimate } from '@foresight/models';
 import type { SqlExecutor } from '@foresight/platform';
 import { COPY_PREDICTIONS, INSERT_PREDICTIONS } from './prediction-log.sql';
 
@@ -18,6 +19,10 @@ export interface LoggedPrediction {
   predictedAt: Date;
   /** The bulk scoring run that wrote the row; absent for a served prediction. */
   scoringRun?: string;
+  /** A `value` model's expected sum and p10-p90 interval (served; the log keeps label and confidence). */
+  value?: ValueEstimate;
+  /** An `inactivity` model's user not active within its activeDays: answered with such users' churn rate, not the model's score. */
+  dormant?: true;
 }
 
 /**

@@ -69,15 +69,17 @@ export class MonitoringQueriesService {
    * and has no outcome yet, whether the user did the target event within the horizon after it
    * (UserEventsService decides what the user's events are). Idempotent per prediction.
    */
-  async matchOutcomes(model: { id: string; organizationId: string; targetEvent: string; horizonDays: number }, now: Date): Promise<number> {
+  async matchOutcomes(model: { id: string; organizationId: string; targetEvent: string | null; horizonDays: number }, now: Date): Promise<number> {
     const matured = await this.sql.rows(MATURED_PREDICTIONS, [model.organizationId, model.id, model.horizonDays, now.toISOString(), ACCURACY_WINDOW_DAYS]);
     if (matured.length === 0) return 0;
     const horizonMs = model.horizonDays * DAY_MS;
-    const reached = await this.userEvents.reached(
+    // An inactivity model (no target event) predicts "no event at all": its outcome is that no event came.
+    const any = await this.userEvents.reached(
       model.organizationId,
       model.targetEvent,
       matured.map((p) => ({ user: p.user_id, after: p.predicted_at, until: new Date(p.predicted_at.getTime() + horizonMs) })),
     );
+    const reached = model.targetEvent === null ? any.map((came) => !came) : any;
     return this.sql.affected(INSERT_OUTCOMES, [
         model.organizationId,
         model.id,

@@ -1,11 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type { StoredUserId } from '@foresight/events';
 import type { FeatureManifest } from '@foresight/features';
+import { DAYS_SINCE_LAST_EVENT, estimateValue, inPopulation, type VersionTarget } from '@foresight/models';
 import type { LoggedPrediction } from '../log/prediction-rows';
 import type { ServingModel } from '../serving/serving-models.service';
 
 /** What the pipeline reads of a serving model: its version, labels, features and coalesced ONNX Runtime runs. */
-export type PipelineModel = Pick<ServingModel, 'modelId' | 'name' | 'versionId' | 'version' | 'labels' | 'manifest' | 'runs'>;
+export type PipelineModel = Pick<ServingModel, 'modelId' | 'name' | 'versionId' | 'version' | 'labels' | 'manifest' | 'runs' | 'target'>;
 
 /** Users to score at `now` with an organization's models; `scoringRun` marks a bulk scoring run's rows. */
 export interface PipelineInput {
@@ -50,19 +51,35 @@ export async function scoreUsers({ organizationId, models, users, now, scoringRu
   const predictedAt = new Date(now);
   const predictions = await Promise.all(
     models.map(async (model, m) => {
-      const { probabilities, msPerRow } = await model.runs.run(matrices[m], users.length);
+      const { probabilities, amounts, msPerRow } = await model.runs.run(matrices[m], users.length);
       inferenceMs += msPerRow * users.length;
-      const { modelId, name: modelName, versionId, version, labels } = model;
+      const { modelId, name: modelName, versionId, version, labels, target } = model;
+      const kind = kindOf(target, model.manifest);
       return users.map((userId, i): LoggedPrediction => {
-        const positiveProbability = probabilities[i * 2 + 1];
+        const dormant = kind.dormantRate !== undefined && !kind.inPopulation(matrices[m][i * model.manifest.names.length + kind.recency]);
+        const positiveProbability = dormant ? (kind.dormantRate as number) : probabilities[i * 2 + 1];
         // The ONNX graph is already calibrated; the label is the more probable class (ties go negative, as the graph's label does).
         const positive = positiveProbability > 0.5;
         const confidence = positive ? positiveProbability : 1 - positiveProbability;
         const row: LoggedPrediction = { organizationId, userId, modelId, modelName, versionId, version, label: labels[positive ? 1 : 0], positive, confidence, inferenceMs: msPerRow, predictedAt };
         if (scoringRun !== undefined) row.scoringRun = scoringRun;
+        if (dormant) row.dormant = true;
+        if (target?.kind === 'value' && amounts) row.value = estimateValue(positiveProbability, amounts[i], target.spread);
         return row;
       });
     }),
   );
   return { matrices, predictions, featuresMs, inferenceMs };
+}
+
+/**
+ * An `inactivity` model predicts for users active within its activeDays (the population it was trained
+ * on, decided on the same feature value); any other user is answered with the churn rate of such users
+ * at the training cutoffs (VersionTarget), never with a score the model was not trained to give.
+ */
+function kindOf(target: VersionTarget | null, manifest: FeatureManifest): { dormantRate?: number; recency: number; inPopulation: (daysSinceLastEvent: number) => boolean } {
+  const recency = manifest.names.indexOf(DAYS_SINCE_LAST_EVENT);
+  if (target?.kind !== 'inactivity' || recency < 0) return { recency, inPopulation: () => true };
+  const population = { kind: 'inactivity' as const, activeDays: target.activeDays };
+  return { dormantRate: target.dormant.churnRate, recency, inPopulation: (days) => inPopulation(population, days) };
 }

@@ -1,12 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { type InferenceSession, Tensor } from 'onnxruntime-node';
-import { ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
+import { ONNX_AMOUNT_OUTPUT, ONNX_INPUT, ONNX_PROBABILITIES_OUTPUT } from '@foresight/models';
 import { SameTurnBatches } from '@foresight/platform';
 
 /** A run's answer for the rows one caller asked for. */
 export interface RowsRun {
   /** Per row, the probabilities of the negative and the positive class. */
   probabilities: Float32Array;
+  /** A `value` model's amount score per row (its graph's `amount` output); absent for the other kinds. */
+  amounts?: Float32Array;
   /** The run's time shared among all its rows (ms). */
   msPerRow: number;
 }
@@ -50,9 +52,11 @@ export class CoalescedRuns {
     const output = await this.session.run({ [ONNX_INPUT]: new Tensor('float32', input, [rows, this.width]) });
     const msPerRow = (performance.now() - started) / rows;
     const probabilities = output[ONNX_PROBABILITIES_OUTPUT].data as Float32Array;
+    const amounts = output[ONNX_AMOUNT_OUTPUT]?.data as Float32Array | undefined;
     let row = 0;
     return asked.map(({ rows }) => {
-      const run = { probabilities: probabilities.subarray(row * 2, (row + rows) * 2), msPerRow };
+      const run: RowsRun = { probabilities: probabilities.subarray(row * 2, (row + rows) * 2), msPerRow };
+      if (amounts) run.amounts = amounts.subarray(row, row + rows);
       row += rows;
       return run;
     });

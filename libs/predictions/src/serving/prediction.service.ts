@@ -109,8 +109,12 @@ export class PredictionService {
     return users.map(({ user, history }, i) => {
       const predictions = byModel.map((logged, m): Prediction => {
         const p = logged[i];
-        const prediction = { model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version };
+        const prediction: Prediction = { model: p.modelName, label: p.label, confidence: p.confidence, modelId: p.modelId, version: p.version };
+        if (p.value) Object.assign(prediction, { value: p.value.value, interval: { p10: p.value.p10, p90: p.value.p90 } });
+        if (p.dormant) prediction.dormant = true;
         if (!explain) return prediction;
+        // A dormant user's answer is a rate, not the model's score: its log-odds are all base, nothing is owed to a feature.
+        if (p.dormant) return { ...prediction, explanation: { base: logit(p.positive ? p.confidence : 1 - p.confidence), contributions: [] } };
         const { manifest } = models[m];
         const explainer = models[m].explainer();
         const d = manifest.names.length;
@@ -126,6 +130,8 @@ interface UserHistory {
   user: StoredUserId;
   history: UserEventWindow;
 }
+
+const logit = (p: number) => Math.log(p / (1 - p));
 
 /** The feature window ending now: events older than it change no feature. */
 function featureWindow(now: number): [Date, Date] {

@@ -8,6 +8,11 @@ export interface Prediction {
   confidence: number;
   modelId: string;
   version: number;
+  /** `value` models: the expected sum of the property over the horizon, and its p10-p90 interval. */
+  value?: number;
+  interval?: { p10: number; p90: number };
+  /** `inactivity` models: the user was not active within the model's activeDays; the answer is such users' churn rate. */
+  dormant?: true;
   /**
    * With `explain=true` only: why this score. Null for a version trained before explanations were
    * stored; absent when not asked for.

@@ -18,7 +18,7 @@ function registry(states: ServingVersionRef[][]) {
     servingVersions: jest.fn(async () => states.shift() ?? []),
     versionArtifact: jest.fn(async (_: string, versionId: string): Promise<VersionArtifact> => {
       if (versionId.startsWith('held')) await new Promise<void>((resolve) => held.set(versionId, resolve));
-      return { version: 1, manifest: { names: ['f'] } as VersionArtifact['manifest'], onnx: Buffer.from(versionId) };
+      return { version: 1, manifest: { names: ['f'] } as VersionArtifact['manifest'], onnx: Buffer.from(versionId), target: null };
     }),
   };
   return { models: models as unknown as ModelsService, release: (versionId: string) => held.get(versionId)?.() };

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { InferenceSession } from 'onnxruntime-node';
 import type { FeatureManifest } from '@foresight/features';
-import { type ExplainableModel, explainableModelOf, ModelsService, type ServingVersionRef, type VersionArtifact } from '@foresight/models';
+import { type ExplainableModel, explainableModelOf, ModelsService, type ServingVersionRef, type VersionArtifact, type VersionTarget } from '@foresight/models';
 import { APP_CONFIG, type AppConfig, AppError, LOGGER, type Logger, SameTurnBatches } from '@foresight/platform';
 import { CoalescedRuns } from './coalesced-runs';
 import { PredictionMetricsService } from './prediction-metrics.service';
@@ -39,6 +39,8 @@ interface ServedVersion {
   runs: CoalescedRuns;
   /** The explanation model of the version's session; called right after a run of it. */
   explainer: () => ExplainableModel | null;
+  /** What the version's kind needs beside its graph (an inactivity model's dormant users' rate, a value model's spread); null for `event`. */
+  target: VersionTarget | null;
 }
 
 export interface ServingModel extends ServingVersionRef, ServedVersion {}
@@ -130,6 +132,7 @@ export class ServingModelsService implements OnModuleDestroy {
     return {
       version: artifact.version,
       manifest: artifact.manifest,
+      target: artifact.target,
       session,
       runs: new CoalescedRuns(session, artifact.manifest.names.length),
       explainer: () => {

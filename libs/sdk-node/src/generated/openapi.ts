@@ -2104,7 +2104,13 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        targetEvent: string;
+                        /**
+                         * @description what the model predicts (CONTRACT.md, Models)
+                         * @enum {string}
+                         */
+                        kind: "event" | "inactivity" | "value";
+                        /** @description null for an inactivity model */
+                        targetEvent: string | null;
                         /** @enum {string} */
                         status: "untrained" | "active" | "retraining" | "failed";
                         version: number | null;
@@ -2135,7 +2141,18 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    targetEvent: string;
+                    /**
+                     * @description event: does the user do targetEvent; inactivity: does the user send no event at all; value: the sum of valueProperty of targetEvent
+                     * @default event
+                     * @enum {string}
+                     */
+                    kind?: "event" | "inactivity" | "value";
+                    /** @description required for event and value; absent for inactivity */
+                    targetEvent?: string;
+                    /** @description value only: the numeric property of targetEvent whose sum is predicted */
+                    valueProperty?: string;
+                    /** @description inactivity only: the users predicted for were active within this many days (default 7) */
+                    activeDays?: number;
                     /** @default 7 */
                     horizonDays?: number;
                     /**
@@ -2143,12 +2160,7 @@ export interface operations {
                      * @enum {string}
                      */
                     algorithm?: "gbdt" | "logistic";
-                    /**
-                     * @default [
-                     *       "unlikely",
-                     *       "likely"
-                     *     ]
-                     */
+                    /** @description [negative, positive]; default ["unlikely","likely"], ["stays","churns"] for inactivity */
                     labels?: (string)[];
                     /** @default null */
                     schedule?: string | null;
@@ -2164,7 +2176,13 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        targetEvent: string;
+                        /**
+                         * @description what the model predicts (CONTRACT.md, Models)
+                         * @enum {string}
+                         */
+                        kind: "event" | "inactivity" | "value";
+                        /** @description null for an inactivity model */
+                        targetEvent: string | null;
                         /** @enum {string} */
                         status: "untrained" | "active" | "retraining" | "failed";
                         version: number | null;
@@ -2176,8 +2194,25 @@ export interface operations {
                         /** @enum {string} */
                         algorithm: "gbdt" | "logistic";
                         labels: string[];
+                        /** @description inactivity: predicts for users active within this many days; null for the other kinds */
+                        activeDays: number | null;
+                        /** @description value: the numeric property of targetEvent whose sum is predicted; null for the other kinds */
+                        valueProperty: string | null;
                         precision: number | null;
                         recall: number | null;
+                        /** @description value: mean absolute error of the expected sum on the time-based holdout; null for the other kinds */
+                        mae: number | null;
+                        /** @description value: root mean squared error of the expected sum on the holdout */
+                        rmse: number | null;
+                        /** @description value: R² of the expected sum on the holdout */
+                        r2: number | null;
+                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] (about 0.8 when the interval is honest) */
+                        intervalCoverage: number | null;
+                        /** @description inactivity: users not active within activeDays are outside what the model learned; they are answered with this rate, the share of such users at the training cutoffs who then sent no event within the horizon */
+                        dormantUsers: {
+                            churnRate: number;
+                            rows: number;
+                        } | null;
                         /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
@@ -2265,6 +2300,15 @@ export interface operations {
                                 recall: number;
                                 auc: number;
                                 logLoss: number;
+                                /** @description value models only: the expected sum against the actual sums of the holdout */
+                                value?: {
+                                    mae: number;
+                                    rmse: number;
+                                    r2: number;
+                                    intervalCoverage: number;
+                                    meanActual: number;
+                                    meanPredicted: number;
+                                };
                             };
                             /** @description most important first; weights sum to 1 */
                             featureImportance: {
@@ -2327,7 +2371,13 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        targetEvent: string;
+                        /**
+                         * @description what the model predicts (CONTRACT.md, Models)
+                         * @enum {string}
+                         */
+                        kind: "event" | "inactivity" | "value";
+                        /** @description null for an inactivity model */
+                        targetEvent: string | null;
                         /** @enum {string} */
                         status: "untrained" | "active" | "retraining" | "failed";
                         version: number | null;
@@ -2339,8 +2389,25 @@ export interface operations {
                         /** @enum {string} */
                         algorithm: "gbdt" | "logistic";
                         labels: string[];
+                        /** @description inactivity: predicts for users active within this many days; null for the other kinds */
+                        activeDays: number | null;
+                        /** @description value: the numeric property of targetEvent whose sum is predicted; null for the other kinds */
+                        valueProperty: string | null;
                         precision: number | null;
                         recall: number | null;
+                        /** @description value: mean absolute error of the expected sum on the time-based holdout; null for the other kinds */
+                        mae: number | null;
+                        /** @description value: root mean squared error of the expected sum on the holdout */
+                        rmse: number | null;
+                        /** @description value: R² of the expected sum on the holdout */
+                        r2: number | null;
+                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] (about 0.8 when the interval is honest) */
+                        intervalCoverage: number | null;
+                        /** @description inactivity: users not active within activeDays are outside what the model learned; they are answered with this rate, the share of such users at the training cutoffs who then sent no event within the horizon */
+                        dormantUsers: {
+                            churnRate: number;
+                            rows: number;
+                        } | null;
                         /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
@@ -2378,7 +2445,13 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        targetEvent: string;
+                        /**
+                         * @description what the model predicts (CONTRACT.md, Models)
+                         * @enum {string}
+                         */
+                        kind: "event" | "inactivity" | "value";
+                        /** @description null for an inactivity model */
+                        targetEvent: string | null;
                         /** @enum {string} */
                         status: "untrained" | "active" | "retraining" | "failed";
                         version: number | null;
@@ -2390,8 +2463,25 @@ export interface operations {
                         /** @enum {string} */
                         algorithm: "gbdt" | "logistic";
                         labels: string[];
+                        /** @description inactivity: predicts for users active within this many days; null for the other kinds */
+                        activeDays: number | null;
+                        /** @description value: the numeric property of targetEvent whose sum is predicted; null for the other kinds */
+                        valueProperty: string | null;
                         precision: number | null;
                         recall: number | null;
+                        /** @description value: mean absolute error of the expected sum on the time-based holdout; null for the other kinds */
+                        mae: number | null;
+                        /** @description value: root mean squared error of the expected sum on the holdout */
+                        rmse: number | null;
+                        /** @description value: R² of the expected sum on the holdout */
+                        r2: number | null;
+                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] (about 0.8 when the interval is honest) */
+                        intervalCoverage: number | null;
+                        /** @description inactivity: users not active within activeDays are outside what the model learned; they are answered with this rate, the share of such users at the training cutoffs who then sent no event within the horizon */
+                        dormantUsers: {
+                            churnRate: number;
+                            rows: number;
+                        } | null;
                         /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
@@ -2468,7 +2558,13 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        targetEvent: string;
+                        /**
+                         * @description what the model predicts (CONTRACT.md, Models)
+                         * @enum {string}
+                         */
+                        kind: "event" | "inactivity" | "value";
+                        /** @description null for an inactivity model */
+                        targetEvent: string | null;
                         /** @enum {string} */
                         status: "untrained" | "active" | "retraining" | "failed";
                         version: number | null;
@@ -2480,8 +2576,25 @@ export interface operations {
                         /** @enum {string} */
                         algorithm: "gbdt" | "logistic";
                         labels: string[];
+                        /** @description inactivity: predicts for users active within this many days; null for the other kinds */
+                        activeDays: number | null;
+                        /** @description value: the numeric property of targetEvent whose sum is predicted; null for the other kinds */
+                        valueProperty: string | null;
                         precision: number | null;
                         recall: number | null;
+                        /** @description value: mean absolute error of the expected sum on the time-based holdout; null for the other kinds */
+                        mae: number | null;
+                        /** @description value: root mean squared error of the expected sum on the holdout */
+                        rmse: number | null;
+                        /** @description value: R² of the expected sum on the holdout */
+                        r2: number | null;
+                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] (about 0.8 when the interval is honest) */
+                        intervalCoverage: number | null;
+                        /** @description inactivity: users not active within activeDays are outside what the model learned; they are answered with this rate, the share of such users at the training cutoffs who then sent no event within the horizon */
+                        dormantUsers: {
+                            churnRate: number;
+                            rows: number;
+                        } | null;
                         /** @description most important first; weights sum to 1 */
                         featureImportance: {
                             feature: string;
@@ -2881,7 +2994,19 @@ export interface operations {
                             confidence: number;
                             modelId: string;
                             version: number;
-                            /** @description with explain=true: the raw score split exactly (base + contributions, to 1e-6) by TreeSHAP (gbdt) or coefficient x standardized value (logistic); null for a version trained before explanations were stored */
+                            /** @description value models: the expected sum of valueProperty over the horizon (label and confidence answer whether there is any) */
+                            value?: number;
+                            /** @description value models: the 10th and 90th percentiles of the sum (0 when the user is unlikely to have any) */
+                            interval?: {
+                                p10: number;
+                                p90: number;
+                            };
+                            /**
+                             * @description inactivity models: the user was not active within activeDays, outside the population the model learned; label and confidence are the churn rate of such users at the training cutoffs
+                             * @enum {boolean}
+                             */
+                            dormant?: true;
+                            /** @description with explain=true: the raw score split exactly (base + contributions, to 1e-6) by TreeSHAP (gbdt) or coefficient x standardized value (logistic); null for a version trained before explanations were stored; a value model explains its probability of any value; a dormant user of an inactivity model has no contributions, base being the log-odds of the rate they are answered with */
                             explanation?: {
                                 /** @description the raw score (log-odds before calibration) of a user the model knows nothing about: the training average */
                                 base: number;
@@ -2936,6 +3061,18 @@ export interface operations {
                                 confidence: number;
                                 modelId: string;
                                 version: number;
+                                /** @description value models: the expected sum of valueProperty over the horizon (label and confidence answer whether there is any) */
+                                value?: number;
+                                /** @description value models: the 10th and 90th percentiles of the sum (0 when the user is unlikely to have any) */
+                                interval?: {
+                                    p10: number;
+                                    p90: number;
+                                };
+                                /**
+                                 * @description inactivity models: the user was not active within activeDays, outside the population the model learned; label and confidence are the churn rate of such users at the training cutoffs
+                                 * @enum {boolean}
+                                 */
+                                dormant?: true;
                             }[];
                         } | {
                             userId: string;

@@ -21,15 +21,85 @@ export interface GbdtFit {
   bestTuningLoss: number;
 }
 
+/**
+ * What the boosting loop minimises: the margin before any tree, each training row's gradient and
+ * hessian at its current score, and the loss early stopping watches on the tuning rows.
+ */
+interface Objective {
+  baseScore: number;
+  gradients(scores: Float64Array, grad: Float64Array, hess: Float64Array): void;
+  tuningLoss(tuningScores: Float64Array): number;
+}
+
+/** Binary log loss with the positive class weighted: the classifier every model kind serves. */
 export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}): GbdtFit {
   const opts = resolveGbdtOptions(options);
+  const { train } = split;
+  const tuning = tuningSet(split);
+  const positiveWeight = resolvePositiveWeight(train.labels, opts.positiveWeight);
+  // Start from the weighted log-odds, so the first tree already sees centred gradients.
+  let weightedPositives = 0;
+  let negatives = 0;
+  for (let i = 0; i < train.labels.length; i++) {
+    if (train.labels[i] === 1) weightedPositives += positiveWeight;
+    else negatives++;
+  }
+  return boost(split, opts, {
+    baseScore: Math.fround(Math.log(weightedPositives / negatives)),
+    gradients(scores, grad, hess) {
+      for (let i = 0; i < scores.length; i++) {
+        const y = train.labels[i];
+        const w = y === 1 ? positiveWeight : 1;
+        const p = 1 / (1 + Math.exp(-scores[i]));
+        grad[i] = w * (p - y);
+        hess[i] = Math.max(w * p * (1 - p), MIN_ROW_HESSIAN);
+      }
+    },
+    tuningLoss(tuningScores) {
+      let lossSum = 0;
+      let weightSum = 0;
+      for (let i = 0; i < tuningScores.length; i++) {
+        const y = tuning.labels[i];
+        const w = y === 1 ? positiveWeight : 1;
+        lossSum += w * marginLogLoss(tuningScores[i], y);
+        weightSum += w;
+      }
+      return lossSum / weightSum;
+    },
+  });
+}
+
+/**
+ * Squared error on `targets` (one per row of each set, e.g. log1p of an amount): the regression a
+ * `value` model serves beside its classifier. Labels are not read; `positiveWeight` is ignored.
+ */
+export function fitGbdtRegression(split: TrainingSplit, targets: { train: Float32Array; tuning: Float32Array }, options: Partial<GbdtOptions> = {}): GbdtFit {
+  const opts = resolveGbdtOptions(options);
+  let sum = 0;
+  for (const y of targets.train) sum += y;
+  return boost(split, opts, {
+    baseScore: Math.fround(targets.train.length > 0 ? sum / targets.train.length : 0),
+    gradients(scores, grad, hess) {
+      for (let i = 0; i < scores.length; i++) {
+        grad[i] = scores[i] - targets.train[i];
+        hess[i] = 1;
+      }
+    },
+    tuningLoss(tuningScores) {
+      let loss = 0;
+      for (let i = 0; i < tuningScores.length; i++) loss += (tuningScores[i] - targets.tuning[i]) ** 2;
+      return loss / tuningScores.length;
+    },
+  });
+}
+
+function boost(split: TrainingSplit, opts: GbdtOptions, objective: Objective): GbdtFit {
   const { train } = split;
   // Early stopping chooses the number of trees: on the tuning rows, never on those that calibrate and measure.
   const tuning = tuningSet(split);
   const d = train.featureNames.length;
   const n = rowCount(train);
   const nt = rowCount(tuning);
-  const positiveWeight = resolvePositiveWeight(train.labels, opts.positiveWeight);
 
   const { thresholds, trainBins, tuningBins } = binnedSplit(train, tuning, opts.maxBins);
   const grower = new TreeGrower(trainBins, n, thresholds, opts);
@@ -37,15 +107,7 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
   // Early gradients are nearly uniform, so sampling by their size would only add noise.
   const gossWarmup = Math.ceil(1 / opts.learningRate);
   const allRows = Int32Array.from({ length: n }, (_, i) => i);
-
-  // Start from the weighted log-odds, so the first tree already sees centred gradients.
-  let weightedPositives = 0;
-  let negatives = 0;
-  for (let i = 0; i < n; i++) {
-    if (train.labels[i] === 1) weightedPositives += positiveWeight;
-    else negatives++;
-  }
-  const baseScore = Math.fround(Math.log(weightedPositives / negatives));
+  const { baseScore } = objective;
 
   const scores = new Float64Array(n).fill(baseScore);
   const tuningScores = new Float64Array(nt).fill(baseScore);
@@ -57,13 +119,7 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
   let bestIteration = 0;
 
   for (let t = 0; t < opts.maxTrees; t++) {
-    for (let i = 0; i < n; i++) {
-      const y = train.labels[i];
-      const w = y === 1 ? positiveWeight : 1;
-      const p = 1 / (1 + Math.exp(-scores[i]));
-      grad[i] = w * (p - y);
-      hess[i] = Math.max(w * p * (1 - p), MIN_ROW_HESSIAN);
-    }
+    objective.gradients(scores, grad, hess);
     const rows = sampler !== null && t >= gossWarmup ? sampler.sample(grad, hess) : allRows;
     const grown = grower.grow(grad, hess, rows);
     trees.push(grown.tree);
@@ -78,15 +134,7 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
       bestIteration = t + 1;
       continue;
     }
-    let lossSum = 0;
-    let weightSum = 0;
-    for (let i = 0; i < nt; i++) {
-      const y = tuning.labels[i];
-      const w = y === 1 ? positiveWeight : 1;
-      lossSum += w * marginLogLoss(tuningScores[i], y);
-      weightSum += w;
-    }
-    const loss = lossSum / weightSum;
+    const loss = objective.tuningLoss(tuningScores);
     if (loss < bestLoss) {
       bestLoss = loss;
       bestIteration = t + 1;

@@ -1,7 +1,7 @@
 export type { BinnedRows } from './binning';
 export { binOf, binRows, computeBinThresholds } from './binning';
 export type { GbdtFit } from './boosting';
-export { fitGbdt } from './boosting';
+export { fitGbdt, fitGbdtRegression } from './boosting';
 export type { GbdtOptions } from './gbdt-options';
 export { DEFAULT_GBDT_OPTIONS, resolveGbdtOptions } from './gbdt-options';
 export { kthLargest } from './goss-sampler';
