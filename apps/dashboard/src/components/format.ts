@@ -4,3 +4,16 @@ export const when = (iso: string | null | undefined): string => (iso ? new Date(
 export const count = (value: number): string => value.toLocaleString('en-GB');
 /** "1 monitoring run", "4 monitoring runs": a count with its noun (regular plurals only). */
 export const plural = (value: number, noun: string): string => `${count(value)} ${noun}${value === 1 ? '' : 's'}`;
+
+/** What a model predicts, in words, by its kind (CONTRACT.md, Models); the listing gives fewer details than the model itself. */
+export function predictsWhat(model: { kind: 'event' | 'inactivity' | 'value'; targetEvent: string | null; valueProperty?: string | null; activeDays?: number | null; horizonDays?: number }): string {
+  const within = model.horizonDays === undefined ? '' : ` within ${plural(model.horizonDays, 'day')}`;
+  switch (model.kind) {
+    case 'event':
+      return `${model.targetEvent ?? ''}${within}`;
+    case 'inactivity':
+      return `no event at all${within}${model.activeDays == null ? '' : `, among users active in the last ${plural(model.activeDays, 'day')}`}`;
+    case 'value':
+      return `the sum of ${model.valueProperty ?? 'its value'} on ${model.targetEvent ?? ''}${within}`;
+  }
+}

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api } from '../../api/client';
 import type { ModelDetails, ModelVersion } from '../../api/types';
 import { useCanAct } from '../../auth/access';
-import { decimal, percent, when } from '../../components/format';
+import { decimal, percent, predictsWhat, when } from '../../components/format';
 import { HealthStrip } from '../../components/health-strip';
 import { logLossLift, qualityGrade } from '../../components/quality-grade';
 import { Badge, Empty, ErrorState, Loading } from '../../components/states';
@@ -39,7 +39,7 @@ export function ModelPage({ modelId }: { modelId: string }) {
         Last 14 days of monitoring: <HealthStrip days={model.data.health} /> <a href={href({ page: 'monitoring', modelId })}>Monitoring over time</a>
       </p>
       <p className="muted">
-        Predicts whether a user does <strong>{model.data.targetEvent}</strong> within {model.data.horizonDays} days ({model.data.algorithm}); labels {model.data.labels.join(' / ')}.
+        Predicts <strong>{predictsWhat(model.data)}</strong> ({model.data.algorithm}); labels {model.data.labels.join(' / ')}.
       </p>
       {model.data.lastError && (
         <div className="state error" role="alert">

@@ -4,7 +4,7 @@ import type { ModelSummary } from '../../api/types';
 import { useCanAct } from '../../auth/access';
 import { DataTable } from '../../components/data-table';
 import { driftReading } from '../../components/drift-reading';
-import { percent, when } from '../../components/format';
+import { percent, predictsWhat, when } from '../../components/format';
 import { HealthBadge, HealthStrip } from '../../components/health-strip';
 import { modelHealth, qualityGrade } from '../../components/quality-grade';
 import { Badge, Empty, ErrorState, Loading } from '../../components/states';
@@ -64,7 +64,7 @@ function ModelRow({ model }: { model: ModelSummary }) {
       <th scope="row">
         <a href={href({ page: 'model', modelId: model.id })}>{model.name}</a>
       </th>
-      <td>{model.targetEvent}</td>
+      <td>{predictsWhat(model)}</td>
       <td>{model.status}</td>
       <td>
         <HealthBadge health={health} />

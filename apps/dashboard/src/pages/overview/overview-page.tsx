@@ -4,7 +4,7 @@ import { api } from '../../api/client';
 import type { ModelSummary } from '../../api/types';
 import { TimeSeriesChart } from '../../charts/time-series-chart';
 import { driftReading } from '../../components/drift-reading';
-import { count } from '../../components/format';
+import { count, predictsWhat } from '../../components/format';
 import { HealthBadge, HealthStrip } from '../../components/health-strip';
 import { modelHealth } from '../../components/quality-grade';
 import { Empty, ErrorState, Loading } from '../../components/states';
@@ -103,7 +103,7 @@ function HealthRow({ model }: { model: ModelSummary }) {
   return (
     <li>
       <a href={href({ page: 'model', modelId: model.id })}>{model.name}</a> <HealthBadge health={health} /> <HealthStrip days={model.health} />
-      <span className="muted"> predicts {model.targetEvent}</span>
+      <span className="muted"> predicts {predictsWhat(model)}</span>
     </li>
   );
 }
