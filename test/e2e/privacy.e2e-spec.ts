@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { JOBS } from '@foresight/platform';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, runCli, type RunningProcess, startApi, startWorker } from '../support/processes';
@@ -413,10 +414,25 @@ describe('privacy: export, erasure across every store, suppression, pseudonymiza
     // SCAN visits keys in no set order.
     expect((await redisHits(encoded)).sort()).toEqual([expect.stringContaining('domain-events:events'), expect.stringContaining('user-activity:events')]);
 
-    expect((await request(`${t.api.baseUrl}/v1/users?userId=${user}`, { token: org.token.secret, method: 'DELETE' })).status).toBe(200);
+    // The user's job and stream entry behind more than a page of others': the erasure reads every page.
+    const activity = new Queue('user-activity', { connection: { url: t.suite.env.REDIS_URL }, prefix: `${t.suite.env.REDIS_PREFIX}bull` });
+    const lateJobId = `late-${org.organization.id}`;
+    try {
+      const later = { delay: 3_600_000 };
+      await activity.addBulk(Array.from({ length: 250 }, (_, i) => ({ name: JOBS.userActivity.rescore, data: { organizationId: org.organization.id, userId: `filler-${i}` }, opts: { ...later, jobId: `filler-${org.organization.id}-${i}` } })));
+      await activity.add(JOBS.userActivity.rescore, { organizationId: org.organization.id, userId: user }, { ...later, jobId: lateJobId });
+      for (let i = 0; i < 450; i++) await redis.xadd(streams.activity, '*', 'event', 'added', 'jobId', `filler-${i}`);
+      await redis.xadd(streams.activity, '*', 'event', 'completed', 'jobId', legacyJobId, 'returnvalue', '{"changed":1}');
+
+      expect((await request(`${t.api.baseUrl}/v1/users?userId=${user}`, { token: org.token.secret, method: 'DELETE' })).status).toBe(200);
+      expect(await activity.getJob(lateJobId)).toBeUndefined();
+      expect(await activity.getJob(`filler-${org.organization.id}-0`)).toBeDefined();
+    } finally {
+      await activity.close();
+    }
     expect(await redisHits(encoded)).toEqual([]);
     const [record] = await until('the erasure confirmed', () => erasures(org), (list) => list[0]?.status === 'confirmed');
-    expect(record.erased.queuedJobs).toBeGreaterThanOrEqual(2);
+    expect(record.erased.queuedJobs).toBeGreaterThanOrEqual(4);
     expect(await redisHits(encoded)).toEqual([]);
     expect(await redisHits(user)).toEqual([]);
   });

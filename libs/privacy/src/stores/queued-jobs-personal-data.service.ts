@@ -8,8 +8,9 @@ import {
   type PersonalDataStore,
   PersonalDataStoreProvider,
   QUEUES,
-  REDIS,   RedisAvailabilityService,
-type RedisClient,
+  REDIS,
+  RedisAvailabilityService,
+  type RedisClient,
   UserActivityFeedService,
 } from '@foresight/platform';
 
@@ -18,8 +19,19 @@ const JOB_STATES: JobType[] = ['active', 'waiting', 'waiting-children', 'priorit
 
 type Rescore = JobPayloads[typeof JOBS.userActivity.rescore];
 
-/** Stream entries read per XRANGE call while sweeping a queue's event stream. */
-const STREAM_PAGE = 1000;
+/**
+ * Stream entries read per XRANGE call, and jobs per state per read, while looking for a user: small
+ * reads, each well within the request client's command timeout on a busy Redis.
+ */
+const STREAM_PAGE = 200;
+const JOB_PAGE = 100;
+
+/**
+ * How long one look through the queues may take in all. A whole queue's retained jobs and event
+ * streams (thousands of entries) are read, which on a loaded Redis takes far longer than a request's
+ * usual Redis step; an erasure is worth waiting for.
+ */
+const SCAN_DEADLINE_MS = 20_000;
 
 /** A queue whose job payloads can name a user, and how to tell. */
 interface UserBearingQueue {
@@ -85,30 +97,44 @@ export class QueuedJobsPersonalDataService implements PersonalDataStore {
   }
 
   private async jobsAbout(organizationId: string, userId: string): Promise<Job[]> {
-    const found = await this.redis.within('read the queued jobs', () =>
-      Promise.all(
-        this.sources.map(async ({ queue, names }) => (await queue.getJobs(JOB_STATES)).filter((job) => job !== undefined && names(job, organizationId, userId))),
-      ),
+    return this.redis.within(
+      'read the queued jobs',
+      async () => {
+        const found: Job[] = [];
+        for (const { queue, names } of this.sources) {
+          // A page is JOB_PAGE jobs of each state from `start` on; none left in any state ends the queue.
+          for (let start = 0; ; start += JOB_PAGE) {
+            const page = await queue.getJobs(JOB_STATES, start, start + JOB_PAGE - 1);
+            if (page.length === 0) break;
+            for (const job of page) if (job !== undefined && names(job, organizationId, userId)) found.push(job);
+          }
+        }
+        return found;
+      },
+      SCAN_DEADLINE_MS,
     );
-    return found.flat();
   }
 
   private async streamEntriesAbout(organizationId: string, userId: string): Promise<StreamEntry[]> {
     const jobIds = [this.activity.rescoreJobId(organizationId, userId), `${organizationId}/${Buffer.from(userId).toString('base64url')}`];
     // A domain event's job id embeds the re-scoring job's id it came from (`prediction.updated/<rescore id>-…`).
     const names = (value: string) => value === userId || jobIds.some((jobId) => value === jobId || value.includes(`/${jobId}-`));
-    return this.redis.within('read the queue event streams', async () => {
-      const found: StreamEntry[] = [];
-      for (const { queue } of this.sources) {
-        const key = queue.keys.events;
-        for (let start = '-'; ; ) {
-          const page = await this.client.xrange(key, start, '+', 'COUNT', STREAM_PAGE);
-          for (const [id, fields] of page) if (fields.some(names)) found.push({ key, id });
-          if (page.length < STREAM_PAGE) break;
-          start = `(${page[page.length - 1][0]}`;
+    return this.redis.within(
+      'read the queue event streams',
+      async () => {
+        const found: StreamEntry[] = [];
+        for (const { queue } of this.sources) {
+          const key = queue.keys.events;
+          for (let start = '-'; ; ) {
+            const page = await this.client.xrange(key, start, '+', 'COUNT', STREAM_PAGE);
+            for (const [id, fields] of page) if (fields.some(names)) found.push({ key, id });
+            if (page.length < STREAM_PAGE) break;
+            start = `(${page[page.length - 1][0]}`;
+          }
         }
-      }
-      return found;
-    });
+        return found;
+      },
+      SCAN_DEADLINE_MS,
+    );
   }
 }
