@@ -153,6 +153,19 @@ describe('dashboard in Chromium', () => {
     expect(page.url()).toContain(`#/models/${created?.id}`);
     await screenshot(page, 'model-untrained');
     await navigateTo('Models');
+
+    // A churn model in GA4's sense: no target event to pick, the activity window instead.
+    await page.getByLabel('Name').fill('goes_quiet_14d');
+    await page.getByLabel('Predicts').selectOption('inactivity');
+    await expect(page.getByLabel('Target event').count()).resolves.toBe(0);
+    await page.getByLabel('Active within (days)').fill('10');
+    await page.getByLabel('Horizon (days)').fill('14');
+    await page.getByRole('button', { name: 'Create model' }).click();
+    await page.getByRole('heading', { name: 'Not trained yet' }).waitFor();
+    const quiet = (await request<Array<{ name: string; id: string }>>(url('/models'), admin())).body.find((m) => m.name === 'goes_quiet_14d');
+    expect(await request(url(`/models/${quiet?.id}`), admin())).toMatchObject({ body: { kind: 'inactivity', targetEvent: null, activeDays: 10, horizonDays: 14, labels: ['stays', 'churns'] } });
+    await expect(page.getByText('no event at all within 14 days, among users active in the last 10 days').count()).resolves.toBe(1);
+    await navigateTo('Models');
   });
 
   it("shows a model's quality, drivers, calibration, score distribution and a threshold explorer", async () => {

@@ -20,6 +20,7 @@ export type DeletedModel = Ok<'/v1/models/{modelId}', 'delete'>;
 export type DayHealth = Item<ModelDetails['health']>;
 export type ModelStatus = ModelDetails['status'];
 export type Algorithm = ModelDetails['algorithm'];
+export type ModelKind = ModelDetails['kind'];
 export type CreateModel = Body<'/v1/models', 'post'>;
 
 export type AudienceSummary = Item<Ok<'/v1/audiences'>>;
