@@ -182,5 +182,25 @@ describe('prediction kinds: inactivity and value', () => {
       [t.org.organization.id, models.churn],
     );
     expect(Number(gone)).toBeGreaterThan(0);
+
+    // The log keeps the value model's expected sum and interval: exported (bulk COPY and served rows alike) and in the user's export.
+    const exported = await request<Array<{ id: string; modelId: string; userId: string; value?: number; interval?: { p10: number; p90: number } }>>(
+      `${t.api.baseUrl}/v1/export/predictions?since=${new Date().toISOString().slice(0, 10)}&limit=100000`,
+      { token: token() },
+    );
+    const spendRows = exported.body.filter((row) => row.modelId === models.spend);
+    expect(spendRows.length).toBeGreaterThan(0);
+    for (const row of spendRows) {
+      expect(row.value).toBeGreaterThanOrEqual(0);
+      expect(row.interval?.p90).toBeGreaterThanOrEqual(row.interval?.p10 as number);
+    }
+    expect(exported.body.filter((row) => row.modelId === models.churn).every((row) => !('value' in row) && !('interval' in row))).toBe(true);
+    const [first] = spendRows;
+    const ownExport = await request<{ predictions: Array<{ id: string; value: number | null; interval: { p10: number; p90: number } | null }> }>(
+      `${t.api.baseUrl}/v1/users/export?userId=${encodeURIComponent(first.userId)}`,
+      { token: token() },
+    );
+    expect(ownExport.body.predictions.find((p) => p.id === first.id)).toMatchObject({ value: first.value, interval: first.interval });
+    expect(ownExport.body.predictions.filter((p) => p.value === null).every((p) => p.interval === null)).toBe(true);
   }, 900_000);
 });

@@ -9,6 +9,7 @@ import { decodeCursor, encodeCursor, type ExportFilter, PredictionExportService 
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { jsonArray, lines, NDJSON, nextPageLink } from '../http/streamed-pages';
 import { openApiSchema, queryDay, queryInteger, ZodPipe } from '../http/zod';
+import { valueEstimateFields } from './value-estimate.schema';
 
 const DEFAULT_LIMIT = 10_000;
 const MAX_LIMIT = 100_000;
@@ -33,6 +34,7 @@ const exportedPredictionSchema = z.object({
   version: z.number().int(),
   label: z.string(),
   confidence: z.number(),
+  ...valueEstimateFields,
   timestamp: z.string(),
 });
 

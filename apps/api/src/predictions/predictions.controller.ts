@@ -7,6 +7,7 @@ import { PredictionService } from '@foresight/predictions';
 import { CurrentPrincipal, RequireScope } from '../http/access.decorators';
 import { QueryUser } from '../http/caller-user.pipe';
 import { openApiSchema, ZodPipe } from '../http/zod';
+import { valueEstimateFields } from './value-estimate.schema';
 
 const predictQuery = z
   .object({
@@ -41,11 +42,7 @@ const predictionSchema = z.object({
   confidence: z.number().describe('calibrated probability of that label, in [0.5, 1]'),
   modelId: z.string(),
   version: z.number().int(),
-  value: z.number().optional().describe('value models: the expected sum of valueProperty over the horizon (label and confidence answer whether there is any)'),
-  interval: z
-    .object({ p10: z.number(), p90: z.number() })
-    .optional()
-    .describe('value models: the 10th and 90th percentiles of the sum (0 when the user is unlikely to have any)'),
+  ...valueEstimateFields,
   dormant: z
     .literal(true)
     .optional()

@@ -1,6 +1,6 @@
 import { sqlStatement } from '@foresight/platform';
 
-const COLUMNS = 'organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run';
+const COLUMNS = 'organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at, scoring_run, value, value_p10, value_p90';
 
 /** The log's rows as one array per column, in COLUMNS order. */
 export const INSERT_PREDICTIONS = sqlStatement<
@@ -18,12 +18,15 @@ export const INSERT_PREDICTIONS = sqlStatement<
     inferenceMs: number[],
     predictedAt: string[],
     scoringRuns: Array<string | null>,
+    values: Array<number | null>,
+    p10s: Array<number | null>,
+    p90s: Array<number | null>,
   ]
 >(
   'predictions.insert-predictions',
   `INSERT INTO predictions (${COLUMNS})
    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::bool[], $9::float8[], $10::real[],
-                        $11::timestamptz[], $12::text[])`,
+                        $11::timestamptz[], $12::text[], $13::float8[], $14::float8[], $15::float8[])`,
 );
 
 /** Text quoted, so any user id or label travels as is. */

@@ -19,7 +19,7 @@ export interface LoggedPrediction {
   predictedAt: Date;
   /** The bulk scoring run that wrote the row; absent for a served prediction. */
   scoringRun?: string;
-  /** A `value` model's expected sum and p10-p90 interval (served; the log keeps label and confidence). */
+  /** A `value` model's expected sum and p10-p90 interval. */
   value?: ValueEstimate;
   /** An `inactivity` model's user not active within its activeDays: answered with such users' churn rate, not the model's score. */
   dormant?: true;
@@ -49,6 +49,9 @@ async function insertPredictions(sql: SqlExecutor, manager: EntityManager, rows:
     column('inferenceMs'),
     rows.map((row) => row.predictedAt.toISOString()),
     rows.map((row) => row.scoringRun ?? null),
+    rows.map((row) => row.value?.value ?? null),
+    rows.map((row) => row.value?.p10 ?? null),
+    rows.map((row) => row.value?.p90 ?? null),
   ]);
 }
 
@@ -64,7 +67,9 @@ async function copyPredictions(sql: SqlExecutor, manager: EntityManager, rows: r
     }
     text +=
       `${csv(row.organizationId)},${csv(row.userId)},${csv(row.modelId)},${csv(row.modelName)},${csv(row.versionId)},${row.version},` +
-      `${csv(row.label)},${row.positive},${row.confidence},${row.inferenceMs},${predictedAt},${row.scoringRun === undefined ? '' : csv(row.scoringRun)}\n`;
+      `${csv(row.label)},${row.positive},${row.confidence},${row.inferenceMs},${predictedAt},${row.scoringRun === undefined ? '' : csv(row.scoringRun)},` +
+      // Unquoted empty fields are NULL in COPY's csv format.
+      `${row.value ? `${row.value.value},${row.value.p10},${row.value.p90}` : ',,'}\n`;
   }
   await sql.copyIn(manager, COPY_PREDICTIONS, text);
 }

@@ -5,6 +5,7 @@ export const USER_PREDICTIONS = sqlStatement<Record<string, unknown>, [organizat
   'predictions.user-predictions',
   `SELECT p.id::text, p.model_id AS "modelId", p.model_name AS model, p.version, p.label, p.confidence, p.inference_ms AS "inferenceMs",
           p.predicted_at AS timestamp,
+          p.value, CASE WHEN p.value IS NULL THEN NULL ELSE json_build_object('p10', p.value_p10, 'p90', p.value_p90) END AS interval,
           CASE WHEN o.prediction_id IS NULL THEN NULL
                ELSE json_build_object('didTargetEvent', o.actual_positive, 'correct', o.predicted_positive = o.actual_positive, 'evaluatedAt', o.evaluated_at)
           END AS outcome

@@ -2007,6 +2007,13 @@ export interface operations {
                         version: number;
                         label: string;
                         confidence: number;
+                        /** @description value models: the expected sum of valueProperty over the horizon (label and confidence answer whether there is any) */
+                        value?: number;
+                        /** @description value models: the 10th and 90th percentiles of the sum (0 when the user is unlikely to have any) */
+                        interval?: {
+                            p10: number;
+                            p90: number;
+                        };
                         timestamp: string;
                     }[];
                     "application/x-ndjson": {
@@ -2017,6 +2024,13 @@ export interface operations {
                         version: number;
                         label: string;
                         confidence: number;
+                        /** @description value models: the expected sum of valueProperty over the horizon (label and confidence answer whether there is any) */
+                        value?: number;
+                        /** @description value models: the 10th and 90th percentiles of the sum (0 when the user is unlikely to have any) */
+                        interval?: {
+                            p10: number;
+                            p90: number;
+                        };
                         timestamp: string;
                     }[];
                 };
