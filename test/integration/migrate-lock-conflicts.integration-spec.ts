@@ -69,6 +69,41 @@ describe('applyMigrations meeting a running release', () => {
       await release.end();
     }
   });
+
+  it("gives way to the release when the release began to wait first, so the release's query does not fail", async () => {
+    const release = new Client({ connectionString: url });
+    await release.connect();
+    let runs = 0;
+    let releaseRead: Promise<unknown> | undefined;
+    /** Locks third_table; the release, holding fourth_table, then waits for it; then this asks for fourth_table. */
+    class AltersTwoMoreTables1764999999998 implements MigrationInterface {
+      name = 'AltersTwoMoreTables1764999999998';
+      async up(runner: QueryRunner): Promise<void> {
+        runs++;
+        await runner.query('ALTER TABLE third_table ADD COLUMN IF NOT EXISTS added int');
+        if (runs === 1) {
+          releaseRead = release.query('SELECT * FROM third_table').then(() => release.query('COMMIT'));
+          // The release waits first: without the migration's lock timeout, the release's deadlock check would run first and fail its query.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        }
+        await runner.query('ALTER TABLE fourth_table ADD COLUMN IF NOT EXISTS added int');
+      }
+      async down(): Promise<void> {}
+    }
+    await withClient(url, (pg) => pg.query('CREATE TABLE third_table (id int); CREATE TABLE fourth_table (id int)'));
+    await release.query('BEGIN');
+    await release.query('SELECT * FROM fourth_table');
+
+    const dataSource = await new DataSource({ type: 'postgres', url, migrations: [AltersTwoMoreTables1764999999998], migrationsTableName: 'schema_migrations' }).initialize();
+    try {
+      expect(await applyMigrations(dataSource)).toEqual(['AltersTwoMoreTables1764999999998']);
+      await expect(releaseRead).resolves.toBeDefined();
+      expect(runs).toBeGreaterThan(1);
+    } finally {
+      await dataSource.destroy();
+      await release.end();
+    }
+  });
 });
 
 async function withClient(url: string, work: (pg: Client) => Promise<unknown>): Promise<void> {

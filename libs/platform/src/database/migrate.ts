@@ -3,9 +3,17 @@ import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 /** Arbitrary fixed key: concurrent `migrate` runs (two release jobs) queue behind each other. */
 const MIGRATION_LOCK_KEY = 7_313_410_221;
 
-/** A migration that meets a lock conflict is tried this many times in all, pausing a little longer each time. */
-const LOCK_CONFLICT_ATTEMPTS = 5;
+/** A migration that meets a lock conflict is tried this many times in all, pausing a little longer each time (at most 2 s). */
+const LOCK_CONFLICT_ATTEMPTS = 20;
 const LOCK_CONFLICT_PAUSE_MS = 200;
+
+/**
+ * How long a migration waits for a table lock before giving up and running again. Far below
+ * PostgreSQL's deadlock_timeout (1 s): in a deadlock with the running release, the migration gives
+ * up before the release's own deadlock check can pick the release's query as the victim, so the
+ * release's reads and writes do not fail while it migrates.
+ */
+const MIGRATION_LOCK_TIMEOUT = '100ms';
 
 /** TypeORM's own migrations table, so a database migrated by an earlier release reads the same. */
 const MIGRATIONS_TABLE_SQL = `CREATE TABLE IF NOT EXISTS schema_migrations (id SERIAL PRIMARY KEY, "timestamp" bigint NOT NULL, name varchar NOT NULL)`;
@@ -34,7 +42,7 @@ export async function applyMigrations(dataSource: DataSource): Promise<string[]>
         } catch (error) {
           if (attempt >= LOCK_CONFLICT_ATTEMPTS || !isLockConflict(error)) throw error;
           dataSource.logger.logMigration(`${name} lost a lock conflict with a running release (${(error as { code: string }).code}); trying again (${attempt} of ${LOCK_CONFLICT_ATTEMPTS - 1})`);
-          await new Promise((resolve) => setTimeout(resolve, LOCK_CONFLICT_PAUSE_MS * attempt));
+          await new Promise((resolve) => setTimeout(resolve, Math.min(LOCK_CONFLICT_PAUSE_MS * attempt, 2_000)));
         }
       }
     }
@@ -49,6 +57,8 @@ async function applyOnce(runner: QueryRunner, migration: MigrationInterface, nam
   await runner.startTransaction();
   try {
     await runner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    // After the advisory lock: a second `migrate` still queues behind the first for as long as it takes.
+    await runner.query(`SET LOCAL lock_timeout = '${MIGRATION_LOCK_TIMEOUT}'`);
     await runner.query(MIGRATIONS_TABLE_SQL);
     const done = (await runner.query('SELECT 1 FROM schema_migrations WHERE name = $1', [name])) as unknown[];
     if (done.length === 0) {
