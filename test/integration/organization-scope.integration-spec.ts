@@ -12,6 +12,8 @@ const UNSCOPED_BY_DESIGN: Record<string, string> = {
   'events.reencryption-rows': "key rotation re-seals every organization's events, page by page of each partition; each row it reads carries its organization, which the reseal matches",
   'platform.some-sealed-event-key': 'the start-up key check reads which key id sealed any one event, never the event itself',
   'platform.move-from-default-partition': "partition maintenance moves every organization's rows of a new month out of the default partition",
+  'predictions.unfinished-scoring-runs':
+    "the worker's resumer finds every organization's scoring runs left queued or running (Redis may have lost their jobs); each job it queues again names the run's organization",
 };
 
 /**
