@@ -154,8 +154,10 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'model-untrained');
     await navigateTo('Models');
 
-    // A churn model in GA4's sense: no target event to pick, the activity window instead.
-    await page.getByLabel('Name').fill('goes_quiet_14d');
+    // A churn model in GA4's sense: no target event to pick, the activity window instead. The Models
+    // page's form, not the Rename field of the model page still shown while the link's route changes.
+    await page.getByRole('heading', { name: 'Create a model' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('goes_quiet_14d');
     await page.getByLabel('Predicts').selectOption('inactivity');
     await expect(page.getByLabel('Target event').count()).resolves.toBe(0);
     await page.getByLabel('Active within (days)').fill('10');
