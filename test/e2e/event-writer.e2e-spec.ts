@@ -1,8 +1,9 @@
 import { DataSource, type EntityManager, type Logger } from 'typeorm';
-import { type AppConfig, loadConfig, type Logger as AppLogger, SqlExecutor, type SqlRunner } from '@foresight/platform';
+import { type AppConfig, loadConfig, SqlExecutor, type SqlRunner } from '@foresight/platform';
 import type { EventRow } from '../../libs/events/src/ingest/event-row';
 import { EventWriterService } from '../../libs/events/src/ingest/event-writer.service';
 import { eventRow as row } from '../support/event-rows';
+import { recordingLogger } from '../support/recording-logger';
 import { TestSuite } from '../support/suite';
 
 /**
@@ -40,17 +41,20 @@ describe('event writer: messageId claims and user revisions', () => {
     }
   }
   let sql: SqlExecutor;
+  const executorLog = recordingLogger();
   const newWriter = () => new EventWriterService(dataSource, sql, { embedded: false } as AppConfig);
 
   beforeAll(async () => {
     suite = await TestSuite.create('event_writer');
     dataSource = new DataSource({ type: 'postgres', url: suite.env.DATABASE_URL, logging: ['query'], logger });
     await dataSource.initialize();
-    sql = new RecordingSqlExecutor(dataSource, loadConfig(suite.env), { error: () => undefined } as unknown as AppLogger);
+    sql = new RecordingSqlExecutor(dataSource, loadConfig(suite.env), executorLog.logger);
     writer = newWriter();
   });
 
   afterAll(async () => {
+    // A connection lost while in use (seen once in CI, cause unknown) fails its query; say what PostgreSQL sent.
+    if (executorLog.logged.length > 0) console.warn('connections lost during the suite', executorLog.logged);
     await dataSource?.destroy();
     await suite?.destroy();
   });

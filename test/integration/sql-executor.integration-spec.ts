@@ -1,8 +1,9 @@
 import type { Pool } from 'pg';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { Organization } from '@foresight/auth';
-import { type Logger, SqlExecutor, sqlStatement } from '@foresight/platform';
+import { SqlExecutor, sqlStatement } from '@foresight/platform';
 import { freePort } from '../support/ports';
+import { type LoggedEntry, recordingLogger } from '../support/recording-logger';
 import { openServiceDatabase, type ServiceDatabase } from '../support/service-database';
 import { ADMIN_DATABASE_URL } from '../support/services';
 import { TcpProxy } from '../support/tcp-proxy';
@@ -39,10 +40,8 @@ function expectAllReleased(pool: Pool): void {
 }
 
 /** An executor on `db`'s data source logging into `logged`: a process of its own, with its own view of prepared statements. */
-function executorOn(db: ServiceDatabase, logged: Array<{ level: string; entry: unknown }>, config = db.config): SqlExecutor {
-  const record = (level: string) => (entry: unknown) => void logged.push({ level, entry });
-  const logger = { warn: record('warn'), error: record('error'), info: () => undefined, debug: () => undefined } as unknown as Logger;
-  return new SqlExecutor(db.dataSource, config, logger);
+function executorOn(db: ServiceDatabase, logged: LoggedEntry[], config = db.config): SqlExecutor {
+  return new SqlExecutor(db.dataSource, config, recordingLogger(logged).logger);
 }
 
 describe('SqlExecutor on a direct connection (one pooled connection, so each statement lands on the same session)', () => {

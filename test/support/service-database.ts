@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { type AppConfig, applyMigrations, loadConfig, type Logger, MIGRATIONS, SqlExecutor } from '@foresight/platform';
+import { type AppConfig, applyMigrations, loadConfig, MIGRATIONS, SqlExecutor } from '@foresight/platform';
+import { type LoggedEntry, recordingLogger } from './recording-logger';
 import { ADMIN_DATABASE_URL, REDIS_URL } from './services';
 import { asAdmin } from './suite';
 
@@ -11,7 +12,7 @@ export interface ServiceDatabase {
   readonly dataSource: DataSource;
   readonly sql: SqlExecutor;
   /** Warnings and errors the executor logged. */
-  readonly logged: Array<{ level: string; entry: unknown }>;
+  readonly logged: LoggedEntry[];
   close(): Promise<void>;
 }
 
@@ -46,9 +47,7 @@ export async function openServiceDatabase(
     extra: { max: config.databasePoolSize, idleTimeoutMillis: config.databaseIdleTimeoutMs },
   }).initialize();
   await applyMigrations(dataSource);
-  const logged: ServiceDatabase['logged'] = [];
-  const record = (level: string) => (entry: unknown) => void logged.push({ level, entry });
-  const logger = { warn: record('warn'), error: record('error'), info: () => undefined, debug: () => undefined } as unknown as Logger;
+  const { logger, logged } = recordingLogger();
   const sql = new SqlExecutor(dataSource, config, logger);
   return {
     url,
