@@ -4,12 +4,13 @@ import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { DataSource } from 'typeorm';
 import { messageKey } from '@foresight/events';
-import { loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
+import { loadConfig, SqlExecutor } from '@foresight/platform';
 import { MIGRATIONS } from '../../libs/platform/src/database/migrations';
 import { MonthlyPartitionsService } from '../../libs/platform/src/database/monthly-partitions.service';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
+import { recordingLogger } from '../support/recording-logger';
 import { TestSuite } from '../support/suite';
 import { learnablePopulation, settledModel, type TestEvent } from '../support/training';
 
@@ -60,7 +61,7 @@ describe('upgrading a database written by an earlier release', () => {
     try {
       await dataSource.runMigrations({ transaction: 'each' });
       // The earlier `migrate` created the monthly partitions too.
-      await new MonthlyPartitionsService(new SqlExecutor(dataSource, loadConfig(suite.env), {} as Logger)).ensureAll();
+      await new MonthlyPartitionsService(new SqlExecutor(dataSource, loadConfig(suite.env), recordingLogger().logger)).ensureAll();
       await writeAsEarlierRelease(dataSource, suite.env.TOKEN_PEPPER, events);
     } finally {
       await dataSource.destroy();
