@@ -156,7 +156,7 @@ async function benchKind(mode: BenchedMode, body: Record<string, unknown> & { ki
   if (value) regressors.push(['foresight P(any) x amount', { ...value, fitSeconds }]);
   for (const [name, result] of Object.entries(python ? referenceRegressors(python, split) : {})) regressors.push([name, result]);
   lines.push(
-    `[${label}] validation: mean actual sum ${value?.meanActual.toFixed(2)}, mean predicted ${value?.meanPredicted.toFixed(2)}; AUC of "any" ${trained.metrics.auc.toFixed(4)}, ECE ${trained.metrics.calibrationError.toFixed(4)}`,
+    `[${label}] validation: mean actual sum ${value?.meanActual.toFixed(2)}, mean predicted ${value?.meanPredicted.toFixed(2)}, p10-p90 expected to hold ${value?.expectedIntervalCoverage?.toFixed(3)}; AUC of "any" ${trained.metrics.auc.toFixed(4)}, ECE ${trained.metrics.calibrationError.toFixed(4)}`,
     `${'learner'.padEnd(26)}${'MAE'.padStart(9)}${'RMSE'.padStart(9)}${'R²'.padStart(8)}${'p10-p90'.padStart(9)}${'fit s'.padStart(8)}`,
     ...regressors.map(
       ([name, r]) =>

@@ -47,7 +47,13 @@ const detailsSchema = summarySchema.extend({
   mae: z.number().nullable().describe('value: mean absolute error of the expected sum on the time-based holdout; null for the other kinds'),
   rmse: z.number().nullable().describe('value: root mean squared error of the expected sum on the holdout'),
   r2: z.number().nullable().describe('value: R² of the expected sum on the holdout'),
-  intervalCoverage: z.number().nullable().describe('value: share of holdout users whose actual sum fell within [p10, p90] (about 0.8 when the interval is honest)'),
+  intervalCoverage: z.number().nullable().describe('value: share of holdout users whose actual sum fell within [p10, p90]'),
+  expectedIntervalCoverage: z
+    .number()
+    .nullable()
+    .describe(
+      "value: the share the model itself expects within [p10, p90] on the same users; above 0.8 because a user unlikely to spend gets an interval from 0 that takes in the whole chance of nothing. Measured on the holdout users that also set the interval's spread and the calibration, so it checks consistency more than it proves honesty. Null for versions trained before it was measured",
+    ),
   dormantUsers: z
     .object({ churnRate: z.number(), rows: z.number() })
     .nullable()
@@ -69,7 +75,7 @@ const metricsSchema = z.object({
   auc: z.number(),
   logLoss: z.number(),
   value: z
-    .object({ mae: z.number(), rmse: z.number(), r2: z.number(), intervalCoverage: z.number(), meanActual: z.number(), meanPredicted: z.number() })
+    .object({ mae: z.number(), rmse: z.number(), r2: z.number(), intervalCoverage: z.number(), expectedIntervalCoverage: z.number().optional(), meanActual: z.number(), meanPredicted: z.number() })
     .optional()
     .describe('value models only: the expected sum against the actual sums of the holdout'),
 });
@@ -256,6 +262,7 @@ function details(entry: ModelWithVersion): ModelDetails {
     rmse: serving?.metrics.value?.rmse ?? null,
     r2: serving?.metrics.value?.r2 ?? null,
     intervalCoverage: serving?.metrics.value?.intervalCoverage ?? null,
+    expectedIntervalCoverage: serving?.metrics.value?.expectedIntervalCoverage ?? null,
     dormantUsers: serving?.target?.kind === 'inactivity' ? serving.target.dormant : null,
     featureImportance: importanceView(serving?.featureImportance ?? []),
     lastError: model.lastError,

@@ -115,7 +115,11 @@ export function trainModel(input: TrainModelInput): TrainedModel {
   const amount = split.train.amounts ? fitAmountModel(split) : undefined;
   if (amount && split.validation.amounts) {
     const scores = predictGbdtMargins(amount.parameters, split.validation.features, d);
-    metrics.value = valueMetrics(split.validation.amounts, Array.from(probabilities, (p, i) => estimateValue(p, scores[i], amount.spread)));
+    metrics.value = valueMetrics(
+      split.validation.amounts,
+      Array.from(probabilities, (p, i) => estimateValue(p, scores[i], amount.spread)),
+      probabilities,
+    );
   }
 
   return {

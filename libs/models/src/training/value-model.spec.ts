@@ -5,7 +5,7 @@ import { loadOnnxRuntime } from './onnx-runtime.fixture';
 import { gaussian, makeSyntheticData } from './synthetic-data.fixture';
 import { trainModel } from './train-model';
 import type { TrainingSet } from './training-set';
-import { estimateValue, valueMetrics } from './value-model';
+import { estimateValue, intervalProbability, valueMetrics } from './value-model';
 
 /** Synthetic amounts for the positive rows: log1p(amount) = 3 + x0 + noise(0.5), so the amount depends on a feature the classifier also reads. */
 function withAmounts(set: TrainingSet, seed: number): TrainingSet {
@@ -39,12 +39,32 @@ describe('value model', () => {
       { value: 3, p10: 2, p90: 4 },
       { value: 5, p10: 0, p90: 1 },
     ];
-    const metrics = valueMetrics([2, 3, 7], estimates);
+    const metrics = valueMetrics([2, 3, 7], estimates, [0.5, 0.95, 0.05]);
     expect(metrics.mae).toBeCloseTo(1, 12);
     expect(metrics.rmse).toBeCloseTo(Math.sqrt(5 / 3), 12);
     // Actual mean 4: variance sum 4 + 1 + 9 = 14; squared error 5.
     expect(metrics.r2).toBeCloseTo(1 - 5 / 14, 12);
     expect(metrics.intervalCoverage).toBeCloseTo(2 / 3, 12);
+    // What the model expects of its own intervals: 0.9, 0.8 and 0.95 (see intervalProbability).
+    expect(metrics.expectedIntervalCoverage).toBeCloseTo((0.9 + 0.8 + 0.95) / 3, 12);
+  });
+
+  it("gives each interval the probability its own quantiles put in it, the mass at 0 included", () => {
+    // Sure to spend: both ends are amounts, from the 10th to the 90th percentile.
+    expect(intervalProbability(1)).toBeCloseTo(0.8, 12);
+    expect(intervalProbability(0.95)).toBeCloseTo(0.8, 12);
+    // From 0: the whole chance of nothing, up to the 90th percentile.
+    expect(intervalProbability(0.85)).toBeCloseTo(0.9, 12);
+    expect(intervalProbability(0.2)).toBeCloseTo(0.9, 12);
+    // p10 = p90 = 0: the chance of nothing.
+    expect(intervalProbability(0.1)).toBeCloseTo(0.9, 12);
+    expect(intervalProbability(0.03)).toBeCloseTo(0.97, 12);
+    // The same regimes as estimateValue's ends.
+    const spread = { smearing: 1, residualQuantiles: [-1, 0, 1] };
+    for (const p of [0.03, 0.5, 0.95]) {
+      const { p10, p90 } = estimateValue(p, 2, spread);
+      expect([p10 > 0, p90 > 0]).toEqual(p === 0.95 ? [true, true] : p === 0.5 ? [false, true] : [false, false]);
+    }
   });
 
   it('trains a classifier and an amount model that ONNX Runtime serves from one graph, with honest figures', async () => {
@@ -54,10 +74,9 @@ describe('value model', () => {
     const value = trained.metrics.value;
     expect(trained.amount).toBeDefined();
     expect(value).toBeDefined();
-    // Better than predicting the mean, and the p10-p90 interval covers about 80% of users (most of them at 0).
+    // Better than predicting the mean, and the p10-p90 intervals cover the share of users the model expects them to.
     expect(value?.r2).toBeGreaterThan(0.2);
-    expect(value?.intervalCoverage).toBeGreaterThan(0.7);
-    expect(value?.intervalCoverage).toBeLessThan(0.95);
+    expect(Math.abs((value?.intervalCoverage ?? 0) - (value?.expectedIntervalCoverage ?? 1))).toBeLessThan(0.03);
     expect(Math.abs((value?.meanPredicted ?? 0) - (value?.meanActual ?? 0)) / (value?.meanActual ?? 1)).toBeLessThan(0.15);
 
     const d = split.train.featureNames.length;

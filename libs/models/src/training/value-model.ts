@@ -37,8 +37,14 @@ export interface ValueMetrics {
   rmse: number;
   /** 1 - squared error / variance of the actual sums; 0 is no better than predicting their mean. */
   r2: number;
-  /** Share of rows whose actual sum fell within [p10, p90]: about 0.8 when the interval is honest. */
+  /** Share of rows whose actual sum fell within [p10, p90]. */
   intervalCoverage: number;
+  /**
+   * The share the model itself expects within [p10, p90] on the same rows (intervalProbability): not 0.8,
+   * because the interval of a user likely to spend nothing takes in the whole mass at 0. The interval is
+   * honest when intervalCoverage is close to it. Absent from versions trained before it was measured.
+   */
+  expectedIntervalCoverage?: number;
   meanActual: number;
   meanPredicted: number;
 }
@@ -99,8 +105,22 @@ export function estimateValue(probability: number, score: number, spread: Amount
   return { value: probability * expected, p10: quantile(VALUE_INTERVAL.low), p90: quantile(VALUE_INTERVAL.high) };
 }
 
-/** The value metrics of estimates against the rows' actual sums. */
-export function valueMetrics(actual: ArrayLike<number>, estimates: readonly ValueEstimate[]): ValueMetrics {
+/**
+ * The probability estimateValue's model gives its own interval for a user with P(any amount) =
+ * `probability`: the sum is 0 with probability z = 1 - p, otherwise continuous. When z is below the
+ * interval's low level, both ends are amounts and it holds high - low (0.8); when z reaches the low level
+ * but not the high one, it runs from 0 (the whole mass at 0) to the high quantile and holds `high`
+ * (0.9); from the high level on, p10 = p90 = 0 and it holds the mass at 0, z.
+ */
+export function intervalProbability(probability: number): number {
+  const atZero = 1 - probability;
+  if (atZero < VALUE_INTERVAL.low) return VALUE_INTERVAL.high - VALUE_INTERVAL.low;
+  if (atZero < VALUE_INTERVAL.high) return VALUE_INTERVAL.high;
+  return atZero;
+}
+
+/** The value metrics of estimates, made from `probabilities` of any amount, against the rows' actual sums. */
+export function valueMetrics(actual: ArrayLike<number>, estimates: readonly ValueEstimate[], probabilities: ArrayLike<number>): ValueMetrics {
   const n = estimates.length;
   let mean = 0;
   let meanPredicted = 0;
@@ -112,14 +132,16 @@ export function valueMetrics(actual: ArrayLike<number>, estimates: readonly Valu
   let squared = 0;
   let variance = 0;
   let covered = 0;
+  let expectedCovered = 0;
   for (let i = 0; i < n; i++) {
+    expectedCovered += intervalProbability(probabilities[i]);
     const { value, p10, p90 } = estimates[i];
     absolute += Math.abs(value - actual[i]);
     squared += (value - actual[i]) ** 2;
     variance += (actual[i] - mean) ** 2;
     if (actual[i] >= p10 && actual[i] <= p90) covered++;
   }
-  return { mae: absolute / n, rmse: Math.sqrt(squared / n), r2: variance > 0 ? 1 - squared / variance : 0, intervalCoverage: covered / n, meanActual: mean, meanPredicted };
+  return { mae: absolute / n, rmse: Math.sqrt(squared / n), r2: variance > 0 ? 1 - squared / variance : 0, intervalCoverage: covered / n, expectedIntervalCoverage: expectedCovered / n, meanActual: mean, meanPredicted };
 }
 
 /** A set's rows that had an amount, and log1p of each amount: what the amount model regresses. */

@@ -2220,8 +2220,10 @@ export interface operations {
                         rmse: number | null;
                         /** @description value: R² of the expected sum on the holdout */
                         r2: number | null;
-                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] (about 0.8 when the interval is honest) */
+                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] */
                         intervalCoverage: number | null;
+                        /** @description value: the share the model itself expects within [p10, p90] on the same users; above 0.8 because a user unlikely to spend gets an interval from 0 that takes in the whole chance of nothing. Measured on the holdout users that also set the interval's spread and the calibration, so it checks consistency more than it proves honesty. Null for versions trained before it was measured */
+                        expectedIntervalCoverage: number | null;
                         /** @description inactivity: users not active within activeDays are outside what the model learned; they are answered with this rate, the share of such users at the training cutoffs who then sent no event within the horizon */
                         dormantUsers: {
                             churnRate: number;
@@ -2320,6 +2322,7 @@ export interface operations {
                                     rmse: number;
                                     r2: number;
                                     intervalCoverage: number;
+                                    expectedIntervalCoverage?: number;
                                     meanActual: number;
                                     meanPredicted: number;
                                 };
@@ -2415,8 +2418,10 @@ export interface operations {
                         rmse: number | null;
                         /** @description value: R² of the expected sum on the holdout */
                         r2: number | null;
-                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] (about 0.8 when the interval is honest) */
+                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] */
                         intervalCoverage: number | null;
+                        /** @description value: the share the model itself expects within [p10, p90] on the same users; above 0.8 because a user unlikely to spend gets an interval from 0 that takes in the whole chance of nothing. Measured on the holdout users that also set the interval's spread and the calibration, so it checks consistency more than it proves honesty. Null for versions trained before it was measured */
+                        expectedIntervalCoverage: number | null;
                         /** @description inactivity: users not active within activeDays are outside what the model learned; they are answered with this rate, the share of such users at the training cutoffs who then sent no event within the horizon */
                         dormantUsers: {
                             churnRate: number;
@@ -2489,8 +2494,10 @@ export interface operations {
                         rmse: number | null;
                         /** @description value: R² of the expected sum on the holdout */
                         r2: number | null;
-                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] (about 0.8 when the interval is honest) */
+                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] */
                         intervalCoverage: number | null;
+                        /** @description value: the share the model itself expects within [p10, p90] on the same users; above 0.8 because a user unlikely to spend gets an interval from 0 that takes in the whole chance of nothing. Measured on the holdout users that also set the interval's spread and the calibration, so it checks consistency more than it proves honesty. Null for versions trained before it was measured */
+                        expectedIntervalCoverage: number | null;
                         /** @description inactivity: users not active within activeDays are outside what the model learned; they are answered with this rate, the share of such users at the training cutoffs who then sent no event within the horizon */
                         dormantUsers: {
                             churnRate: number;
@@ -2602,8 +2609,10 @@ export interface operations {
                         rmse: number | null;
                         /** @description value: R² of the expected sum on the holdout */
                         r2: number | null;
-                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] (about 0.8 when the interval is honest) */
+                        /** @description value: share of holdout users whose actual sum fell within [p10, p90] */
                         intervalCoverage: number | null;
+                        /** @description value: the share the model itself expects within [p10, p90] on the same users; above 0.8 because a user unlikely to spend gets an interval from 0 that takes in the whole chance of nothing. Measured on the holdout users that also set the interval's spread and the calibration, so it checks consistency more than it proves honesty. Null for versions trained before it was measured */
+                        expectedIntervalCoverage: number | null;
                         /** @description inactivity: users not active within activeDays are outside what the model learned; they are answered with this rate, the share of such users at the training cutoffs who then sent no event within the horizon */
                         dormantUsers: {
                             churnRate: number;
