@@ -74,12 +74,12 @@ export class MonitoringQueriesService {
     if (matured.length === 0) return 0;
     const horizonMs = model.horizonDays * DAY_MS;
     // An inactivity model (no target event) predicts "no event at all": its outcome is that no event came.
-    const any = await this.userEvents.reached(
+    const came = await this.userEvents.reached(
       model.organizationId,
       model.targetEvent,
       matured.map((p) => ({ user: p.user_id, after: p.predicted_at, until: new Date(p.predicted_at.getTime() + horizonMs) })),
     );
-    const reached = model.targetEvent === null ? any.map((came) => !came) : any;
+    const reached = model.targetEvent === null ? came.map((some) => !some) : came;
     return this.sql.affected(INSERT_OUTCOMES, [
         model.organizationId,
         model.id,
