@@ -9,31 +9,20 @@ import os
 import sys
 import time
 
-import numpy as np
-
 directory, features, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 os.environ["OMP_NUM_THREADS"] = str(threads)
 
+import numpy as np  # noqa: E402
 import xgboost  # noqa: E402  (after OMP_NUM_THREADS, which sklearn's OpenMP reads at import)
 from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
-from learner_report import report  # noqa: E402  (beside this script)
+from bench_matrix import load_splits  # noqa: E402  (beside this script)
+from learner_report import report  # noqa: E402
 
-
-def load(part):
-    x = np.fromfile(os.path.join(directory, f"{part}.features"), dtype=np.float32).reshape(-1, features)
-    y = np.fromfile(os.path.join(directory, f"{part}.labels"), dtype=np.uint8)
-    return x, y
-
-
-x_train, y_train = load("train")
-x_valid, y_valid = load("validation")
 # Early stopping on the tuning split when the bench wrote one (as Foresight does), else on validation.
-x_tune, y_tune = load("tuning") if os.path.exists(os.path.join(directory, "tuning.labels")) else (x_valid, y_valid)
-results = {}
-
 # Fitted as Foresight fits the model it serves: settings chosen on the tuning split, then refitted on
 # train and tuning together; validation only measures.
-x_all, y_all = (np.concatenate((x_train, x_tune)), np.concatenate((y_train, y_tune))) if x_tune is not x_valid else (x_train, y_train)
+(x_train, y_train), (x_tune, y_tune), (x_valid, y_valid), (x_all, y_all) = load_splits(directory, features, "labels", np.uint8)
+results = {}
 
 # XGBoost as a data scientist runs it: hist, early stopping on a time-based holdout, refit on every row.
 started = time.perf_counter()

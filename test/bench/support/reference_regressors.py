@@ -10,24 +10,15 @@ import os
 import sys
 import time
 
-import numpy as np
-
 directory, features, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 os.environ["OMP_NUM_THREADS"] = str(threads)
 
+import numpy as np  # noqa: E402
 import xgboost  # noqa: E402  (after OMP_NUM_THREADS)
+from bench_matrix import load_splits  # noqa: E402  (beside this script)
 
-
-def load(part):
-    x = np.fromfile(os.path.join(directory, f"{part}.features"), dtype=np.float32).reshape(-1, features)
-    y = np.fromfile(os.path.join(directory, f"{part}.amounts"), dtype=np.float32).astype(np.float64)
-    return x, y
-
-
-x_train, y_train = load("train")
-x_valid, y_valid = load("validation")
-x_tune, y_tune = load("tuning") if os.path.exists(os.path.join(directory, "tuning.amounts")) else (x_valid, y_valid)
-x_all, y_all = (np.concatenate((x_train, x_tune)), np.concatenate((y_train, y_tune))) if x_tune is not x_valid else (x_train, y_train)
+(x_train, y_train), (x_tune, y_tune), (x_valid, y_valid), (x_all, y_all) = load_splits(directory, features, "amounts", np.float32)
+y_train, y_tune, y_valid, y_all = (y.astype(np.float64) for y in (y_train, y_tune, y_valid, y_all))
 
 
 def metrics(predicted, seconds):
