@@ -123,18 +123,11 @@ describe.each([
     expect(api.output()).not.toContain('rate limiter cannot reach Redis');
   }, 60_000);
 
-  // Sentinel: runs (ioredis's failoverDetector, which ended the client for good after a failover, is off).
-  // Cluster: skipped as an open defect, not a passing test. The request path recovers (the Cluster
-  // client stays 'ready', the retrain is accepted within seconds), but in 6 of 8 runs here some BullMQ
-  // workers of the worker process took no job after the failover while the others carried on:
-  // domain-events announcements or the training job left 'waiting' for minutes (0 of 10 runs failed
-  // while a diagnostic polled the workers' connection statuses every 500 ms). CLIENT LIST on the
-  // promoted master then shows each stuck worker's blocking connection (BullMQ's duplicate of the shared
-  // Cluster client) opened at the failover, its last command a BZPOPMIN ~90 s before, not blocked and
-  // idle since; the workers that recovered hold newer connections, blocked. BullMQ's fetch loop for
-  // those queues waits on something that never settles. Issue 42 stays open for it.
-  const failoverTest = kind === 'cluster' ? it.skip : it;
-  failoverTest('carries on without a restart when the master holding the queues is killed, losing and doubling nothing acknowledged', async () => {
+  // Sentinel: ioredis's failoverDetector, which ended the client for good after a failover, is off.
+  // Cluster: BullMQ workers reset their blocking client while the master is gone and await its connect(),
+  // which ioredis's Cluster dropped when its ready check met the failover (SettlingCluster in
+  // redis-connections.ts; test/integration/redis-cluster-failover holds the failover back to show it).
+  it('carries on without a restart when the master holding the queues is killed, losing and doubling nothing acknowledged', async () => {
     const victim = await topology.queueMaster();
     const acknowledged = new Set<string>();
     // A client that retries a batch until it is acknowledged, with the same messageIds, as the SDKs do.

@@ -1,6 +1,8 @@
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
+import { RedisCluster } from '../support/redis-cluster';
+import { onTopology } from '../support/redis-servers';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel, type TestEvent } from '../support/training';
 import { Receiver } from '../support/webhook-receiver';
@@ -20,12 +22,13 @@ function pricingLooks(userId: string): TestEvent[] {
 }
 
 /**
- * A run shared by many workers: 2 APIs and 3 workers on one Redis and one database, a run split into
- * shards that any worker takes, workers killed (SIGKILL) in the middle of their shards and others
- * started. Every active user is scored exactly once per run, and every label change is delivered
- * exactly once.
+ * A run shared by many workers: 2 APIs and 3 workers on a real Redis Cluster (3 masters, 3 replicas)
+ * and one database, a run split into shards that any worker takes, workers killed (SIGKILL) in the
+ * middle of their shards and others started. Every active user is scored exactly once per run, and
+ * every label change is delivered exactly once.
  */
 describe('sharded bulk scoring across processes', () => {
+  let cluster: RedisCluster;
   let suite: TestSuite;
   let org: OrganizationWithToken;
   const apis: RunningProcess[] = [];
@@ -55,10 +58,11 @@ describe('sharded bulk scoring across processes', () => {
     );
 
   beforeAll(async () => {
+    cluster = await RedisCluster.start();
     suite = await TestSuite.create('sharded_scoring');
     org = await suite.createOrganization('sharded', ['--rate-limit', '100000', '--burst', '200000']);
     // Small chunks and six shards: a run lasts long enough to kill workers in the middle of their shards.
-    env = { ...suite.env, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '1s', SCORING_CHUNK_USERS: '2', SCORING_SHARDS: '6' };
+    env = { ...onTopology(suite.env, cluster.env()), WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '1s', SCORING_CHUNK_USERS: '2', SCORING_SHARDS: '6' };
     // One after the other: processes starting at once on a loaded machine can each miss the start timeout.
     for (let i = 0; i < 2; i++) apis.push(await startApi(env));
     await sendEvents(apis[0].baseUrl, token(), learnablePopulation(USERS, 100, { intentShiftDays: 14 }));
@@ -76,6 +80,7 @@ describe('sharded bulk scoring across processes', () => {
     await Promise.all([...apis, ...workers].map((p) => p.stop()));
     await receiver?.close();
     await suite?.destroy();
+    await cluster?.stop();
   });
 
   it('scores every active user exactly once per run and delivers every change exactly once, with workers killed mid-shard', async () => {

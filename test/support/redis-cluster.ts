@@ -59,6 +59,19 @@ export class RedisCluster {
     return master;
   }
 
+  /** The replica that would take over from `master`. */
+  async replicaOf(master: RedisProcess): Promise<RedisProcess> {
+    const anyOther = this.nodes.find((node) => node.alive && node !== master) as RedisProcess;
+    const nodesTable = await anyOther.ask(NODE_PASSWORD, (redis) => redis.call('CLUSTER', 'NODES') as Promise<string>);
+    const table = nodesTable.split('\n').map((line) => line.split(' '));
+    const nodePort = (address: string) => Number(address.split('@')[0].split(':')[1]);
+    const masterId = table.find((fields) => nodePort(fields[1] ?? '') === master.port)?.[0];
+    const replicaPort = table.find((fields) => fields[2]?.includes('slave') && fields[3] === masterId)?.[1];
+    const replica = replicaPort && this.nodes.find((node) => node.port === nodePort(replicaPort));
+    if (!replica) throw new Error(`no replica of ${master.port}`);
+    return replica;
+  }
+
   /**
    * Waits until every live node reports the cluster healthy (all slots served), each master's
    * replicas have caught up, and `previousMaster` (if given) no longer holds `slot`.

@@ -52,6 +52,15 @@ export class RedisProcess {
     this.child.kill('SIGKILL');
   }
 
+  /** SIGSTOP: the process keeps its sockets but answers nothing (a stalled host); `resume` lets it go on. */
+  pause(): void {
+    this.child.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child.kill('SIGCONT');
+  }
+
   get alive(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
   }

@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { dispatchJob, inBackground, type JobHandlers, type JobPayloads, JOBS, LOGGER, type Logger, QUEUES } from '@foresight/platform';
+import { dispatchJob, inBackground, isFinalFailure, type JobHandlers, type JobPayloads, JOBS, LOGGER, type Logger, QUEUES } from '@foresight/platform';
 import { ModelsService } from '../registry/models.service';
 import { LostTrainingLockError, TrainingRunService } from './training-run.service';
 
@@ -45,7 +45,7 @@ export class TrainingProcessor extends WorkerHost implements OnApplicationBootst
   /** A run that crashed or stalled on every attempt must not leave the model "retraining" forever. */
   @OnWorkerEvent('failed')
   async onFailed(job: Job | undefined, error: Error): Promise<void> {
-    if (!isTrainJob(job) || job.attemptsMade < (job.opts.attempts ?? 1) || error instanceof LostTrainingLockError) return;
+    if (!isTrainJob(job) || !isFinalFailure(job, error) || error instanceof LostTrainingLockError) return;
     await this.runs.fail(job.data, `training run failed: ${error.message}`);
   }
 }

@@ -1,5 +1,5 @@
-import type { Job } from 'bullmq';
-import { contractJob, dispatchJob, type JobHandlers, JOBS, WEBHOOK_DELIVERY_BACKOFF } from './queue-contract';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { contractJob, dispatchJob, isFinalFailure, type JobHandlers, JOBS, WEBHOOK_DELIVERY_BACKOFF } from './queue-contract';
 
 describe('the queue contract', () => {
   it("gives a job the contract's options for its payload, and the producer's job id", () => {
@@ -27,5 +27,13 @@ describe('the queue contract', () => {
     expect(seen).toEqual(['lock-1']);
     expect(() => dispatchJob('privacy', handlers, job(JOBS.events.reencrypt))).toThrow('unknown job events.reencrypt on privacy');
     expect(() => dispatchJob('privacy', handlers, job('toString'))).toThrow('unknown job toString on privacy');
+  });
+
+  it('takes a failure for the last when the attempts are used up, or when BullMQ failed the job for good (stalled too often)', () => {
+    const job = (attemptsMade: number) => ({ attemptsMade, opts: { attempts: 5 } }) as Job;
+    expect(isFinalFailure(job(1), new Error('database went away'))).toBe(false);
+    expect(isFinalFailure(job(5), new Error('database went away'))).toBe(true);
+    // What BullMQ's worker fails a job with once it stalled more often than maxStalledCount, attempts left or not.
+    expect(isFinalFailure(job(1), new UnrecoverableError('job stalled more than allowable limit'))).toBe(true);
   });
 });

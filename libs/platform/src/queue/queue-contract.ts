@@ -1,6 +1,6 @@
 // Installs BullMQ classes that report connection errors once; every queue registration imports this contract.
 import './logged-bullmq';
-import type { DefaultJobOptions, Job, JobsOptions, RepeatOptions } from 'bullmq';
+import { type DefaultJobOptions, type Job, type JobsOptions, type RepeatOptions, UnrecoverableError } from 'bullmq';
 import type { DomainEvent } from '../domain-events/domain-event';
 
 /**
@@ -113,6 +113,9 @@ const SWEEP_ATTEMPTS = 12;
 /** The backoff type of webhook deliveries: the worker's strategy reads the schedule from the job (webhook-delivery.processor.ts). */
 export const WEBHOOK_DELIVERY_BACKOFF = 'webhook-schedule';
 
+/** Tries of a bulk scoring shard; its worker also lets it stall (worker killed) this often before BullMQ fails it for good. */
+export const SCORING_SHARD_ATTEMPTS = 5;
+
 /** Every job's options beyond DEFAULT_JOB_OPTIONS, from its payload; the producer adds only the job id. */
 const JOB_OPTIONS: { [N in JobName]?: (data: JobPayloads[N]) => JobsOptions } = {
   // Two tries: a run whose worker died is taken up again, a run that fails twice marks the model failed.
@@ -122,7 +125,7 @@ const JOB_OPTIONS: { [N in JobName]?: (data: JobPayloads[N]) => JobsOptions } = 
   // Splitting a run is idempotent: a retry queues the shards that are not queued yet.
   [JOBS.scoring.scoreUsers]: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 1_000 } }),
   // A shard retried after its worker died (or lost its lock) continues after the shard's checkpoint.
-  [JOBS.scoring.scoreShard]: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 1_000 } }),
+  [JOBS.scoring.scoreShard]: () => ({ attempts: SCORING_SHARD_ATTEMPTS, backoff: { type: 'exponential', delay: 1_000 } }),
   // The sealed user id leaves Redis once the sweep confirms.
   [JOBS.privacy.sweepErasure]: () => ({ delay: FIRST_SWEEP_DELAY_MS, attempts: SWEEP_ATTEMPTS, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: true }),
   [JOBS.webhooks.deliver]: ({ retryDelaysMs }) => ({ attempts: retryDelaysMs.length + 1, backoff: { type: WEBHOOK_DELIVERY_BACKOFF } }),
@@ -183,6 +186,15 @@ export function dispatchJob<Q extends QueueKey, R>(queue: Q, handlers: JobHandle
   const handler = Object.hasOwn(byName, job.name) ? byName[job.name] : undefined;
   if (!handler) throw new Error(`unknown job ${job.name} on ${QUEUES[queue]}`);
   return handler(job, token);
+}
+
+/**
+ * Whether a 'failed' job will not run again: its attempts are used up, or BullMQ failed it for good. A job
+ * stalled (its worker died) more often than the worker's `maxStalledCount` fails with an UnrecoverableError,
+ * whatever attempts it has left, and its id still holds the failed job, so queueing it again adds nothing.
+ */
+export function isFinalFailure(job: Job, error: Error): boolean {
+  return error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {

@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'bullmq';
-import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import type { RedisNodeAccess, RedisTopology } from '../config/config';
 import { reconnectDelay } from './reconnect';
 
@@ -26,7 +26,7 @@ export function createRedisClient(topology: RedisTopology, behaviour: Connection
     case 'sentinel':
       return new Redis(sentinelOptions(topology, behaviour));
     case 'cluster':
-      return new Cluster(
+      return new SettlingCluster(
         topology.nodes.map(({ host, port }) => ({ host, port })),
         clusterOptions(topology, behaviour),
       );
@@ -69,6 +69,56 @@ export function hasHashTag(prefix: string): boolean {
 /** The master nodes of a Cluster, or the one server: what readiness and the start-up checks ask. */
 export function masterNodes(client: RedisClient): Redis[] {
   return client instanceof Cluster ? client.nodes('master') : [client];
+}
+
+/** Each Cluster's wait for its next 'ready' or 'end', shared by every pending `connect()` so listeners never pile up. */
+const nextReadyOrEnd = new WeakMap<Cluster, Promise<void>>();
+
+function readyOrEnd(cluster: Cluster): Promise<void> {
+  let next = nextReadyOrEnd.get(cluster);
+  if (!next) {
+    next = new Promise<void>((resolve, reject) => {
+      const ready = () => {
+        nextReadyOrEnd.delete(cluster);
+        cluster.off('end', end);
+        resolve();
+      };
+      const end = () => {
+        nextReadyOrEnd.delete(cluster);
+        cluster.off('ready', ready);
+        reject(new Error('Connection is closed.'));
+      };
+      cluster.once('ready', ready).once('end', end);
+    });
+    nextReadyOrEnd.set(cluster, next);
+  }
+  return next;
+}
+
+/**
+ * ioredis's Cluster, except that `connect()` settles. When the ready check of a connect attempt fails
+ * (CLUSTER INFO says `cluster_state:fail`, or reaches the dead node, while a master fails over), ioredis
+ * reconnects on its own and the client turns 'ready' again, but the promise the caller holds is dropped
+ * and never settles (redis/ioredis#709). BullMQ awaits `connect()` of a worker's blocking client after it
+ * resets that client (its watchdog or a failed BZPOPMIN); the worker then never fetched a job again. Here
+ * the promise also settles by the client's next 'ready' (resolved) or 'end' (rejected, as BullMQ expects
+ * of a closed client). `duplicate()` keeps the class, so BullMQ's per-worker blocking clients are these too.
+ */
+class SettlingCluster extends Cluster {
+  constructor(
+    private readonly seeds: ClusterNode[],
+    options: ClusterOptions,
+  ) {
+    super(seeds, options);
+  }
+
+  override connect(): Promise<void> {
+    return Promise.race([super.connect(), readyOrEnd(this)]);
+  }
+
+  override duplicate(overrideStartupNodes: ClusterNode[] = [], overrideOptions: ClusterOptions = {}): Cluster {
+    return new SettlingCluster(overrideStartupNodes.length > 0 ? overrideStartupNodes : this.seeds, { ...this.options, ...overrideOptions });
+  }
 }
 
 type SentinelTopology = Extract<RedisTopology, { kind: 'sentinel' }>;

@@ -1,7 +1,21 @@
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { APP_CONFIG, type AppConfig, dispatchJob, inBackground, type JobHandlers, type JobPayloads, JOBS, LOGGER, type Logger, QUEUES, SCHEDULE_TIME_ZONE } from '@foresight/platform';
+import {
+  APP_CONFIG,
+  type AppConfig,
+  dispatchJob,
+  inBackground,
+  isFinalFailure,
+  type JobHandlers,
+  type JobPayloads,
+  JOBS,
+  LOGGER,
+  type Logger,
+  QUEUES,
+  SCHEDULE_TIME_ZONE,
+  SCORING_SHARD_ATTEMPTS,
+} from '@foresight/platform';
 import { BulkScoringService } from '../scoring/bulk-scoring.service';
 import { LostShardLockError, ScoringRunsService } from '../scoring/scoring-runs.service';
 
@@ -15,9 +29,11 @@ const RESUME_EVERY_MS = 60_000;
  * any worker takes, one at a time per worker: bulk scoring is a pool of its own (one slot, a bounded
  * chunk of users per step) beside the worker's other queues, and never in the API process (a
  * separate process and connection pool from the API's traffic). A shard's writes are fenced by the
- * job's lock token: after a takeover, the worker that lost the lock writes nothing more.
+ * job's lock token: after a takeover, the worker that lost the lock writes nothing more. A shard may
+ * stall (its worker killed) as often as it may fail: BullMQ's default of one stall failed a shard for
+ * good when the worker that took it over died too.
  */
-@Processor(QUEUES.scoring, { concurrency: 1, lockDuration: 20_000, stalledInterval: 10_000 })
+@Processor(QUEUES.scoring, { concurrency: 1, lockDuration: 20_000, stalledInterval: 10_000, maxStalledCount: SCORING_SHARD_ATTEMPTS })
 export class ScoringProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
   private resumer: NodeJS.Timeout | undefined;
 
@@ -79,10 +95,10 @@ export class ScoringProcessor extends WorkerHost implements OnApplicationBootstr
     return dispatchJob('scoring', this.handlers, job, token);
   }
 
-  /** A shard whose workers kept dying (stalled past its attempts) fails the run, as a shard failing in its handler does. */
+  /** A shard whose workers kept dying (stalled past maxStalledCount) fails the run, as a shard failing in its handler does. */
   @OnWorkerEvent('failed')
   async onFailed(job: Job | undefined, error: Error): Promise<void> {
-    if (!isShardJob(job) || job.attemptsMade < (job.opts.attempts ?? 1) || error instanceof LostShardLockError) return;
+    if (!isShardJob(job) || !isFinalFailure(job, error) || error instanceof LostShardLockError) return;
     await this.runs.fail(job.data.organizationId, job.data.runId, error.message, true, job.data.shard);
   }
 }
