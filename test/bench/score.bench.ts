@@ -13,6 +13,9 @@
 // printed. Then the repeat run again with 1, 2 and 4 workers sharing its shards: each worker's share
 // of the users, the CPU per user of the workers and of Postgres (from /proc), their ratio to one
 // worker's, and the users/s N workers would reach with a core each, the database's share stated.
+// Each set of workers does one run first, printed beside but not compared: freshly started processes
+// pay about a second of CPU each (loading the models, compiling hot code) that a long-lived worker's
+// daily run does not, and with 4 workers that would be counted 4 times against one worker's once.
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -222,6 +225,9 @@ interface WorkersCase {
   shares: number[];
   workerCpu: number;
   postgresCpu: number;
+  /** The workers' CPU in their first run, start-up costs included. */
+  firstRunWorkerCpu: number;
+  firstRun: ScoreResult;
 }
 
 /** The repeat run (kept windows) with `count` workers taking its shards; CPU of all of them and of Postgres. */
@@ -230,9 +236,10 @@ async function repeatRunWith(count: number, env: Record<string, string>, cliEnv:
   try {
     for (let i = 0; i < count; i++) workers.push(await startWorker(env));
     const sides = { postgres, workers: async () => workers.flatMap((w) => (w.child.pid === undefined ? [] : [w.child.pid])) };
+    const first = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const { result: run, seconds } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const shares = workers.map((w) => shardLines(w, run.run).reduce((sum, line) => sum + line.scored, 0));
-    return { workers: count, run, shares, workerCpu: seconds.workers, postgresCpu: seconds.postgres };
+    return { workers: count, run, shares, workerCpu: seconds.workers, postgresCpu: seconds.postgres, firstRunWorkerCpu: first.seconds.workers, firstRun: first.result };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
   }
@@ -242,16 +249,21 @@ function printScaling(cases: readonly WorkersCase[]): void {
   const perUser = (cpu: number, run: ScoreResult) => (cpu * 1e6) / run.scored;
   const one = cases[0];
   console.log(`\nrepeat run shared by N workers (shards of user id hashes; every process on the same 2 cores, so wall time shows no speed-up):`);
-  console.log(`${'workers'.padEnd(9)}${'users/s'.padStart(9)}${'shares of users (target within 10% of 1/N)'.padStart(46)}${'worker µs/user'.padStart(16)}${'Postgres µs/user'.padStart(18)}`);
+  console.log(
+    `${'workers'.padEnd(9)}${'users/s'.padStart(9)}${'shares of users (target within 10% of 1/N)'.padStart(46)}${'worker µs/user'.padStart(16)}${'Postgres µs/user'.padStart(18)}${'first run worker µs/user'.padStart(26)}`,
+  );
   for (const c of cases) {
     const shares = c.shares.map((n) => `${((n / c.run.scored) * 100).toFixed(1)}%`).join(' ');
-    console.log(`${String(c.workers).padEnd(9)}${(c.run.scored / c.run.seconds).toFixed(0).padStart(9)}${shares.padStart(46)}${perUser(c.workerCpu, c.run).toFixed(1).padStart(16)}${perUser(c.postgresCpu, c.run).toFixed(1).padStart(18)}`);
+    console.log(
+      `${String(c.workers).padEnd(9)}${(c.run.scored / c.run.seconds).toFixed(0).padStart(9)}${shares.padStart(46)}${perUser(c.workerCpu, c.run).toFixed(1).padStart(16)}${perUser(c.postgresCpu, c.run).toFixed(1).padStart(18)}${perUser(c.firstRunWorkerCpu, c.firstRun).toFixed(1).padStart(26)}`,
+    );
   }
   for (const c of cases) {
     const worstShare = Math.max(...c.shares.map((n) => Math.abs(n / c.run.scored - 1 / c.workers) * c.workers));
     ratioLine(`${c.workers} workers: worst share off 1/N`, worstShare, 1, '<= 0.100 (relative to 1/N)');
     ratioLine(`${c.workers} workers: worker CPU/user / 1 worker's`, perUser(c.workerCpu, c.run), perUser(one.workerCpu, one.run), '<= 1.100');
     ratioLine(`${c.workers} workers: Postgres CPU/user / 1 worker's`, perUser(c.postgresCpu, c.run), perUser(one.postgresCpu, one.run), '(in-run)');
+    ratioLine(`${c.workers} workers: first-run worker CPU/user / 1 worker's`, perUser(c.firstRunWorkerCpu, c.firstRun), perUser(one.firstRunWorkerCpu, one.firstRun), '(start-up included)');
     const workerUs = perUser(c.workerCpu, c.run);
     const postgresUs = perUser(c.postgresCpu, c.run);
     // With a core per worker, the workers' side reaches N cores' worth; Postgres needs its own CPU per user on top.
