@@ -225,6 +225,8 @@ export class SoakLoad {
     let start = this.next++;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const baseUrl = urls[start++ % urls.length];
+      // Judged by when it was sent: a request sent while a fault lasted that fails after it ended says nothing of the recovery.
+      const sentAt = Date.now();
       const sent = performance.now();
       let status: string;
       try {
@@ -234,7 +236,7 @@ export class SoakLoad {
       } catch (error) {
         status = `network error (${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message})`;
       }
-      this.samples.push({ at: Date.now(), kind, status, ms: performance.now() - sent });
+      this.samples.push({ at: sentAt, kind, status, ms: performance.now() - sent });
       if (status.startsWith('2') || accepted.includes(Number(status))) return true;
       if (status.startsWith('4') && status !== '429' && status !== '408') return false; // the request is wrong: retrying changes nothing
       if (attempt < attempts) await sleep(RETRY_PAUSE_MS * attempt);
