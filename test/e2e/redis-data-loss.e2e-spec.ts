@@ -69,7 +69,8 @@ describe('Redis losing its data', () => {
     // A run started just before the loss, as the loss leaves it: the model retraining, no job in Redis.
     await suite.sql(`UPDATE models SET status = 'retraining', retrain_started_at = now() - interval '2 minutes' WHERE id = $1 AND organization_id = $2`, [modelId, org.organization.id]);
 
-    await Promise.all([
+    // Every one is waited for, so a failure names each item that was not recovered, not only the first.
+    const outcomes = await Promise.allSettled([
       eventually(
         'the pending delivery to reach the receiver',
         async () => {
@@ -108,5 +109,6 @@ describe('Redis losing its data', () => {
         RECOVERED_WITHIN_MS,
       ).then((row) => expect(row).toEqual({ status: 'active', versions: 2 })),
     ]);
+    expect(outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [String(outcome.reason)] : []))).toEqual([]);
   }, 15 * 60_000);
 });

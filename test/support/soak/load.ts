@@ -37,6 +37,16 @@ const EVENTS_PER_BATCH = 20;
 const SDK_EVENTS_PER_BATCH = 10;
 const USERS_PER_PREDICT_BATCH = 50;
 
+/** The message of an error body, short enough to group by (ids and numbers blanked). */
+function reasonOf(body: string): string {
+  try {
+    const message = (JSON.parse(body) as { message?: unknown }).message;
+    return typeof message === 'string' ? `(${message.replace(/[a-z]+_[a-z0-9]{16}|\d+/g, '…').slice(0, 100)})` : '';
+  } catch {
+    return '';
+  }
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
@@ -231,8 +241,9 @@ export class SoakLoad {
       let status: string;
       try {
         const response = await send(baseUrl);
-        await response.arrayBuffer();
-        status = String(response.status);
+        const body = await response.text();
+        // A 5xx says why (CONTRACT.md's error body), so the per-fault error log tells a pool wait from Redis or PostgreSQL being down.
+        status = response.status >= 500 ? `${response.status} ${reasonOf(body)}` : String(response.status);
       } catch (error) {
         status = `network error (${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message})`;
       }

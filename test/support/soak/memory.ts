@@ -96,7 +96,7 @@ export class RssSampler {
 
 async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapUsedKiB' | 'externalKiB'>> {
   try {
-    const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) })).text();
+    const text = await (await fetch(`${metricsUrl}/metrics`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) })).text();
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]) / 1024;
     return { heapUsedKiB: gauge('nodejs_heap_size_used_bytes'), externalKiB: gauge('nodejs_external_memory_bytes') };
   } catch {
