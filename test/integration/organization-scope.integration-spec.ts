@@ -12,6 +12,10 @@ const UNSCOPED_BY_DESIGN: Record<string, string> = {
   'events.reencryption-rows': "key rotation re-seals every organization's events, page by page of each partition; each row it reads carries its organization, which the reseal matches",
   'platform.some-sealed-event-key': 'the start-up key check reads which key id sealed any one event, never the event itself',
   'platform.move-from-default-partition': "partition maintenance moves every organization's rows of a new month out of the default partition",
+  'privacy.unconfirmed-erasures':
+    "the worker's resumer finds every organization's erasures not confirmed (Redis may have lost their sweep jobs); each sweep it queues again names the erasure's organization",
+  'webhooks.stranded-deliveries':
+    "the worker's resumer finds every organization's deliveries left pending past their due time (Redis may have lost their jobs); each job it queues again names the delivery's organization",
   'predictions.unfinished-scoring-runs':
     "the worker's resumer finds every organization's scoring runs left queued or running (Redis may have lost their jobs); each job it queues again names the run's organization",
 };

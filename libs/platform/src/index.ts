@@ -30,10 +30,11 @@ export { PinoNestLogger } from './logging/nest-logger';
 export { MetricsServerService } from './metrics/metrics.module';
 export { PlatformModule } from './platform.module';
 export { type ErasedRows, PERSONAL_DATA_STORE, type PersonalDataStore, PersonalDataStoreProvider } from './privacy/personal-data-store';
-export { inBackground } from './queue/in-background';
+export { inBackground, repeatedInBackground } from './queue/in-background';
 export { QueueModule } from './queue/queue.module';
 export {
   audienceRecomputeJob,
+  type ContractJob,
   contractJob,
   dispatchJob,
   isFinalFailure,
@@ -43,6 +44,7 @@ export {
   type JobPayloads,
   JOBS,
   QUEUES,
+  RESUME_EVERY_MS,
   SCHEDULE_TIME_ZONE,
   SCORING_SHARD_ATTEMPTS,
   scoringRunJob,

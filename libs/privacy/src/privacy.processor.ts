@@ -1,13 +1,15 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { dispatchJob, inBackground, JOB_SCHEDULES, type JobHandlers, JOBS, LOGGER, type Logger, QUEUES } from '@foresight/platform';
+import { dispatchJob, inBackground, JOB_SCHEDULES, type JobHandlers, JOBS, LOGGER, type Logger, QUEUES, repeatedInBackground, RESUME_EVERY_MS } from '@foresight/platform';
 import { PrivacyService } from './privacy.service';
 import { RetentionService } from './retention/retention.service';
 
-/** Translates the privacy queue's jobs to service calls, and schedules retention. */
+/** Translates the privacy queue's jobs to service calls, schedules retention, and queues again the erasure sweeps Redis lost. */
 @Processor(QUEUES.privacy)
-export class PrivacyProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class PrivacyProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+  private resumer: NodeJS.Timeout | undefined;
+
   private readonly handlers: JobHandlers<'privacy'> = {
     [JOBS.privacy.sweepErasure]: (job) => this.privacy.sweep(job.data),
     [JOBS.privacy.retention]: async () => {
@@ -29,6 +31,11 @@ export class PrivacyProcessor extends WorkerHost implements OnApplicationBootstr
   onApplicationBootstrap(): void {
     const name = JOBS.privacy.retention;
     inBackground(this.logger, 'register the retention job scheduler', () => this.queue.upsertJobScheduler(name, JOB_SCHEDULES[name], { name, data: {} }));
+    this.resumer = repeatedInBackground(this.logger, 'queue again the erasure sweeps Redis lost', RESUME_EVERY_MS, () => this.privacy.resumeSweeps());
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.resumer);
   }
 
   process(job: Job): Promise<unknown> {

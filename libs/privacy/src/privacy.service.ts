@@ -2,12 +2,16 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { type CallerUser, type StoredUserId, SuppressionListService, UserIdsService } from '@foresight/events';
-import { contractJob, Encryptor, type JobPayloads, JOBS, notFound, type PersonalDataStore, QUEUES, RedisAvailabilityService } from '@foresight/platform';
+import { type ContractJob, contractJob, Encryptor, type JobPayloads, JOBS, newId, notFound, type PersonalDataStore, QUEUES, RedisAvailabilityService } from '@foresight/platform';
 import { ErasureRecordsService } from './erasure/erasure-records.service';
 import type { ErasedCounts } from './erasure/erasure-records.sql';
 import { PersonalDataStoresService } from './stores/personal-data-stores.service';
 
 type SweepErasure = JobPayloads[typeof JOBS.privacy.sweepErasure];
+
+/** An erasure not confirmed this long after it was asked may have lost its sweep job with Redis; queued again, a job Redis still holds is kept as it is (same job id). */
+const RESUME_SWEEP_AFTER_SECONDS = 60;
+const RESUME_AT_MOST = 100;
 
 /** GET /v1/users/export without the caller's id: every store's rows about the user, each under the store's name. */
 export interface UserExport {
@@ -60,9 +64,11 @@ export class PrivacyService {
     const stores = this.stores.all();
     const forms = this.userIds.storedForms(organizationId, user.id);
     if ((await countRemaining(stores, organizationId, forms)) === 0) throw notFound('user');
-    const erasureId = await this.records.open(organizationId, this.userIds.userHash(organizationId, user.stored));
+    const erasureId = newId('era');
+    const sealedUserId = this.encryptor.encrypt(user.id, sealContext(erasureId));
+    await this.records.open(erasureId, organizationId, this.userIds.userHash(organizationId, user.stored), sealedUserId);
     try {
-      const sweep = contractJob(JOBS.privacy.sweepErasure, { erasureId, organizationId, sealedUserId: this.encryptor.encrypt(user.id, sealContext(erasureId)) }, erasureId);
+      const sweep = sweepJob({ erasureId, organizationId, sealedUserId });
       await this.redis.within('queue the erasure sweep', () => this.sweeps.add(sweep.name, sweep.data, sweep.opts));
     } catch (error) {
       // No erasure record without the sweep that confirms it.
@@ -90,10 +96,25 @@ export class PrivacyService {
     return erased;
   }
 
+  /**
+   * Queues again the sweeps of every organization's erasures left unconfirmed: Redis restarted without
+   * its data (the job is the only thing that finishes an erasure). Answers how many were looked at.
+   */
+  async resumeSweeps(): Promise<number> {
+    const erasures = await this.records.unconfirmed(RESUME_SWEEP_AFTER_SECONDS, RESUME_AT_MOST);
+    await this.sweeps.addBulk(erasures.map(sweepJob));
+    return erasures.length;
+  }
+
   /** False when the user was not suppressed. */
   unsuppress(organizationId: string, user: CallerUser): Promise<boolean> {
     return this.suppression.unsuppress(organizationId, user);
   }
+}
+
+/** The job id is the erasure id: queued again while Redis holds it, nothing is added. */
+function sweepJob(data: SweepErasure): ContractJob<typeof JOBS.privacy.sweepErasure> {
+  return contractJob(JOBS.privacy.sweepErasure, data, data.erasureId);
 }
 
 function sealContext(erasureId: string): string {

@@ -211,6 +211,8 @@ export function loggedErrorsCheck(cluster: SoakCluster): Check {
   return { title: 'logged errors (context, not judged)', lines: lines.length > 0 ? lines : ['none'], failures: [] };
 }
 
+const LAST_ERRORS_SHOWN = 6;
+
 const isError = (s: Sample) => !s.status.startsWith('2') && s.status !== '409' && !(s.kind === 'erase' && s.status === '404');
 
 /**
@@ -239,6 +241,9 @@ export function faultsCheck(samples: Sample[], windows: FaultWindow[], loadEnd: 
     if (boundMs !== undefined && judged && recoveryMs > boundMs) failures.push(`${w.kind}: errors went on ${(recoveryMs / 1000).toFixed(1)} s after the fault, past the bound of ${boundMs / 1000} s`);
     const errors = histogram([...during, ...after].filter(isError).map((s) => `${s.kind} ${s.status}`));
     if (errors) lines.push(`  errors: ${errors}`);
+    // What the recovery time is made of: the last errors sent after the fault ended, each with when it was sent and how long it took.
+    const lastErrors = after.filter(isError).slice(-LAST_ERRORS_SHOWN);
+    if (lastErrors.length > 0) lines.push(`  last errors after it: ${lastErrors.map((s) => `${s.kind} ${s.status} sent +${((s.at - w.end) / 1000).toFixed(1)} s (${(s.ms / 1000).toFixed(1)} s)`).join(', ')}`);
   }
   if (boundMs !== undefined) lines.push(`recovery bound: every error over within ${boundMs / 1000} s of the fault's end, without a manual step`);
   return { title: 'faults: error rates and recovery', lines, failures };

@@ -37,6 +37,16 @@ const EVENTS_PER_BATCH = 20;
 const SDK_EVENTS_PER_BATCH = 10;
 const USERS_PER_PREDICT_BATCH = 50;
 
+/** The message of an error body, short enough to group by (ids and numbers blanked). */
+function reasonOf(body: string): string {
+  try {
+    const message = (JSON.parse(body) as { message?: unknown }).message;
+    return typeof message === 'string' ? `(${message.replace(/[a-z]+_[a-z0-9]{16}|\d+/g, '…').slice(0, 100)})` : '';
+  } catch {
+    return '';
+  }
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /**
@@ -225,16 +235,19 @@ export class SoakLoad {
     let start = this.next++;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const baseUrl = urls[start++ % urls.length];
+      // Judged by when it was sent: a request sent while a fault lasted that fails after it ended says nothing of the recovery.
+      const sentAt = Date.now();
       const sent = performance.now();
       let status: string;
       try {
         const response = await send(baseUrl);
-        await response.arrayBuffer();
-        status = String(response.status);
+        const body = await response.text();
+        // A 5xx says why (CONTRACT.md's error body), so the per-fault error log tells a pool wait from Redis or PostgreSQL being down.
+        status = response.status >= 500 ? `${response.status} ${reasonOf(body)}` : String(response.status);
       } catch (error) {
         status = `network error (${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message})`;
       }
-      this.samples.push({ at: Date.now(), kind, status, ms: performance.now() - sent });
+      this.samples.push({ at: sentAt, kind, status, ms: performance.now() - sent });
       if (status.startsWith('2') || accepted.includes(Number(status))) return true;
       if (status.startsWith('4') && status !== '429' && status !== '408') return false; // the request is wrong: retrying changes nothing
       if (attempt < attempts) await sleep(RETRY_PAUSE_MS * attempt);

@@ -6,15 +6,24 @@ const SAMPLE_EVERY_MS = 5_000;
 /** Slopes over a shorter stretch say more about noise than about growth: printed, not judged. */
 const JUDGED_SPAN_MS = 10 * 60_000;
 const MAX_SLOPE_PERCENT_PER_HOUR = 10;
+const METRICS_TIMEOUT_MS = 2_000;
 
 interface RssSample {
   process: string;
   pid: number;
   at: number;
   rssKiB: number;
+  /** The process's own view (prom-client on its METRICS_PORT), when it answered: V8 heap in use, and memory outside the heap (Buffers, native addons' reported allocations). */
+  heapUsedKiB?: number;
+  externalKiB?: number;
 }
 
-/** Resident memory of every Foresight process (each incarnation by its pid) and of redis-server, every 5 s, from /proc. */
+/**
+ * Resident memory of every Foresight process (each incarnation by its pid) and of redis-server, every
+ * 5 s, from /proc; for Foresight processes also V8's heap in use and external memory, from /metrics,
+ * so growth can be told apart: heap (our objects), external (Buffers), or neither (native: ONNX
+ * Runtime sessions, the allocator keeping pages).
+ */
 export class RssSampler {
   private readonly samples: RssSample[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -31,12 +40,18 @@ export class RssSampler {
 
   private sample(): void {
     const at = Date.now();
-    const targets = [...this.cluster.processes.map((p) => ({ process: p.name, pid: p.current?.child.pid })), { process: 'redis-server', pid: this.cluster.redis.pid }];
-    for (const { process, pid } of targets) {
+    const targets = [
+      ...this.cluster.processes.map((p) => ({ process: p.name, pid: p.current?.child.pid, metricsUrl: p.current?.metricsUrl })),
+      { process: 'redis-server', pid: this.cluster.redis.pid, metricsUrl: undefined },
+    ];
+    for (const { process, pid, metricsUrl } of targets) {
       if (pid === undefined) continue;
       try {
         const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-        if (Number.isFinite(rssKiB)) this.samples.push({ process, pid, at, rssKiB });
+        if (!Number.isFinite(rssKiB)) continue;
+        const sample: RssSample = { process, pid, at, rssKiB };
+        this.samples.push(sample);
+        if (metricsUrl !== undefined) void heapOf(metricsUrl).then((heap) => Object.assign(sample, heap));
       } catch {
         // The process is gone (a fault killed it) between listing and reading.
       }
@@ -44,27 +59,34 @@ export class RssSampler {
   }
 
   /**
-   * Per process incarnation: RSS at the end of warm-up and at the end, and the least-squares slope of
-   * the samples after warm-up in % of their mean per hour. Judged (< 10%/h) only when `judge` and the
-   * incarnation was followed for at least 10 minutes after warm-up.
+   * Per process incarnation, from `warmupMs` after it was first seen (the load's start for the first
+   * ones, the restart for those a fault killed: a restarted process warms up again): RSS at the start
+   * of that stretch and at its end, and the least-squares slope of its samples in % of their mean per
+   * hour, beside the same for V8's heap in use and external memory. Judged (< 10%/h) only when
+   * `judge` and the incarnation was followed for at least 10 minutes after its warm-up.
    */
-  check(warmupEnd: number, judge: boolean): Check {
+  check(warmupMs: number, judge: boolean): Check {
     const byIncarnation = new Map<string, RssSample[]>();
     for (const s of this.samples) {
-      if (s.at < warmupEnd) continue;
       const key = `${s.process} pid ${s.pid}`;
       byIncarnation.set(key, [...(byIncarnation.get(key) ?? []), s]);
     }
-    const lines = [`${'process'.padEnd(26)}${'followed min'.padStart(13)}${'first MiB'.padStart(11)}${'last MiB'.padStart(10)}${'max MiB'.padStart(9)}${'slope %/h'.padStart(11)}`];
+    const lines = [
+      `warm-up left out: the first ${(warmupMs / 60_000).toFixed(1)} min of each process (V8 growing its heap and young generation to the load, ONNX sessions and bounded caches filling)`,
+      `${'process'.padEnd(26)}${'followed min'.padStart(13)}${'first MiB'.padStart(11)}${'last MiB'.padStart(10)}${'max MiB'.padStart(9)}${'slope %/h'.padStart(11)}` +
+        `${'heap used MiB'.padStart(16)}${'slope %/h'.padStart(11)}${'external MiB'.padStart(15)}${'slope %/h'.padStart(11)}`,
+    ];
     const failures: string[] = [];
-    for (const [name, samples] of byIncarnation) {
+    for (const [name, all] of byIncarnation) {
+      const samples = all.filter((s) => s.at >= all[0].at + warmupMs);
       if (samples.length < 3) continue;
       const span = samples[samples.length - 1].at - samples[0].at;
-      const slope = slopePercentPerHour(samples);
+      const slope = slopePercentPerHour(samples, (s) => s.rssKiB);
       const judged = judge && span >= JUDGED_SPAN_MS;
       lines.push(
-        `${name.padEnd(26)}${(span / 60_000).toFixed(1).padStart(13)}${(samples[0].rssKiB / 1024).toFixed(0).padStart(11)}${(samples[samples.length - 1].rssKiB / 1024).toFixed(0).padStart(10)}` +
-          `${(Math.max(...samples.map((s) => s.rssKiB)) / 1024).toFixed(0).padStart(9)}${slope.toFixed(1).padStart(11)}${judged ? '' : '  (not judged: followed < 10 min)'}`,
+        `${name.padEnd(26)}${(span / 60_000).toFixed(1).padStart(13)}${mib(samples[0].rssKiB).padStart(11)}${mib(samples[samples.length - 1].rssKiB).padStart(10)}` +
+          `${mib(Math.max(...samples.map((s) => s.rssKiB))).padStart(9)}${slope.toFixed(1).padStart(11)}` +
+          `${breakdown(samples, (s) => s.heapUsedKiB, 16)}${breakdown(samples, (s) => s.externalKiB, 15)}${judged ? '' : '  (not judged: followed < 10 min after its warm-up)'}`,
       );
       if (judged && slope > MAX_SLOPE_PERCENT_PER_HOUR) failures.push(`${name}: RSS grows ${slope.toFixed(1)}%/h after warm-up (bound ${MAX_SLOPE_PERCENT_PER_HOUR}%/h)`);
     }
@@ -72,12 +94,33 @@ export class RssSampler {
   }
 }
 
-function slopePercentPerHour(samples: RssSample[]): number {
+async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapUsedKiB' | 'externalKiB'>> {
+  try {
+    const text = await (await fetch(`${metricsUrl}/metrics`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) })).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]) / 1024;
+    return { heapUsedKiB: gauge('nodejs_heap_size_used_bytes'), externalKiB: gauge('nodejs_external_memory_bytes') };
+  } catch {
+    // A process busy past the timeout, or killed meanwhile: its RSS sample stands alone.
+    return {};
+  }
+}
+
+const mib = (kib: number) => (kib / 1024).toFixed(0);
+
+/** "first→last" MiB and the slope of one of the process's own figures, over the samples that have it. */
+function breakdown(samples: RssSample[], figure: (s: RssSample) => number | undefined, width: number): string {
+  const known = samples.filter((s) => Number.isFinite(figure(s)));
+  if (known.length < 3) return `${'-'.padStart(width)}${'-'.padStart(11)}`;
+  const value = (s: RssSample) => figure(s) as number;
+  return `${`${mib(value(known[0]))}→${mib(value(known[known.length - 1]))}`.padStart(width)}${slopePercentPerHour(known, value).toFixed(1).padStart(11)}`;
+}
+
+function slopePercentPerHour(samples: RssSample[], value: (s: RssSample) => number): number {
   const n = samples.length;
   const meanT = samples.reduce((a, s) => a + s.at, 0) / n;
-  const meanR = samples.reduce((a, s) => a + s.rssKiB, 0) / n;
-  const cov = samples.reduce((a, s) => a + (s.at - meanT) * (s.rssKiB - meanR), 0);
+  const meanV = samples.reduce((a, s) => a + value(s), 0) / n;
+  const cov = samples.reduce((a, s) => a + (s.at - meanT) * (value(s) - meanV), 0);
   const varT = samples.reduce((a, s) => a + (s.at - meanT) ** 2, 0);
   const perMs = varT === 0 ? 0 : cov / varT;
-  return ((perMs * 3_600_000) / meanR) * 100;
+  return ((perMs * 3_600_000) / meanV) * 100;
 }

@@ -24,7 +24,7 @@ export interface SoakOptions {
   faultRounds: number;
   /** Judged bound on recovery after each fault, and the least quiet left after each; undefined: printed, not judged (the e2e suite asserts no timing). */
   recoveryBoundMs?: number;
-  /** Load before the first fault (and half of it after the last one's slot); RSS slopes start after it. */
+  /** Load before the first fault (and half of it after the last one's slot); each process's RSS slope starts this long after it was first seen (restarted ones warm up again). */
   warmupMs: number;
   /** Whether RSS slopes are judged (only meaningful over a long run). */
   judgeMemory: boolean;
@@ -116,7 +116,7 @@ export async function runSoak(options: SoakOptions): Promise<Check[]> {
       await checked('scoring runs: complete, each user once', () => scoringCheck(cluster, load)),
       await checked('processes: no exit but the planned kills', () => exitsCheck(cluster)),
       await checked('faults: error rates and recovery', () => faultsCheck(load.samples, windows, loadEnd, boundMs)),
-      await checked('memory: RSS slope after warm-up', () => memory.check(begin + warmupMs, options.judgeMemory)),
+      await checked('memory: RSS slope after warm-up', () => memory.check(warmupMs, options.judgeMemory)),
       await checked('latency per phase (context, not judged)', () => latencyCheck(load.samples, windows, begin)),
       await checked('logged errors (context, not judged)', () => loggedErrorsCheck(cluster)),
     ];

@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
-import { IsNull, Not, Repository } from 'typeorm';
+import { IsNull, LessThan, Not, Repository } from 'typeorm';
 import type { FeatureManifest } from '@foresight/features';
 import {
   contractJob,
@@ -60,6 +60,18 @@ const UNIQUE_VIOLATION = '23505';
  */
 const MIN_SCHEDULED_INTERVAL_MS = 50_000;
 
+/** A model retraining this long may have lost its run's job with Redis: queued again, a job Redis still holds is kept. */
+const RESUME_RUN_AFTER_MS = 60_000;
+
+/**
+ * A training run as queued, named by model and start: a job of an earlier start that reached Redis
+ * although its answer was lost (a failover) must not make BullMQ drop this one as a duplicate; it
+ * skips itself as stale.
+ */
+function trainJob(organizationId: string, modelId: string, startedAt: Date) {
+  return contractJob(JOBS.training.train, { organizationId, modelId, startedAt: startedAt.toISOString() }, `${modelId}.${startedAt.getTime()}`);
+}
+
 /** The BullMQ job scheduler of a model's `schedule`. */
 const scheduleId = (modelId: string) => `model-schedule:${modelId}`;
 
@@ -113,9 +125,43 @@ export class ModelsService {
    * rule are registered at minute granularity, so they fire at most once a minute.
    */
   async registerStoredSchedules(): Promise<number> {
-    const scheduled = await this.models.find({ select: { id: true, organizationId: true, schedule: true }, where: { schedule: Not(IsNull()) } });
+    const scheduled = await this.storedSchedules();
     for (const model of scheduled) await this.registerSchedule(model);
     return scheduled.length;
+  }
+
+  /**
+   * Registers again the stored schedules whose job scheduler Redis no longer holds (restarted without
+   * its data): the models table is where a schedule lives; Redis only fires it. One whose model
+   * changed meanwhile is put right when it fires (scheduledRetrain). Answers how many were lost.
+   */
+  async restoreLostSchedules(): Promise<number> {
+    const scheduled = await this.storedSchedules();
+    if (scheduled.length === 0) return 0;
+    const held = new Set((await this.trainingQueue.getJobSchedulers()).map((scheduler) => scheduler.key));
+    const lost = scheduled.filter((model) => !held.has(scheduleId(model.id)));
+    for (const model of lost) await this.registerSchedule(model);
+    return lost.length;
+  }
+
+  /**
+   * Queues again the runs of models left retraining with no job behind them (Redis restarted without
+   * its data): each under its own job id, so a run Redis still holds is kept as it is, and a job that
+   * finds its run over skips itself. Answers how many models were looked at.
+   */
+  async resumeLostRuns(): Promise<number> {
+    const retraining = await this.models.find({
+      select: { id: true, organizationId: true, retrainStartedAt: true },
+      where: { status: 'retraining', retrainStartedAt: LessThan(new Date(Date.now() - RESUME_RUN_AFTER_MS)) },
+    });
+    const jobs = retraining.map((model) => trainJob(model.organizationId, model.id, model.retrainStartedAt as Date));
+    await this.trainingQueue.addBulk(jobs);
+    return jobs.length;
+  }
+
+  /** Every organization's models with a schedule (the worker keeps their job schedulers). */
+  private storedSchedules(): Promise<Array<Pick<Model, 'id' | 'organizationId' | 'schedule'>>> {
+    return this.models.find({ select: { id: true, organizationId: true, schedule: true }, where: { schedule: Not(IsNull()) } });
   }
 
   /**
@@ -157,9 +203,7 @@ export class ModelsService {
     const started = await this.sql.affected(START_RETRAINING, [modelId, organizationId]);
     const startedAt = (await this.getModel(organizationId, modelId)).retrainStartedAt as Date;
     if (started === 0) return { modelId, status: 'retraining', startedAt };
-    // Named by model and start: a job of an earlier start that reached Redis although its answer was
-    // lost (a failover) must not make BullMQ drop this one as a duplicate; it skips itself as stale.
-    const train = contractJob(JOBS.training.train, { organizationId, modelId, startedAt: startedAt.toISOString() }, `${modelId}.${startedAt.getTime()}`);
+    const train = trainJob(organizationId, modelId, startedAt);
     try {
       await this.redis.within('queue the training run', () =>
         this.trainingQueue.add(train.name, train.data, train.opts),

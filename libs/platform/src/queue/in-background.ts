@@ -8,3 +8,14 @@ import type { Logger } from '../logging/logger';
 export function inBackground(logger: Logger, what: string, work: () => Promise<unknown>): void {
   work().catch((error: unknown) => logger.warn({ err: error }, `could not ${what}`));
 }
+
+/**
+ * Work repeated every `everyMs` on a timer of the process, not a job: it must go on when Redis has
+ * lost every job, its own included (the resumers that queue again from PostgreSQL what Redis lost).
+ * Each run's failure is logged like inBackground's; clearInterval stops it.
+ */
+export function repeatedInBackground(logger: Logger, what: string, everyMs: number, work: () => Promise<unknown>): NodeJS.Timeout {
+  const timer = setInterval(() => inBackground(logger, what, work), everyMs);
+  timer.unref();
+  return timer;
+}

@@ -161,6 +161,13 @@ export function scoringShardJob(data: JobPayloads[typeof JOBS.scoring.scoreShard
   return contractJob(JOBS.scoring.scoreShard, data, `${data.runId}.shard-${data.shard}`);
 }
 
+/**
+ * How often every worker queues again, from PostgreSQL, the jobs Redis may have lost (restarted
+ * without its data, or a producer died between its commit and its job): unfinished scoring runs,
+ * pending webhook deliveries, unconfirmed erasures, and the retraining schedules of stored models.
+ */
+export const RESUME_EVERY_MS = 60_000;
+
 /** Schedules in UTC: a deployment's time zone never moves a job. */
 export const SCHEDULE_TIME_ZONE = 'UTC';
 

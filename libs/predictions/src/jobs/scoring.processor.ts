@@ -13,6 +13,8 @@ import {
   LOGGER,
   type Logger,
   QUEUES,
+  repeatedInBackground,
+  RESUME_EVERY_MS,
   SCHEDULE_TIME_ZONE,
   SCORING_SHARD_ATTEMPTS,
 } from '@foresight/platform';
@@ -20,9 +22,6 @@ import { BulkScoringService } from '../scoring/bulk-scoring.service';
 import { LostShardLockError, ScoringRunsService } from '../scoring/scoring-runs.service';
 
 type ScoreShard = JobPayloads[typeof JOBS.scoring.scoreShard];
-
-/** How often each worker queues again the jobs of runs left waiting (see ScoringRunsService.resumeUnfinished). */
-const RESUME_EVERY_MS = 60_000;
 
 /**
  * Translates the scoring queue's jobs to service calls. A run's job splits it into shard jobs, which
@@ -82,9 +81,7 @@ export class ScoringProcessor extends WorkerHost implements OnApplicationBootstr
     inBackground(this.logger, 'register the bulk scoring schedule', () =>
       this.queue.upsertJobScheduler(daily, { pattern: this.config.scoring.schedule, tz: SCHEDULE_TIME_ZONE }, { name: daily, data: {} }),
     );
-    // A timer of the process, not a job: it must go on when Redis has lost every job, its own included.
-    this.resumer = setInterval(() => inBackground(this.logger, 'queue again the jobs of unfinished scoring runs', () => this.runs.resumeUnfinished()), RESUME_EVERY_MS);
-    this.resumer.unref();
+    this.resumer = repeatedInBackground(this.logger, 'queue again the jobs of unfinished scoring runs', RESUME_EVERY_MS, () => this.runs.resumeUnfinished());
   }
 
   onApplicationShutdown(): void {

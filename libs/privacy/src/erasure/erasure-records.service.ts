@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { newId, SqlExecutor } from '@foresight/platform';
-import { DISCARD_ERASURE, type ErasedCounts, ERASURES, type ErasureStatus, OPEN_ERASURE, RECORD_ERASURE_PASS } from './erasure-records.sql';
+import { SqlExecutor } from '@foresight/platform';
+import { DISCARD_ERASURE, type ErasedCounts, ERASURES, type ErasureStatus, OPEN_ERASURE, RECORD_ERASURE_PASS, UNCONFIRMED_ERASURES } from './erasure-records.sql';
 
 export interface ErasureRecord {
   id: string;
@@ -23,10 +23,15 @@ export interface ErasureRecord {
 export class ErasureRecordsService {
   constructor(private readonly sql: SqlExecutor) {}
 
-  async open(organizationId: string, userHash: string): Promise<string> {
-    const id = newId('era');
-    await this.sql.affected(OPEN_ERASURE, [id, organizationId, userHash]);
-    return id;
+  /** `userIdSealed`: what its sweep job carries, kept until the sweep confirms, so the job can be queued again if Redis loses it. */
+  async open(id: string, organizationId: string, userHash: string, userIdSealed: string): Promise<void> {
+    await this.sql.affected(OPEN_ERASURE, [id, organizationId, userHash, userIdSealed]);
+  }
+
+  /** Every organization's erasures not confirmed after `olderThanSeconds`, with their sealed user id (see UNCONFIRMED_ERASURES). */
+  async unconfirmed(olderThanSeconds: number, limit: number): Promise<Array<{ erasureId: string; organizationId: string; sealedUserId: string }>> {
+    const rows = await this.sql.rows(UNCONFIRMED_ERASURES, [olderThanSeconds, limit]);
+    return rows.map((row) => ({ erasureId: row.id, organizationId: row.organization_id, sealedUserId: row.user_id_sealed }));
   }
 
   /** Removes a record whose erasure could not start (its sweep could not be queued). */

@@ -16,9 +16,10 @@ export interface ErasureRow {
   erased: ErasedCounts;
 }
 
-export const OPEN_ERASURE = sqlStatement<never, [id: string, organizationId: string, userHash: string]>(
+/** $4: the user's id as sent, sealed as the sweep job carries it, kept until the sweep confirms (RECORD_ERASURE_PASS clears it). */
+export const OPEN_ERASURE = sqlStatement<never, [id: string, organizationId: string, userHash: string, userIdSealed: string]>(
   'privacy.open-erasure',
-  `INSERT INTO erasures (id, organization_id, user_hash) VALUES ($1, $2, $3)`,
+  `INSERT INTO erasures (id, organization_id, user_hash, user_id_sealed) VALUES ($1, $2, $3, $4)`,
 );
 
 export const DISCARD_ERASURE = sqlStatement<never, [id: string, organizationId: string]>(
@@ -36,7 +37,8 @@ export const RECORD_ERASURE_PASS = sqlStatement<never, [id: string, organization
                        GROUP BY key) AS summed),
           attempts = attempts + $4,
           status = CASE WHEN $5 THEN 'confirmed' ELSE status END,
-          confirmed_at = CASE WHEN $5 THEN now() ELSE confirmed_at END
+          confirmed_at = CASE WHEN $5 THEN now() ELSE confirmed_at END,
+          user_id_sealed = CASE WHEN $5 THEN NULL ELSE user_id_sealed END
     WHERE id = $1 AND organization_id = $2`,
 );
 
@@ -45,4 +47,16 @@ export const ERASURES = sqlStatement<ErasureRow, [organizationId: string, userHa
   'privacy.erasures',
   `SELECT * FROM erasures WHERE organization_id = $1 AND ($2::text[] IS NULL OR user_hash = ANY($2::text[]))
     ORDER BY requested_at DESC, id DESC LIMIT $3`,
+);
+
+/**
+ * Every organization's erasures not confirmed $1 seconds after they were asked, oldest first, at
+ * most $2: those whose sweep job Redis may have lost (PrivacyService.resumeSweeps). Records from
+ * before the sealed id was kept have none, and are left to the job Redis holds.
+ */
+export const UNCONFIRMED_ERASURES = sqlStatement<{ id: string; organization_id: string; user_id_sealed: string }, [olderThanSeconds: number, limit: number]>(
+  'privacy.unconfirmed-erasures',
+  `SELECT id, organization_id, user_id_sealed FROM erasures
+    WHERE status = 'pending' AND user_id_sealed IS NOT NULL AND requested_at < now() - make_interval(secs => $1)
+    ORDER BY requested_at LIMIT $2`,
 );

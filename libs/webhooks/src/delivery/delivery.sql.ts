@@ -47,3 +47,14 @@ export const RECORD_SUCCESS = sqlStatement<never, [deliveryId: string, organizat
           delivered_at = now(), updated_at = now()
     WHERE id = $1 AND organization_id = $2`,
 );
+
+/**
+ * Every organization's deliveries still pending $1 seconds past their due time, oldest first, at
+ * most $2: those whose job Redis may have lost (DeliveryJobsService.resumeStranded).
+ */
+export const STRANDED_DELIVERIES = sqlStatement<{ id: string; webhook_id: string; organization_id: string; attempts: number }, [overdueSeconds: number, limit: number]>(
+  'webhooks.stranded-deliveries',
+  `SELECT id, webhook_id, organization_id, attempts FROM webhook_deliveries
+    WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+    ORDER BY next_attempt_at LIMIT $2`,
+);

@@ -43,10 +43,10 @@ export class FanOutService {
       .execute();
     // Queue whatever is still pending, the earlier run's rows included; BullMQ ignores job ids it already holds.
     const pending = await this.deliveries.find({
-      select: { id: true, webhookId: true },
+      select: { id: true, webhookId: true, attempts: true },
       where: { organizationId: event.organizationId, webhookId: In(webhookIds), eventId: event.id, status: 'pending' },
     });
-    await this.jobs.scheduled(pending.map((delivery) => ({ deliveryId: delivery.id, webhookId: delivery.webhookId, organizationId: event.organizationId })));
+    await this.jobs.scheduled(pending.map((delivery) => ({ deliveryId: delivery.id, webhookId: delivery.webhookId, organizationId: event.organizationId, attempts: delivery.attempts })));
     return pending.length;
   }
 }
