@@ -1,7 +1,7 @@
 import { DAY_MS } from '@foresight/platform';
 import { computeFeatures, FEATURE_VALUE_LIMIT, FEATURE_WINDOW_DAYS, featuresAt, featuresOfEachAt, TARGET_NOT_IN_WINDOW_DAYS } from './feature-definitions';
 import type { FeatureEvent } from './feature-event';
-import { buildManifest, type FeatureManifest } from './feature-manifest';
+import { buildManifest, type FeatureManifest, narrowManifest } from './feature-manifest';
 
 const cutoff = Date.UTC(2026, 10, 21);
 const at = (daysBefore: number, minutes = 0) => cutoff - daysBefore * DAY_MS + minutes * 60_000;
@@ -44,9 +44,11 @@ describe('feature definitions', () => {
       'count_1d:checkout': 0,
       'count_7d:checkout': 1,
       'count_30d:checkout': 1,
+      'days_since:checkout': f32(3 - 20 / 1440),
       'count_1d:click': 0,
       'count_7d:click': 1,
       'count_30d:click': 1,
+      'days_since:click': 3, // the click 40 days ago is outside the window
       'screen_views_7d:/pricing': 1,
       'screen_views_30d:/pricing': 2,
       'screen_view_share_30d:/pricing': f32(2 / 3),
@@ -75,6 +77,15 @@ describe('feature definitions', () => {
       events_30d: 6,
       events_8_to_14d: 2,
       events_trend_7d: f32(Math.log(5 / 3)),
+      events_15_to_21d: 0,
+      events_22_to_28d: 0,
+      // Least-squares slopes over four weeks, newest weighted 1.5, then 0.5, -0.5, -1.5, over 5.
+      events_weekly_slope: f32((1.5 * 4 + 0.5 * 2) / 5),
+      active_days_weekly_slope: f32((1.5 * 2 + 0.5 * 1) / 5),
+      sessions_weekly_slope: f32((1.5 * 2 + 0.5 * 1) / 5),
+      // Wednesday midnight, Friday 23:30 (UTC): neither on a weekend nor within working hours.
+      weekend_event_share_30d: 0,
+      working_hours_event_share_30d: 0,
       active_days_7d: 2, // 3 days and half an hour ago
       active_days_30d: 3, // and 10 days ago
       sessions_7d: 2, // s1 and the derived session 30 minutes ago
@@ -89,9 +100,34 @@ describe('feature definitions', () => {
       days_since_target_event: f32(3 - 20 / 1440),
       total_dwell_seconds_30d: 7,
       mean_view_dwell_seconds_30d: f32(7 / 3),
+      mean_log_view_dwell_seconds_30d: f32((Math.log(5) + Math.log(3) + Math.log(2)) / 3),
       mean_hesitation_ms_30d: 200,
       mean_scroll_depth_30d: 0.75,
     });
+  });
+
+  it('reads the weekly rhythm in UTC and the days since each tracked event, "longer than the window" without one', () => {
+    const rhythm = buildManifest({ trackedEvents: ['click', 'export'], trackedScreens: [], trackedProperties: [], targetEvent: 'checkout', signals: ALL_SIGNALS });
+    const saturday = cutoff - 7 * DAY_MS + 10 * 3_600_000; // Saturday 10:00, a week before the cutoff
+    const monday = saturday + 2 * DAY_MS; // Monday 10:00
+    const events = [ev(at(29), 'click'), ev(saturday, 'click'), ev(monday, 'click'), ev(monday + 9 * 3_600_000, 'click')];
+    const features = named(rhythm, featuresAt(events, cutoff, rhythm) as Float32Array);
+    expect(features.weekend_event_share_30d).toBe(0.25);
+    expect(features.working_hours_event_share_30d).toBe(f32(1 / 4)); // Monday 19:00 and Sunday (29 days before a Saturday) are not
+    expect(features['days_since:click']).toBe(f32(5 - 19 / 24));
+    expect(features['days_since:export']).toBe(TARGET_NOT_IN_WINDOW_DAYS);
+    expect(features.events_22_to_28d).toBe(0); // 29 days ago is beyond the four weeks the trends span
+    expect(features.events_weekly_slope).toBe(f32((1.5 * 3) / 5)); // three events in the last week, none in the three before
+  });
+
+  it('narrows a manifest to the chosen features and to the events, screens and properties they read', () => {
+    const narrowed = narrowManifest(manifest, new Set(['count_7d:click', 'screen_views_7d:Home', 'property_sum_30d:checkout/amount', 'events_7d']));
+    expect(narrowed.names).toEqual(['count_7d:click', 'screen_views_7d:Home', 'property_sum_30d:checkout/amount', 'events_7d']);
+    expect(narrowed.trackedEvents).toEqual(['click']);
+    expect(narrowed.trackedScreens).toEqual(['Home']);
+    expect(narrowed.trackedProperties).toEqual([{ event: 'checkout', key: 'amount' }]);
+    const full = named(manifest, featuresAt(history, cutoff, manifest) as Float32Array);
+    expect(named(narrowed, featuresAt(history, cutoff, narrowed) as Float32Array)).toEqual(Object.fromEntries(narrowed.names.map((name) => [name, full[name]])));
   });
 
   it('describes only what the organization sends, and always the target event', () => {
