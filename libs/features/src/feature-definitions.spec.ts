@@ -14,6 +14,7 @@ const ev = (occurredAt: number, event: string, extra: Partial<FeatureEvent> = {}
   hesitationMs: null,
   scrollDepth: null,
   numbers: null,
+  strings: null,
   ...extra,
 });
 const named = (manifest: FeatureManifest, vector: Float32Array) => Object.fromEntries(manifest.names.map((n, i) => [n, vector[i]]));
@@ -27,12 +28,17 @@ describe('feature definitions', () => {
     { event: 'checkout', key: 'amount' },
     { event: 'checkout', key: 'coupon' }, // never sent in the window
   ];
-  const manifest = buildManifest({ trackedEvents: ['click'], trackedScreens: ['/pricing', 'Home'], trackedProperties, targetEvent: 'checkout', signals: ALL_SIGNALS });
+  const trackedValues = [
+    { event: 'click', key: 'plan', value: 'pro' },
+    { event: 'click', key: 'plan', value: 'free' },
+    { event: 'checkout', key: 'plan', value: 'pro' }, // a checkout's plan, not a click's
+  ];
+  const manifest = buildManifest({ trackedEvents: ['click'], trackedScreens: ['/pricing', 'Home'], trackedProperties, trackedValues, targetEvent: 'checkout', signals: ALL_SIGNALS });
   const history = [
-    ev(at(40), 'click', { numbers: { items: 100 } }), // before the 30-day window: only first-seen counts it
+    ev(at(40), 'click', { numbers: { items: 100 }, strings: { plan: 'free' } }), // before the 30-day window: only first-seen counts it
     ev(at(10), 'screen_view', { screen: '/pricing?ref=ad', dwellMs: 4000, numbers: { price: 10 } }),
     ev(at(10, 5), 'scroll', { scrollDepth: 0.5, hesitationMs: 300 }), // on /pricing, the screen of its (derived) session
-    ev(at(3), 'click', { sessionId: 's1', hesitationMs: 100, numbers: { items: 2, price: 99 } }), // a new session: on no screen yet
+    ev(at(3), 'click', { sessionId: 's1', hesitationMs: 100, numbers: { items: 2, price: 99 }, strings: { plan: 'pro' } }), // a new session: on no screen yet
     ev(at(3, 1), 'screen_view', { sessionId: 's1', screen: 'Home', dwellMs: 2000, numbers: { price: 25, items: 1 } }),
     ev(at(3, 20), 'checkout', { sessionId: 's1', scrollDepth: 1, numbers: { amount: 30 } }), // on Home
     ev(at(0, -30), 'page_view', { screen: 'https://shop.example/pricing/', dwellMs: 1000, numbers: { price: 7 } }), // half an hour before the cutoff
@@ -72,6 +78,12 @@ describe('feature definitions', () => {
       'property_mean_30d:checkout/amount': 30,
       'property_sum_30d:checkout/coupon': 0,
       'property_mean_30d:checkout/coupon': 0,
+      'value_count_30d:click/plan=pro': 1,
+      'value_is_latest:click/plan=pro': 1,
+      'value_count_30d:click/plan=free': 0, // 40 days ago, outside the window
+      'value_is_latest:click/plan=free': 0,
+      'value_count_30d:checkout/plan=pro': 0,
+      'value_is_latest:checkout/plan=pro': 0,
       events_1d: 1,
       events_7d: 4,
       events_30d: 6,
@@ -107,7 +119,7 @@ describe('feature definitions', () => {
   });
 
   it('reads the weekly rhythm in UTC and the days since each tracked event, "longer than the window" without one', () => {
-    const rhythm = buildManifest({ trackedEvents: ['click', 'export'], trackedScreens: [], trackedProperties: [], targetEvent: 'checkout', signals: ALL_SIGNALS });
+    const rhythm = buildManifest({ trackedEvents: ['click', 'export'], trackedScreens: [], trackedProperties: [], trackedValues: [], targetEvent: 'checkout', signals: ALL_SIGNALS });
     const saturday = cutoff - 7 * DAY_MS + 10 * 3_600_000; // Saturday 10:00, a week before the cutoff
     const monday = saturday + 2 * DAY_MS; // Monday 10:00
     const events = [ev(at(29), 'click'), ev(saturday, 'click'), ev(monday, 'click'), ev(monday + 9 * 3_600_000, 'click')];
@@ -121,8 +133,9 @@ describe('feature definitions', () => {
   });
 
   it('narrows a manifest to the chosen features and to the events, screens and properties they read', () => {
-    const narrowed = narrowManifest(manifest, new Set(['count_7d:click', 'screen_views_7d:Home', 'property_sum_30d:checkout/amount', 'events_7d']));
-    expect(narrowed.names).toEqual(['count_7d:click', 'screen_views_7d:Home', 'property_sum_30d:checkout/amount', 'events_7d']);
+    const narrowed = narrowManifest(manifest, new Set(['count_7d:click', 'screen_views_7d:Home', 'property_sum_30d:checkout/amount', 'value_is_latest:click/plan=pro', 'events_7d']));
+    expect(narrowed.names).toEqual(['count_7d:click', 'screen_views_7d:Home', 'property_sum_30d:checkout/amount', 'value_is_latest:click/plan=pro', 'events_7d']);
+    expect(narrowed.trackedValues).toEqual([{ event: 'click', key: 'plan', value: 'pro' }]);
     expect(narrowed.trackedEvents).toEqual(['click']);
     expect(narrowed.trackedScreens).toEqual(['Home']);
     expect(narrowed.trackedProperties).toEqual([{ event: 'checkout', key: 'amount' }]);
@@ -131,7 +144,7 @@ describe('feature definitions', () => {
   });
 
   it('describes only what the organization sends, and always the target event', () => {
-    const chosen = buildManifest({ trackedEvents: ['click'], trackedScreens: ['Home'], trackedProperties: [], targetEvent: 'upgrade', signals: { dwell: false, hesitation: false, scrollDepth: false } });
+    const chosen = buildManifest({ trackedEvents: ['click'], trackedScreens: ['Home'], trackedProperties: [], trackedValues: [], targetEvent: 'upgrade', signals: { dwell: false, hesitation: false, scrollDepth: false } });
     expect(chosen.trackedEvents).toEqual(['click', 'upgrade']);
     expect(chosen.names.filter((name) => /dwell|hesitation|scroll/.test(name))).toEqual([]);
     expect(chosen.names).toContain('screen_view_share_30d:Home');
@@ -142,6 +155,7 @@ describe('feature definitions', () => {
       trackedEvents: [],
       trackedScreens: [],
       trackedProperties: [{ event: 'a/b', key: 'c' }, { event: 'a', key: 'b/c' }],
+      trackedValues: [],
       targetEvent: 'x',
       signals: { dwell: false, hesitation: false, scrollDepth: false },
     });
@@ -154,6 +168,7 @@ describe('feature definitions', () => {
       trackedEvents: ['add_to_cart'],
       trackedScreens: ['Home'],
       trackedProperties: ['quantity', 'refund', 'swing', 'huge'].map((key) => ({ event: 'add_to_cart', key })),
+      trackedValues: [],
       targetEvent: 'checkout',
       signals: ALL_SIGNALS,
     });
@@ -220,6 +235,7 @@ describe('feature definitions', () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     const names = ['click', 'checkout', 'scroll', 'screen_view'];
+    const plans = ['free', 'pro', 'team'];
     const screens = ['Home', '/pricing?plan=pro', '/products/sku-0042', '/products/sku-0007#reviews', 'https://shop.example/cart/'];
     return Array.from({ length: users }, () => {
       const userHistory: FeatureEvent[] = [];
@@ -235,6 +251,7 @@ describe('feature definitions', () => {
             hesitationMs: random() < 0.3 ? Math.round(random() * 900) : null,
             scrollDepth: random() < 0.3 ? Math.round(random() * 100) / 100 : null,
             numbers: random() < 0.5 ? { amount: Math.round(random() * 5000) / 100, items: Math.floor(random() * 6) } : null,
+            strings: random() < 0.5 ? { plan: plans[Math.floor(random() * plans.length)] } : null,
           }),
         );
       }
@@ -245,6 +262,7 @@ describe('feature definitions', () => {
     trackedEvents: ['click', 'scroll'],
     trackedScreens: ['Home', '/pricing', '/products/:id', '/cart'],
     trackedProperties: [{ event: 'checkout', key: 'amount' }, { event: 'click', key: 'items' }],
+    trackedValues: [{ event: 'click', key: 'plan', value: 'pro' }, { event: 'click', key: 'plan', value: 'team' }, { event: 'checkout', key: 'plan', value: 'free' }],
     targetEvent: 'checkout',
     signals: ALL_SIGNALS,
   });
@@ -254,6 +272,7 @@ describe('feature definitions', () => {
     trackedEvents: ['click', 'scroll', 'checkout'],
     trackedScreens: ['Home', '/pricing'],
     trackedProperties: [{ event: 'checkout', key: 'amount' }],
+    trackedValues: [{ event: 'scroll', key: 'plan', value: 'team' }],
     signals: ALL_SIGNALS,
   });
 
@@ -291,6 +310,7 @@ describe('feature definitions', () => {
       trackedEvents: ['checkout'],
       trackedScreens: ['/products/:id'],
       trackedProperties: [{ event: 'click', key: 'amount' }, { event: 'checkout', key: 'items' }],
+      trackedValues: [{ event: 'click', key: 'plan', value: 'free' }, { event: 'click', key: 'plan', value: 'pro' }],
       targetEvent: 'scroll',
       signals: { dwell: true, hesitation: false, scrollDepth: true },
     });

@@ -1,7 +1,7 @@
 import { sessionCutter } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
 import type { FeatureEvent } from './feature-event';
-import { COUNT_WINDOWS_DAYS, type FeatureManifest, type NumericProperty, numericPropertyLabel, TREND_WEEKS } from './feature-manifest';
+import { COUNT_WINDOWS_DAYS, type FeatureManifest, type NumericProperty, numericPropertyLabel, type StringValue, stringValueLabel, TREND_WEEKS } from './feature-manifest';
 import { normalisedScreenOf } from './screen-path';
 
 /** The longest look-back of any feature: events older than this before the cutoff change nothing. */
@@ -91,6 +91,10 @@ interface WindowSummary extends AveragedSignals {
   screens: ScreenTotals[];
   /** Per tracked numeric property, in manifest order. */
   properties: PropertyTotals[];
+  /** Per tracked string value (CompiledManifests.valueIndexes): how often its event sent it. */
+  valueCounts: Float64Array;
+  /** Per tracked event and key (CompiledManifests.valuePairs): the value its latest event sent, undefined without one. */
+  latestValues: Array<string | undefined>;
   views30d: number;
   distinctScreens: number;
   distinctEvents: number;
@@ -105,6 +109,13 @@ interface WindowSummary extends AveragedSignals {
 
 type Extractor = (s: WindowSummary) => number;
 
+/** A string property key tracked for one event: its index in latestValues, its tracked values' in valueCounts. */
+interface TrackedKey {
+  key: string;
+  pair: number;
+  values: Map<string, number>;
+}
+
 /**
  * Manifests made ready to compute over one pass of a window: indexes of everything any of them
  * tracks (the union), and per manifest one extractor per feature, reading the shared summary.
@@ -115,6 +126,10 @@ interface CompiledManifests {
   /** Per event name, the keys it is tracked for and their index in WindowSummary.properties. */
   propertiesByEvent: Map<string, Array<{ key: string; index: number }>>;
   propertyIndexes: Map<string, number>;
+  /** Per event name, the string property keys it is tracked for. */
+  valuesByEvent: Map<string, TrackedKey[]>;
+  valueIndexes: Map<string, number>;
+  valuePairs: Map<string, number>;
   /** The manifests' target events, each with its index in WindowSummary.lastTargetAt. */
   targets: Map<string, number>;
   extractors: Extractor[][];
@@ -178,6 +193,10 @@ const SCREEN_FEATURES: Record<string, (screen: ScreenTotals, s: WindowSummary) =
   screen_mean_scroll_depth_30d: (screen) => mean(screen.scrollSum, screen.scrollCount),
 };
 
+/** Features of one tracked string value (`<family>:<event>/<key>=<value>`): how often sent, and whether the latest sent it (a state: the plan a user is on). */
+const VALUE_COUNT = 'value_count_30d';
+const VALUE_IS_LATEST = 'value_is_latest';
+
 /** Features of one tracked numeric property (`<family>:<event>/<key>`), given its totals. */
 const PROPERTY_FEATURES: Record<string, (property: PropertyTotals) => number> = {
   property_sum_30d: (property) => property.sum,
@@ -212,10 +231,25 @@ function compile(manifests: readonly FeatureManifest[]): CompiledManifests {
   const propertyIndexes = indexed(trackedProperties.keys());
   const propertiesByEvent = new Map<string, Array<{ key: string; index: number }>>();
   [...trackedProperties.values()].forEach(({ event, key }, index) => propertiesByEvent.set(event, [...(propertiesByEvent.get(event) ?? []), { key, index }]));
+  // Values by event, key and value, and the keys by event and key, for the same reason as properties.
+  const valueKey = ({ event, key, value }: StringValue) => `${event}\u0000${key}\u0000${value}`;
+  const trackedValues = new Map(manifests.flatMap((manifest) => manifest.trackedValues ?? []).map((value) => [valueKey(value), value]));
+  const valueIndexes = indexed(trackedValues.keys());
+  const valuePairs = indexed([...trackedValues.values()].map(propertyKey));
+  const valuesByEvent = new Map<string, TrackedKey[]>();
+  [...trackedValues.values()].forEach((tracked, index) => {
+    const keys = valuesByEvent.get(tracked.event) ?? [];
+    const pair = valuePairs.get(propertyKey(tracked)) as number;
+    let entry = keys.find((candidate) => candidate.pair === pair);
+    if (!entry) keys.push((entry = { key: tracked.key, pair, values: new Map() }));
+    entry.values.set(tracked.value, index);
+    valuesByEvent.set(tracked.event, keys);
+  });
   const targets = indexed(manifests.flatMap((manifest) => (manifest.targetEvent === undefined ? [] : [manifest.targetEvent])));
   const extractorsOf = (manifest: FeatureManifest) => {
     // This manifest's properties by label (the last of any two spelling one, as buildManifest keeps one).
     const properties = new Map((manifest.trackedProperties ?? []).map((property) => [numericPropertyLabel(property), propertyIndexes.get(propertyKey(property))]));
+    const values = new Map((manifest.trackedValues ?? []).map((value) => [stringValueLabel(value), value]));
     return manifest.names.map((name): Extractor => {
       const window = WINDOW_FEATURES[name];
       if (window) return window;
@@ -237,10 +271,19 @@ function compile(manifests: readonly FeatureManifest[]): CompiledManifests {
       const propertyFeature = PROPERTY_FEATURES[family];
       const property = properties.get(key);
       if (propertyFeature && property !== undefined) return (s) => propertyFeature(s.properties[property]);
+      const value = values.get(key);
+      if (family === VALUE_COUNT && value !== undefined) {
+        const index = valueIndexes.get(valueKey(value)) as number;
+        return (s) => s.valueCounts[index];
+      }
+      if (family === VALUE_IS_LATEST && value !== undefined) {
+        const pair = valuePairs.get(propertyKey(value)) as number;
+        return (s) => (s.latestValues[pair] === value.value ? 1 : 0);
+      }
       throw new RangeError(`the manifest names feature "${name}", which no definition computes`);
     });
   };
-  return { events, screens, propertiesByEvent, propertyIndexes, targets, extractors: manifests.map(extractorsOf) };
+  return { events, screens, propertiesByEvent, propertyIndexes, valuesByEvent, valueIndexes, valuePairs, targets, extractors: manifests.map(extractorsOf) };
 }
 
 const emptyScreen = (): ScreenTotals => ({
@@ -298,6 +341,8 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
     activeDays: 0,
     screens: Array.from({ length: plan.screens.size }, emptyScreen),
     properties: Array.from({ length: plan.propertyIndexes.size }, () => ({ sum: 0, count: 0 })),
+    valueCounts: new Float64Array(plan.valueIndexes.size),
+    latestValues: new Array<string | undefined>(plan.valuePairs.size),
     views30d: 0,
     distinctScreens: 0,
     distinctEvents: 0,
@@ -343,6 +388,8 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
     const target = plan.targets.get(e.event);
     if (target !== undefined) s.lastTargetAt[target] = e.occurredAt;
     if (e.numbers !== null) addProperties(s.properties, plan.propertiesByEvent.get(e.event), e.numbers);
+    // Truthy: a window kept before string properties existed reads them as absent.
+    if (e.strings) addValues(s, plan.valuesByEvent.get(e.event), e.strings);
     if (e.dwellMs !== null) {
       s.dwellMs += e.dwellMs;
       s.logDwellSum += Math.log1p(Math.max(0, e.dwellMs) / 1000);
@@ -401,6 +448,17 @@ function addProperties(totals: PropertyTotals[], tracked: ReadonlyArray<{ key: s
     // Each value bounded before summing: opposite extremes cancel instead of making Infinity - Infinity.
     totals[index].sum += bounded(value);
     totals[index].count++;
+  }
+}
+
+function addValues(s: WindowSummary, tracked: readonly TrackedKey[] | undefined, strings: Record<string, string>): void {
+  if (tracked === undefined) return;
+  for (const { key, pair, values } of tracked) {
+    const value = Object.hasOwn(strings, key) ? strings[key] : undefined;
+    if (typeof value !== 'string') continue;
+    s.latestValues[pair] = value;
+    const index = values.get(value);
+    if (index !== undefined) s.valueCounts[index]++;
   }
 }
 

@@ -49,6 +49,8 @@ const FAMILY_LABELS = new Map<string, (subject: string) => string>(
     screen_mean_scroll_depth_30d: (screen: string) => `mean scroll depth on ${screen}, last 30 days`,
     property_sum_30d: (property: string) => `total of ${property} (event/property), last 30 days`,
     property_mean_30d: (property: string) => `mean of ${property} (event/property), last 30 days`,
+    value_count_30d: (value: string) => `events sending ${value} (event/property=value), last 30 days`,
+    value_is_latest: (value: string) => `latest event sent ${value} (event/property=value)`,
   }),
 );
 

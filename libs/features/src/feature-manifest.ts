@@ -12,6 +12,8 @@ export interface FeatureManifest {
   trackedScreens?: string[];
   /** Numeric custom properties summed and averaged per event (`property_*_30d:<event>/<key>`); absent before they existed. */
   trackedProperties?: NumericProperty[];
+  /** Values of string properties counted per event (`value_count_30d:<event>/<key>=<value>`); absent before version 3. */
+  trackedValues?: StringValue[];
   /** The event the model predicts, whose own history is a feature; absent in version 1. */
   targetEvent?: string;
   names: string[];
@@ -38,12 +40,24 @@ export interface NumericProperty {
 /** How a numeric property is named in feature names. */
 export const numericPropertyLabel = (property: NumericProperty) => `${property.event}/${property.key}`;
 
+/** One value of a string custom property as sent with one event name, e.g. `plan` = `pro` of `feature_used`. */
+export interface StringValue {
+  event: string;
+  key: string;
+  value: string;
+}
+
+/** How a string property's value is named in feature names. */
+export const stringValueLabel = (value: StringValue) => `${value.event}/${value.key}=${value.value}`;
+
 /** What training chose from the organization's own data. */
 export interface FeatureChoice {
   trackedEvents: readonly string[];
   trackedScreens: readonly string[];
   /** The most frequent numeric properties of the tracked events. */
   trackedProperties: readonly NumericProperty[];
+  /** The most frequent values of the low-cardinality string properties of the tracked events. */
+  trackedValues: readonly StringValue[];
   /** Absent for a model of no particular event (inactivity): no target features then. */
   targetEvent?: string;
   /** Whether any event of the organization carries the signal; features of an absent signal would be constant. */
@@ -76,6 +90,14 @@ export function buildManifest(choice: FeatureChoice): FeatureManifest {
   }
   for (const label of byLabel.keys()) names.push(`property_sum_30d:${label}`, `property_mean_30d:${label}`);
   const trackedProperties = [...byLabel.values()];
+  // As properties: two values spelling one label (a key holding "=" or "/") keep the first.
+  const valuesByLabel = new Map<string, StringValue>();
+  for (const { event, key, value } of choice.trackedValues) {
+    const label = stringValueLabel({ event, key, value });
+    if (!valuesByLabel.has(label)) valuesByLabel.set(label, { event, key, value });
+  }
+  for (const label of valuesByLabel.keys()) names.push(`value_count_30d:${label}`, `value_is_latest:${label}`);
+  const trackedValues = [...valuesByLabel.values()];
   names.push(
     ...COUNT_WINDOWS_DAYS.map((days) => `events_${days}d`),
     'events_8_to_14d',
@@ -103,7 +125,7 @@ export function buildManifest(choice: FeatureChoice): FeatureManifest {
   if (signals.dwell) names.push('total_dwell_seconds_30d', 'mean_view_dwell_seconds_30d', 'mean_log_view_dwell_seconds_30d');
   if (signals.hesitation) names.push('mean_hesitation_ms_30d');
   if (signals.scrollDepth) names.push('mean_scroll_depth_30d');
-  const manifest: FeatureManifest = { version: 3, trackedEvents, trackedScreens: [...choice.trackedScreens], trackedProperties, names };
+  const manifest: FeatureManifest = { version: 3, trackedEvents, trackedScreens: [...choice.trackedScreens], trackedProperties, trackedValues, names };
   if (choice.targetEvent !== undefined) manifest.targetEvent = choice.targetEvent;
   return manifest;
 }
@@ -115,12 +137,12 @@ export function buildManifest(choice: FeatureChoice): FeatureManifest {
 export function narrowManifest(manifest: FeatureManifest, keep: ReadonlySet<string>): FeatureManifest {
   const names = manifest.names.filter((name) => keep.has(name));
   const subjects = new Set(names.flatMap((name) => (name.includes(':') ? [name.slice(name.indexOf(':') + 1)] : [])));
-  const narrowed: FeatureManifest = {
+  return {
     ...manifest,
     trackedEvents: manifest.trackedEvents.filter((event) => subjects.has(event)),
     trackedScreens: (manifest.trackedScreens ?? []).filter((screen) => subjects.has(screen)),
     trackedProperties: (manifest.trackedProperties ?? []).filter((property) => subjects.has(numericPropertyLabel(property))),
+    trackedValues: (manifest.trackedValues ?? []).filter((value) => subjects.has(stringValueLabel(value))),
     names,
   };
-  return narrowed;
 }

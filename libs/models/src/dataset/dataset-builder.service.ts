@@ -27,6 +27,9 @@ import { planUserSample } from './user-sample';
 const CANDIDATE_EVENTS = 60;
 const CANDIDATE_SCREENS = 48;
 const CANDIDATE_PROPERTIES = 16;
+const CANDIDATE_VALUES = 48;
+/** A string property with more values than this names things (ids, titles), not states or kinds: its values are not described. */
+const MAX_VALUES_PER_KEY = 20;
 /** Training users whose rows the features are chosen on: the measure is stable long before all of them. */
 const SELECTION_USERS = 4_000;
 /** Raw screens read to find the top normalised ones (ids in paths make many raw values of one page). */
@@ -141,8 +144,12 @@ export class DatasetBuilderService {
       this.userEvents.frequentScreens(organizationId, from, until, SCREEN_CANDIDATES),
       this.userEvents.signalsSent(organizationId, from, until),
     ]);
-    const trackedProperties = await this.userEvents.frequentNumericProperties(organizationId, targetEvent === undefined ? trackedEvents : [...trackedEvents, targetEvent], from, until, CANDIDATE_PROPERTIES);
-    return { trackedEvents, trackedScreens: topScreens(screens), trackedProperties, targetEvent, signals };
+    const events = targetEvent === undefined ? trackedEvents : [...trackedEvents, targetEvent];
+    const [trackedProperties, trackedValues] = await Promise.all([
+      this.userEvents.frequentNumericProperties(organizationId, events, from, until, CANDIDATE_PROPERTIES),
+      this.userEvents.frequentStringValues(organizationId, events, from, until, MAX_VALUES_PER_KEY, CANDIDATE_VALUES),
+    ]);
+    return { trackedEvents, trackedScreens: topScreens(screens), trackedProperties, trackedValues, targetEvent, signals };
   }
 
   /**
