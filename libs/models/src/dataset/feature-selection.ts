@@ -4,12 +4,12 @@ import type { TrainingSet } from '../training';
  * Features a model keeps of its candidates: room for every kind of signal (events, screens, values,
  * trends), few enough that features describing nothing cannot crowd out the ones that do.
  */
-export const FEATURE_BUDGET = 80;
+export const FEATURE_BUDGET = 160;
 /** Quantile bins a feature is cut into to measure what it says about the label. */
 const MI_BINS = 16;
 
 /**
- * Mutual information (nats) between a feature cut into bins and the binary label: the smallest value
+ * Mutual information (nats, bias-corrected) between a feature cut into bins and the binary label: the smallest value
  * in a bin of its own, the others in quantile bins, equal values always in one bin. A feature that is
  * mostly 0 (a rare event) is thus measured by whether it is 0, which quantiles alone would not see.
  */
@@ -35,14 +35,18 @@ export function mutualInformation(values: Float32Array, labels: Uint8Array): num
   const positives = labels.reduce((sum, label) => sum + label, 0);
   const byLabel = [n - positives, positives];
   let information = 0;
+  let filled = 0;
   for (let bin = 0; bin < bins; bin++) {
     const inBin = joint[bin * 2] + joint[bin * 2 + 1];
+    if (inBin > 0) filled++;
     for (let label = 0; label < 2; label++) {
       const count = joint[bin * 2 + label];
       if (count > 0) information += (count / n) * Math.log((count * n) / (inBin * byLabel[label]));
     }
   }
-  return information;
+  // Less the estimate's bias (Miller-Madow), (bins - 1) / 2n for a binary label: without it, a feature
+  // that says nothing but fills many bins (a screen's dwell) outranks a rare event that says much.
+  return information - (filled - 1) / (2 * n);
 }
 
 /**
