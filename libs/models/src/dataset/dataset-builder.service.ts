@@ -25,7 +25,7 @@ import { planUserSample } from './user-sample';
  * and screens are among them, as the choice on training rows, not frequency, decides what is kept.
  */
 const CANDIDATE_EVENTS = 60;
-const CANDIDATE_SCREENS = 48;
+const CANDIDATE_SCREENS = 12;
 const CANDIDATE_PROPERTIES = 16;
 const CANDIDATE_VALUES = 48;
 /** A string property with more values than this names things (ids, titles), not states or kinds: its values are not described. */
