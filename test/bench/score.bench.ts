@@ -151,7 +151,7 @@ async function rawWindowRead(suite: TestSuite, organizationId: string): Promise<
     await pipeline(
       pg.query(
         copyTo(
-          `COPY (SELECT ${user}, e.occurred_at, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
+          `COPY (SELECT ${user}, e.occurred_at, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties, e.string_properties
                    FROM events e LEFT JOIN identities i ON i.organization_id = e.organization_id AND i.anonymous_id = e.anonymous_id
                   WHERE ${window} AND ${user} IS NOT NULL ORDER BY 1, e.occurred_at) TO STDOUT`,
         ),

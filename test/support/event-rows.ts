@@ -18,6 +18,7 @@ export function eventRow(organizationId: string, messageId: string, ids: { userI
     dwellMs: null,
     hesitationMs: null,
     numericProperties: null,
+    stringProperties: null,
     properties: null,
     context: null,
     encryptionKeyId: null,

@@ -1,7 +1,7 @@
 import { DAY_MS } from '@foresight/platform';
 import { computeFeatures, FEATURE_VALUE_LIMIT, FEATURE_WINDOW_DAYS, featuresAt, featuresOfEachAt, TARGET_NOT_IN_WINDOW_DAYS } from './feature-definitions';
 import type { FeatureEvent } from './feature-event';
-import { buildManifest, type FeatureManifest } from './feature-manifest';
+import { buildManifest, type FeatureManifest, narrowManifest } from './feature-manifest';
 
 const cutoff = Date.UTC(2026, 10, 21);
 const at = (daysBefore: number, minutes = 0) => cutoff - daysBefore * DAY_MS + minutes * 60_000;
@@ -14,6 +14,7 @@ const ev = (occurredAt: number, event: string, extra: Partial<FeatureEvent> = {}
   hesitationMs: null,
   scrollDepth: null,
   numbers: null,
+  strings: null,
   ...extra,
 });
 const named = (manifest: FeatureManifest, vector: Float32Array) => Object.fromEntries(manifest.names.map((n, i) => [n, vector[i]]));
@@ -27,12 +28,17 @@ describe('feature definitions', () => {
     { event: 'checkout', key: 'amount' },
     { event: 'checkout', key: 'coupon' }, // never sent in the window
   ];
-  const manifest = buildManifest({ trackedEvents: ['click'], trackedScreens: ['/pricing', 'Home'], trackedProperties, targetEvent: 'checkout', signals: ALL_SIGNALS });
+  const trackedValues = [
+    { event: 'click', key: 'plan', value: 'pro' },
+    { event: 'click', key: 'plan', value: 'free' },
+    { event: 'checkout', key: 'plan', value: 'pro' }, // a checkout's plan, not a click's
+  ];
+  const manifest = buildManifest({ trackedEvents: ['click'], trackedScreens: ['/pricing', 'Home'], trackedProperties, trackedValues, targetEvent: 'checkout', signals: ALL_SIGNALS });
   const history = [
-    ev(at(40), 'click', { numbers: { items: 100 } }), // before the 30-day window: only first-seen counts it
+    ev(at(40), 'click', { numbers: { items: 100 }, strings: { plan: 'free' } }), // before the 30-day window: only first-seen counts it
     ev(at(10), 'screen_view', { screen: '/pricing?ref=ad', dwellMs: 4000, numbers: { price: 10 } }),
     ev(at(10, 5), 'scroll', { scrollDepth: 0.5, hesitationMs: 300 }), // on /pricing, the screen of its (derived) session
-    ev(at(3), 'click', { sessionId: 's1', hesitationMs: 100, numbers: { items: 2, price: 99 } }), // a new session: on no screen yet
+    ev(at(3), 'click', { sessionId: 's1', hesitationMs: 100, numbers: { items: 2, price: 99 }, strings: { plan: 'pro' } }), // a new session: on no screen yet
     ev(at(3, 1), 'screen_view', { sessionId: 's1', screen: 'Home', dwellMs: 2000, numbers: { price: 25, items: 1 } }),
     ev(at(3, 20), 'checkout', { sessionId: 's1', scrollDepth: 1, numbers: { amount: 30 } }), // on Home
     ev(at(0, -30), 'page_view', { screen: 'https://shop.example/pricing/', dwellMs: 1000, numbers: { price: 7 } }), // half an hour before the cutoff
@@ -44,9 +50,11 @@ describe('feature definitions', () => {
       'count_1d:checkout': 0,
       'count_7d:checkout': 1,
       'count_30d:checkout': 1,
+      'days_since:checkout': f32(3 - 20 / 1440),
       'count_1d:click': 0,
       'count_7d:click': 1,
       'count_30d:click': 1,
+      'days_since:click': 3, // the click 40 days ago is outside the window
       'screen_views_7d:/pricing': 1,
       'screen_views_30d:/pricing': 2,
       'screen_view_share_30d:/pricing': f32(2 / 3),
@@ -70,11 +78,26 @@ describe('feature definitions', () => {
       'property_mean_30d:checkout/amount': 30,
       'property_sum_30d:checkout/coupon': 0,
       'property_mean_30d:checkout/coupon': 0,
+      'value_count_30d:click/plan=pro': 1,
+      'value_is_latest:click/plan=pro': 1,
+      'value_count_30d:click/plan=free': 0, // 40 days ago, outside the window
+      'value_is_latest:click/plan=free': 0,
+      'value_count_30d:checkout/plan=pro': 0,
+      'value_is_latest:checkout/plan=pro': 0,
       events_1d: 1,
       events_7d: 4,
       events_30d: 6,
       events_8_to_14d: 2,
       events_trend_7d: f32(Math.log(5 / 3)),
+      events_15_to_21d: 0,
+      events_22_to_28d: 0,
+      // Least-squares slopes over four weeks, newest weighted 1.5, then 0.5, -0.5, -1.5, over 5.
+      events_weekly_slope: f32((1.5 * 4 + 0.5 * 2) / 5),
+      active_days_weekly_slope: f32((1.5 * 2 + 0.5 * 1) / 5),
+      sessions_weekly_slope: f32((1.5 * 2 + 0.5 * 1) / 5),
+      // Wednesday midnight, Friday 23:30 (UTC): neither on a weekend nor within working hours.
+      weekend_event_share_30d: 0,
+      working_hours_event_share_30d: 0,
       active_days_7d: 2, // 3 days and half an hour ago
       active_days_30d: 3, // and 10 days ago
       sessions_7d: 2, // s1 and the derived session 30 minutes ago
@@ -89,13 +112,39 @@ describe('feature definitions', () => {
       days_since_target_event: f32(3 - 20 / 1440),
       total_dwell_seconds_30d: 7,
       mean_view_dwell_seconds_30d: f32(7 / 3),
+      mean_log_view_dwell_seconds_30d: f32((Math.log(5) + Math.log(3) + Math.log(2)) / 3),
       mean_hesitation_ms_30d: 200,
       mean_scroll_depth_30d: 0.75,
     });
   });
 
+  it('reads the weekly rhythm in UTC and the days since each tracked event, "longer than the window" without one', () => {
+    const rhythm = buildManifest({ trackedEvents: ['click', 'export'], trackedScreens: [], trackedProperties: [], trackedValues: [], targetEvent: 'checkout', signals: ALL_SIGNALS });
+    const saturday = cutoff - 7 * DAY_MS + 10 * 3_600_000; // Saturday 10:00, a week before the cutoff
+    const monday = saturday + 2 * DAY_MS; // Monday 10:00
+    const events = [ev(at(29), 'click'), ev(saturday, 'click'), ev(monday, 'click'), ev(monday + 9 * 3_600_000, 'click')];
+    const features = named(rhythm, featuresAt(events, cutoff, rhythm) as Float32Array);
+    expect(features.weekend_event_share_30d).toBe(0.25);
+    expect(features.working_hours_event_share_30d).toBe(f32(1 / 4)); // Monday 19:00 and Sunday (29 days before a Saturday) are not
+    expect(features['days_since:click']).toBe(f32(5 - 19 / 24));
+    expect(features['days_since:export']).toBe(TARGET_NOT_IN_WINDOW_DAYS);
+    expect(features.events_22_to_28d).toBe(0); // 29 days ago is beyond the four weeks the trends span
+    expect(features.events_weekly_slope).toBe(f32((1.5 * 3) / 5)); // three events in the last week, none in the three before
+  });
+
+  it('narrows a manifest to the chosen features and to the events, screens and properties they read', () => {
+    const narrowed = narrowManifest(manifest, new Set(['count_7d:click', 'screen_views_7d:Home', 'property_sum_30d:checkout/amount', 'value_is_latest:click/plan=pro', 'events_7d']));
+    expect(narrowed.names).toEqual(['count_7d:click', 'screen_views_7d:Home', 'property_sum_30d:checkout/amount', 'value_is_latest:click/plan=pro', 'events_7d']);
+    expect(narrowed.trackedValues).toEqual([{ event: 'click', key: 'plan', value: 'pro' }]);
+    expect(narrowed.trackedEvents).toEqual(['click']);
+    expect(narrowed.trackedScreens).toEqual(['Home']);
+    expect(narrowed.trackedProperties).toEqual([{ event: 'checkout', key: 'amount' }]);
+    const full = named(manifest, featuresAt(history, cutoff, manifest) as Float32Array);
+    expect(named(narrowed, featuresAt(history, cutoff, narrowed) as Float32Array)).toEqual(Object.fromEntries(narrowed.names.map((name) => [name, full[name]])));
+  });
+
   it('describes only what the organization sends, and always the target event', () => {
-    const chosen = buildManifest({ trackedEvents: ['click'], trackedScreens: ['Home'], trackedProperties: [], targetEvent: 'upgrade', signals: { dwell: false, hesitation: false, scrollDepth: false } });
+    const chosen = buildManifest({ trackedEvents: ['click'], trackedScreens: ['Home'], trackedProperties: [], trackedValues: [], targetEvent: 'upgrade', signals: { dwell: false, hesitation: false, scrollDepth: false } });
     expect(chosen.trackedEvents).toEqual(['click', 'upgrade']);
     expect(chosen.names.filter((name) => /dwell|hesitation|scroll/.test(name))).toEqual([]);
     expect(chosen.names).toContain('screen_view_share_30d:Home');
@@ -106,6 +155,7 @@ describe('feature definitions', () => {
       trackedEvents: [],
       trackedScreens: [],
       trackedProperties: [{ event: 'a/b', key: 'c' }, { event: 'a', key: 'b/c' }],
+      trackedValues: [],
       targetEvent: 'x',
       signals: { dwell: false, hesitation: false, scrollDepth: false },
     });
@@ -118,6 +168,7 @@ describe('feature definitions', () => {
       trackedEvents: ['add_to_cart'],
       trackedScreens: ['Home'],
       trackedProperties: ['quantity', 'refund', 'swing', 'huge'].map((key) => ({ event: 'add_to_cart', key })),
+      trackedValues: [],
       targetEvent: 'checkout',
       signals: ALL_SIGNALS,
     });
@@ -184,6 +235,7 @@ describe('feature definitions', () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     const names = ['click', 'checkout', 'scroll', 'screen_view'];
+    const plans = ['free', 'pro', 'team'];
     const screens = ['Home', '/pricing?plan=pro', '/products/sku-0042', '/products/sku-0007#reviews', 'https://shop.example/cart/'];
     return Array.from({ length: users }, () => {
       const userHistory: FeatureEvent[] = [];
@@ -199,6 +251,7 @@ describe('feature definitions', () => {
             hesitationMs: random() < 0.3 ? Math.round(random() * 900) : null,
             scrollDepth: random() < 0.3 ? Math.round(random() * 100) / 100 : null,
             numbers: random() < 0.5 ? { amount: Math.round(random() * 5000) / 100, items: Math.floor(random() * 6) } : null,
+            strings: random() < 0.5 ? { plan: plans[Math.floor(random() * plans.length)] } : null,
           }),
         );
       }
@@ -209,6 +262,7 @@ describe('feature definitions', () => {
     trackedEvents: ['click', 'scroll'],
     trackedScreens: ['Home', '/pricing', '/products/:id', '/cart'],
     trackedProperties: [{ event: 'checkout', key: 'amount' }, { event: 'click', key: 'items' }],
+    trackedValues: [{ event: 'click', key: 'plan', value: 'pro' }, { event: 'click', key: 'plan', value: 'team' }, { event: 'checkout', key: 'plan', value: 'free' }],
     targetEvent: 'checkout',
     signals: ALL_SIGNALS,
   });
@@ -218,6 +272,7 @@ describe('feature definitions', () => {
     trackedEvents: ['click', 'scroll', 'checkout'],
     trackedScreens: ['Home', '/pricing'],
     trackedProperties: [{ event: 'checkout', key: 'amount' }],
+    trackedValues: [{ event: 'scroll', key: 'plan', value: 'team' }],
     signals: ALL_SIGNALS,
   });
 
@@ -255,6 +310,7 @@ describe('feature definitions', () => {
       trackedEvents: ['checkout'],
       trackedScreens: ['/products/:id'],
       trackedProperties: [{ event: 'click', key: 'amount' }, { event: 'checkout', key: 'items' }],
+      trackedValues: [{ event: 'click', key: 'plan', value: 'free' }, { event: 'click', key: 'plan', value: 'pro' }],
       targetEvent: 'scroll',
       signals: { dwell: true, hesitation: false, scrollDepth: true },
     });

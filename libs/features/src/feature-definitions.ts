@@ -1,18 +1,27 @@
 import { sessionCutter } from '@foresight/events';
 import { DAY_MS } from '@foresight/platform';
 import type { FeatureEvent } from './feature-event';
-import { COUNT_WINDOWS_DAYS, type FeatureManifest, type NumericProperty, numericPropertyLabel } from './feature-manifest';
+import { COUNT_WINDOWS_DAYS, type FeatureManifest, type NumericProperty, numericPropertyLabel, type StringValue, stringValueLabel, TREND_WEEKS } from './feature-manifest';
 import { normalisedScreenOf } from './screen-path';
 
 /** The longest look-back of any feature: events older than this before the cutoff change nothing. */
 export const FEATURE_WINDOW_DAYS = 30;
-/** days_since_target_event of a user without the target event in the window: "longer than the window". */
+/** days_since_target_event (and days_since:<event>) of a user without that event in the window: "longer than the window". */
 export const TARGET_NOT_IN_WINDOW_DAYS = FEATURE_WINDOW_DAYS + 1;
 const WINDOW_COUNT = COUNT_WINDOWS_DAYS.length;
 /** Each count window's length, in ms: an event counts in window w when its age is at most WINDOW_MS[w]. */
 const WINDOW_MS = COUNT_WINDOWS_DAYS.map((days) => days * DAY_MS);
 const LAST_WEEK_DAYS = 7;
 const LAST_WEEK_MS = LAST_WEEK_DAYS * DAY_MS;
+const HOUR_MS = 3_600_000;
+/** Working hours, in UTC (the events carry no time zone): 08:00 to 18:00, Monday to Friday. */
+const WORK_START_HOUR = 8;
+const WORK_END_HOUR = 18;
+/** Day numbers since the epoch are Thursday-based: (day + 4) % 7 is 0 on Sundays, 6 on Saturdays. */
+const EPOCH_WEEKDAY = 4;
+/** The least-squares slope's weights over TREND_WEEKS weekly values, newest first (x centred, newest highest). */
+const TREND_WEIGHTS = Array.from({ length: TREND_WEEKS }, (_, w) => (TREND_WEEKS - 1) / 2 - w);
+const TREND_DENOMINATOR = TREND_WEIGHTS.reduce((sum, x) => sum + x * x, 0);
 /**
  * The largest magnitude of a feature, and of a numeric property value as it is counted into one. Far
  * beyond any real count, duration or amount, yet far below float32's 3.4e38, so that the float32
@@ -67,12 +76,25 @@ interface WindowSummary extends AveragedSignals {
   /** Tracked event e, window w at e * WINDOW_COUNT + w. */
   eventCounts: Float64Array;
   totals: number[];
-  eventsPreviousWeek: number;
+  /** Tracked event e: its latest occurrence in the window, -Infinity without one. */
+  lastEventAt: Float64Array;
+  /** Events of week w before the cutoff (ages in (7w, 7(w+1)] days), w < TREND_WEEKS. */
+  weeklyEvents: number[];
+  /** Sessions started in week w before the cutoff. */
+  weeklySessions: number[];
+  weekendEvents: number;
+  workingHoursEvents: number;
+  /** Sum of ln(1 + seconds) over the views with a dwell: a mean that one tab left open cannot swamp. */
+  logDwellSum: number;
   /** Bit b: an event 24·b to 24·(b+1) hours before the cutoff. */
   activeDays: number;
   screens: ScreenTotals[];
   /** Per tracked numeric property, in manifest order. */
   properties: PropertyTotals[];
+  /** Per tracked string value (CompiledManifests.valueIndexes): how often its event sent it. */
+  valueCounts: Float64Array;
+  /** Per tracked event and key (CompiledManifests.valuePairs): the value its latest event sent, undefined without one. */
+  latestValues: Array<string | undefined>;
   views30d: number;
   distinctScreens: number;
   distinctEvents: number;
@@ -87,6 +109,13 @@ interface WindowSummary extends AveragedSignals {
 
 type Extractor = (s: WindowSummary) => number;
 
+/** A string property key tracked for one event: its index in latestValues, its tracked values' in valueCounts. */
+interface TrackedKey {
+  key: string;
+  pair: number;
+  values: Map<string, number>;
+}
+
 /**
  * Manifests made ready to compute over one pass of a window: indexes of everything any of them
  * tracks (the union), and per manifest one extractor per feature, reading the shared summary.
@@ -97,6 +126,10 @@ interface CompiledManifests {
   /** Per event name, the keys it is tracked for and their index in WindowSummary.properties. */
   propertiesByEvent: Map<string, Array<{ key: string; index: number }>>;
   propertyIndexes: Map<string, number>;
+  /** Per event name, the string property keys it is tracked for. */
+  valuesByEvent: Map<string, TrackedKey[]>;
+  valueIndexes: Map<string, number>;
+  valuePairs: Map<string, number>;
   /** The manifests' target events, each with its index in WindowSummary.lastTargetAt. */
   targets: Map<string, number>;
   extractors: Extractor[][];
@@ -108,14 +141,24 @@ const popcount = (bits: number) => {
   for (let b = bits; b !== 0; b &= b - 1) count++;
   return count;
 };
+/** Per week, positive when rising: the least-squares slope of weekly values given newest first. */
+const weeklySlope = (weekly: readonly number[]) => weekly.reduce((sum, value, w) => sum + TREND_WEIGHTS[w] * value, 0) / TREND_DENOMINATOR;
+const activeDaysOfWeek = (s: WindowSummary, w: number) => popcount((s.activeDays >>> (w * LAST_WEEK_DAYS)) & ((1 << LAST_WEEK_DAYS) - 1));
 
 /** Features that describe the whole window, by name. */
 const WINDOW_FEATURES: Record<string, Extractor> = {
   ...Object.fromEntries(COUNT_WINDOWS_DAYS.map((days, w) => [`events_${days}d`, (s: WindowSummary) => s.totals[w]])),
-  events_8_to_14d: (s) => s.eventsPreviousWeek,
+  events_8_to_14d: (s) => s.weeklyEvents[1],
+  events_15_to_21d: (s) => s.weeklyEvents[2],
+  events_22_to_28d: (s) => s.weeklyEvents[3],
   // Log ratio of the last week to the one before (+1 each): 0 steady, > 0 rising, < 0 fading.
-  events_trend_7d: (s) => Math.log((s.totals[COUNT_WINDOWS_DAYS.indexOf(LAST_WEEK_DAYS)] + 1) / (s.eventsPreviousWeek + 1)),
-  active_days_7d: (s) => popcount(s.activeDays & ((1 << LAST_WEEK_DAYS) - 1)),
+  events_trend_7d: (s) => Math.log((s.totals[COUNT_WINDOWS_DAYS.indexOf(LAST_WEEK_DAYS)] + 1) / (s.weeklyEvents[1] + 1)),
+  events_weekly_slope: (s) => weeklySlope(s.weeklyEvents),
+  active_days_weekly_slope: (s) => weeklySlope(Array.from({ length: TREND_WEEKS }, (_, w) => activeDaysOfWeek(s, w))),
+  sessions_weekly_slope: (s) => weeklySlope(s.weeklySessions),
+  weekend_event_share_30d: (s) => mean(s.weekendEvents, s.totals[WINDOW_COUNT - 1]),
+  working_hours_event_share_30d: (s) => mean(s.workingHoursEvents, s.totals[WINDOW_COUNT - 1]),
+  active_days_7d: (s) => activeDaysOfWeek(s, 0),
   active_days_30d: (s) => popcount(s.activeDays),
   sessions_7d: (s) => s.sessions7d,
   sessions_30d: (s) => s.sessions,
@@ -126,6 +169,7 @@ const WINDOW_FEATURES: Record<string, Extractor> = {
   distinct_events_30d: (s) => s.distinctEvents,
   total_dwell_seconds_30d: (s) => s.dwellMs / 1000,
   mean_view_dwell_seconds_30d: (s) => mean(s.dwellMs, s.dwellCount) / 1000,
+  mean_log_view_dwell_seconds_30d: (s) => mean(s.logDwellSum, s.dwellCount),
   mean_hesitation_ms_30d: (s) => mean(s.hesitationSum, s.hesitationCount),
   mean_scroll_depth_30d: (s) => mean(s.scrollSum, s.scrollCount),
   days_since_last_event: (s) => (s.cutoff - s.activity.lastSeenAt) / DAY_MS,
@@ -134,6 +178,8 @@ const WINDOW_FEATURES: Record<string, Extractor> = {
 
 /** The one feature that depends on the manifest's target event; -Infinity is "not in the window". */
 const DAYS_SINCE_TARGET_EVENT = 'days_since_target_event';
+/** The family of days since a tracked event's latest occurrence (`days_since:<event>`). */
+const DAYS_SINCE_EVENT = 'days_since';
 const daysSince = (lastAt: number, s: WindowSummary) => (lastAt === -Infinity ? TARGET_NOT_IN_WINDOW_DAYS : (s.cutoff - lastAt) / DAY_MS);
 
 /** Features of one tracked screen (`<family>:<screen>`), given the screen's totals. */
@@ -146,6 +192,10 @@ const SCREEN_FEATURES: Record<string, (screen: ScreenTotals, s: WindowSummary) =
   screen_mean_hesitation_ms_30d: (screen) => mean(screen.hesitationSum, screen.hesitationCount),
   screen_mean_scroll_depth_30d: (screen) => mean(screen.scrollSum, screen.scrollCount),
 };
+
+/** Features of one tracked string value (`<family>:<event>/<key>=<value>`): how often sent, and whether the latest sent it (a state: the plan a user is on). */
+const VALUE_COUNT = 'value_count_30d';
+const VALUE_IS_LATEST = 'value_is_latest';
 
 /** Features of one tracked numeric property (`<family>:<event>/<key>`), given its totals. */
 const PROPERTY_FEATURES: Record<string, (property: PropertyTotals) => number> = {
@@ -181,10 +231,25 @@ function compile(manifests: readonly FeatureManifest[]): CompiledManifests {
   const propertyIndexes = indexed(trackedProperties.keys());
   const propertiesByEvent = new Map<string, Array<{ key: string; index: number }>>();
   [...trackedProperties.values()].forEach(({ event, key }, index) => propertiesByEvent.set(event, [...(propertiesByEvent.get(event) ?? []), { key, index }]));
+  // Values by event, key and value, and the keys by event and key, for the same reason as properties.
+  const valueKey = ({ event, key, value }: StringValue) => `${event}\u0000${key}\u0000${value}`;
+  const trackedValues = new Map(manifests.flatMap((manifest) => manifest.trackedValues ?? []).map((value) => [valueKey(value), value]));
+  const valueIndexes = indexed(trackedValues.keys());
+  const valuePairs = indexed([...trackedValues.values()].map(propertyKey));
+  const valuesByEvent = new Map<string, TrackedKey[]>();
+  [...trackedValues.values()].forEach((tracked, index) => {
+    const keys = valuesByEvent.get(tracked.event) ?? [];
+    const pair = valuePairs.get(propertyKey(tracked)) as number;
+    let entry = keys.find((candidate) => candidate.pair === pair);
+    if (!entry) keys.push((entry = { key: tracked.key, pair, values: new Map() }));
+    entry.values.set(tracked.value, index);
+    valuesByEvent.set(tracked.event, keys);
+  });
   const targets = indexed(manifests.flatMap((manifest) => (manifest.targetEvent === undefined ? [] : [manifest.targetEvent])));
   const extractorsOf = (manifest: FeatureManifest) => {
     // This manifest's properties by label (the last of any two spelling one, as buildManifest keeps one).
     const properties = new Map((manifest.trackedProperties ?? []).map((property) => [numericPropertyLabel(property), propertyIndexes.get(propertyKey(property))]));
+    const values = new Map((manifest.trackedValues ?? []).map((value) => [stringValueLabel(value), value]));
     return manifest.names.map((name): Extractor => {
       const window = WINDOW_FEATURES[name];
       if (window) return window;
@@ -199,16 +264,26 @@ function compile(manifests: readonly FeatureManifest[]): CompiledManifests {
       // Only what this manifest tracks: the union may track a name another manifest asked for.
       const event = manifest.trackedEvents.includes(key) ? events.get(key) : undefined;
       if (counted >= 0 && event !== undefined) return (s) => s.eventCounts[event * WINDOW_COUNT + counted];
+      if (family === DAYS_SINCE_EVENT && event !== undefined) return (s) => daysSince(s.lastEventAt[event], s);
       const screenFeature = SCREEN_FEATURES[family];
       const screen = (manifest.trackedScreens ?? []).includes(key) ? screens.get(key) : undefined;
       if (screenFeature && screen !== undefined) return (s) => screenFeature(s.screens[screen], s);
       const propertyFeature = PROPERTY_FEATURES[family];
       const property = properties.get(key);
       if (propertyFeature && property !== undefined) return (s) => propertyFeature(s.properties[property]);
+      const value = values.get(key);
+      if (family === VALUE_COUNT && value !== undefined) {
+        const index = valueIndexes.get(valueKey(value)) as number;
+        return (s) => s.valueCounts[index];
+      }
+      if (family === VALUE_IS_LATEST && value !== undefined) {
+        const pair = valuePairs.get(propertyKey(value)) as number;
+        return (s) => (s.latestValues[pair] === value.value ? 1 : 0);
+      }
       throw new RangeError(`the manifest names feature "${name}", which no definition computes`);
     });
   };
-  return { events, screens, propertiesByEvent, propertyIndexes, targets, extractors: manifests.map(extractorsOf) };
+  return { events, screens, propertiesByEvent, propertyIndexes, valuesByEvent, valueIndexes, valuePairs, targets, extractors: manifests.map(extractorsOf) };
 }
 
 const emptyScreen = (): ScreenTotals => ({
@@ -257,10 +332,17 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
     activity,
     eventCounts: new Float64Array(plan.events.size * WINDOW_COUNT),
     totals: COUNT_WINDOWS_DAYS.map(() => 0),
-    eventsPreviousWeek: 0,
+    lastEventAt: new Float64Array(plan.events.size).fill(-Infinity),
+    weeklyEvents: new Array<number>(TREND_WEEKS).fill(0),
+    weeklySessions: new Array<number>(TREND_WEEKS).fill(0),
+    weekendEvents: 0,
+    workingHoursEvents: 0,
+    logDwellSum: 0,
     activeDays: 0,
     screens: Array.from({ length: plan.screens.size }, emptyScreen),
     properties: Array.from({ length: plan.propertyIndexes.size }, () => ({ sum: 0, count: 0 })),
+    valueCounts: new Float64Array(plan.valueIndexes.size),
+    latestValues: new Array<string | undefined>(plan.valuePairs.size),
     views30d: 0,
     distinctScreens: 0,
     distinctEvents: 0,
@@ -297,14 +379,20 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
         if (tracked !== undefined) s.eventCounts[tracked * WINDOW_COUNT + w]++;
       }
     }
-    if (age > LAST_WEEK_MS && age <= 2 * LAST_WEEK_MS) s.eventsPreviousWeek++;
+    if (tracked !== undefined) s.lastEventAt[tracked] = e.occurredAt;
+    const week = Math.ceil(age / LAST_WEEK_MS) - 1;
+    if (week < TREND_WEEKS) s.weeklyEvents[week]++;
+    addRhythm(s, e.occurredAt);
     s.activeDays |= 1 << (Math.ceil(age / DAY_MS) - 1);
     distinctEvents.add(e.event);
     const target = plan.targets.get(e.event);
     if (target !== undefined) s.lastTargetAt[target] = e.occurredAt;
     if (e.numbers !== null) addProperties(s.properties, plan.propertiesByEvent.get(e.event), e.numbers);
+    // Truthy: a window kept before string properties existed reads them as absent.
+    if (e.strings) addValues(s, plan.valuesByEvent.get(e.event), e.strings);
     if (e.dwellMs !== null) {
       s.dwellMs += e.dwellMs;
+      s.logDwellSum += Math.log1p(Math.max(0, e.dwellMs) / 1000);
       s.dwellCount++;
     }
     addAveragedSignals(s, e);
@@ -329,6 +417,8 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
   for (const sessions of [clientSessions, derivedSessions]) {
     for (const session of sessions.values()) {
       if (cutoff - session.start <= LAST_WEEK_MS) s.sessions7d++;
+      const week = Math.ceil((cutoff - session.start) / LAST_WEEK_MS) - 1;
+      if (week < TREND_WEEKS) s.weeklySessions[week]++;
       s.sessionMs += session.end - session.start;
     }
   }
@@ -336,6 +426,18 @@ function summarise(events: readonly FeatureEvent[], activity: Activity, cutoff: 
   s.distinctEvents = distinctEvents.size;
   s.distinctScreens = distinctScreens.size;
   return s;
+}
+
+/** Counts the event in the weekly rhythm: on a weekend, or within working hours (UTC). */
+function addRhythm(s: WindowSummary, at: number): void {
+  const day = Math.floor(at / DAY_MS);
+  const weekday = (((day + EPOCH_WEEKDAY) % 7) + 7) % 7;
+  if (weekday === 0 || weekday === 6) {
+    s.weekendEvents++;
+    return;
+  }
+  const hour = Math.floor((at - day * DAY_MS) / HOUR_MS);
+  if (hour >= WORK_START_HOUR && hour < WORK_END_HOUR) s.workingHoursEvents++;
 }
 
 function addProperties(totals: PropertyTotals[], tracked: ReadonlyArray<{ key: string; index: number }> | undefined, numbers: Record<string, number>): void {
@@ -346,6 +448,17 @@ function addProperties(totals: PropertyTotals[], tracked: ReadonlyArray<{ key: s
     // Each value bounded before summing: opposite extremes cancel instead of making Infinity - Infinity.
     totals[index].sum += bounded(value);
     totals[index].count++;
+  }
+}
+
+function addValues(s: WindowSummary, tracked: readonly TrackedKey[] | undefined, strings: Record<string, string>): void {
+  if (tracked === undefined) return;
+  for (const { key, pair, values } of tracked) {
+    const value = Object.hasOwn(strings, key) ? strings[key] : undefined;
+    if (typeof value !== 'string') continue;
+    s.latestValues[pair] = value;
+    const index = values.get(value);
+    if (index !== undefined) s.valueCounts[index]++;
   }
 }
 

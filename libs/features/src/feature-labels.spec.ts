@@ -7,6 +7,7 @@ describe('featureLabel', () => {
     trackedEvents: ['signup', 'click'],
     trackedScreens: ['/pricing', 'Home'],
     trackedProperties: [{ event: 'checkout', key: 'amount' }],
+    trackedValues: [{ event: 'checkout', key: 'plan', value: 'pro' }],
     targetEvent: 'checkout',
     signals: { dwell: true, hesitation: true, scrollDepth: true },
   });

@@ -10,5 +10,5 @@ export {
 } from './feature-definitions';
 export type { FeatureEvent } from './feature-event';
 export { featureLabel } from './feature-labels';
-export { buildManifest, type FeatureChoice, type FeatureManifest, type NumericProperty, type TrainingDraw } from './feature-manifest';
+export { buildManifest, type FeatureChoice, type FeatureManifest, narrowManifest, type NumericProperty, type TrainingDraw } from './feature-manifest';
 export { normalisedScreenOf, normaliseScreen } from './screen-path';

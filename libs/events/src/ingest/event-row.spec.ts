@@ -1,4 +1,4 @@
-import { MAX_NUMERIC_PROPERTIES, numericProperties } from './event-row';
+import { MAX_NUMERIC_PROPERTIES, MAX_STRING_PROPERTIES, MAX_STRING_PROPERTY_LENGTH, numericProperties, stringProperties } from './event-row';
 
 describe('numeric properties kept in clear', () => {
   it('keeps the finite top-level numbers, not strings, nested values or the signals that have their own columns', () => {
@@ -25,5 +25,32 @@ describe('numeric properties kept in clear', () => {
   it('stores a "__proto__" key as data, not as a prototype', () => {
     const parsed = JSON.parse('{"__proto__": 4, "items": 1}') as Record<string, unknown>;
     expect(JSON.parse(JSON.stringify(numericProperties(parsed)))).toEqual(JSON.parse('{"__proto__": 4, "items": 1}'));
+  });
+});
+
+describe('string properties kept in clear', () => {
+  it('keeps short top-level strings, not free text, personal data, the screen, numbers or nested values', () => {
+    expect(
+      stringProperties({
+        plan: 'pro',
+        reason: 'too expensive',
+        note: 'x'.repeat(MAX_STRING_PROPERTY_LENGTH + 1),
+        multiline: 'a\nb',
+        contact: 'jane@example.com',
+        phone: '+33 6 12 34 56 78',
+        screen: 'Billing',
+        url: 'https://example.com/pricing',
+        empty: '',
+        items: 3,
+        nested: { plan: 'free' },
+        broken: 'bad\uD800',
+      }),
+    ).toEqual({ plan: 'pro', reason: 'too expensive' });
+    expect(stringProperties({ items: 3 })).toBeNull();
+  });
+
+  it(`keeps at most ${MAX_STRING_PROPERTIES}, the first ones sent`, () => {
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, `v${i}`]));
+    expect(Object.keys(stringProperties(many) as Record<string, string>)).toEqual(Array.from({ length: MAX_STRING_PROPERTIES }, (_, i) => `k${i}`));
   });
 });

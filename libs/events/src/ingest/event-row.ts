@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventPayloadCipherService } from '../encryption/event-payload-cipher.service';
 import { type EventInput, eventInstant } from '../event.schema';
+import { looksLikePersonalData } from '../pii';
 import type { StoredUserId } from '../users/stored-user-id';
 
 /** One row of the events table, as the writer inserts it. */
@@ -19,6 +20,8 @@ export interface EventRow {
   hesitationMs: number | null;
   /** JSON of the top-level numeric custom properties (numericProperties), in clear; null when there are none. */
   numericProperties: string | null;
+  /** JSON of the short top-level string custom properties (stringProperties), in clear; null when there are none. */
+  stringProperties: string | null;
   /** Ciphertext (EventPayloadCipherService), never the caller's JSON. */
   properties: string | null;
   context: string | null;
@@ -55,6 +58,29 @@ export function numericProperties(properties: Record<string, unknown>): Record<s
   return kept.length === 0 ? null : Object.fromEntries(kept);
 }
 
+/** String properties kept in clear per event, and their longest value: a plan, a feature or a reason, not free text. */
+export const MAX_STRING_PROPERTIES = 16;
+export const MAX_STRING_PROPERTY_LENGTH = 40;
+/** Properties already in their own column (the screen or url). */
+const SCREEN_PROPERTIES = new Set(['screen', 'url']);
+
+/**
+ * The short strings among an event's top-level custom properties (`plan: "pro"`, `reason: "price"`):
+ * stored in clear in the event's own row, as numericProperties, so features can count their values.
+ * Free text (longer values, line breaks) and values that look like an e-mail address or a phone number
+ * stay sealed only.
+ */
+export function stringProperties(properties: Record<string, unknown>): Record<string, string> | null {
+  const kept: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(properties)) {
+    if (kept.length === MAX_STRING_PROPERTIES) break;
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_STRING_PROPERTY_LENGTH || SCREEN_PROPERTIES.has(key)) continue;
+    if (/\p{Cc}/u.test(value) || UNPAIRED_SURROGATE.test(key) || UNPAIRED_SURROGATE.test(value) || looksLikePersonalData(value)) continue;
+    kept.push([key, value]);
+  }
+  return kept.length === 0 ? null : Object.fromEntries(kept);
+}
+
 /**
  * Lifts the first-class behavioral signals out of properties into typed columns, pseudonymizes ids
  * and seals the free-form parts. `receivedAt` is an ISO string, formatted once per request.
@@ -79,6 +105,7 @@ export function toEventRow(organizationId: string, input: EventInput, receivedAt
     dwellMs: typeof properties.dwellMs === 'number' ? Math.round(properties.dwellMs) : null,
     hesitationMs: typeof properties.hesitationMs === 'number' ? Math.round(properties.hesitationMs) : null,
     numericProperties: jsonOrNull(numericProperties(properties)),
+    stringProperties: jsonOrNull(stringProperties(properties)),
     properties: cipher.seal(organizationId, messageId, 'properties', input.properties),
     context: cipher.seal(organizationId, messageId, 'context', input.context),
     encryptionKeyId: sealed ? cipher.keyId : null,

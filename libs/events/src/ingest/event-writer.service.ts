@@ -226,7 +226,7 @@ function copyRow(row: EventRow): string {
   return (
     `${row.organizationId}\t${copyText(row.messageId)}\t${copyText(row.event)}\t${copyText(row.userId)}\t` +
     `${copyText(row.anonymousId)}\t${copyText(row.sessionId)}\t${row.occurredAt}\t${row.receivedAt}\t${copyText(row.screen)}\t` +
-    `${copyNumber(row.scrollDepth)}\t${copyNumber(row.dwellMs)}\t${copyNumber(row.hesitationMs)}\t${copyText(row.numericProperties)}\t` +
+    `${copyNumber(row.scrollDepth)}\t${copyNumber(row.dwellMs)}\t${copyNumber(row.hesitationMs)}\t${copyText(row.numericProperties)}\t${copyText(row.stringProperties)}\t` +
     `${row.properties ?? '\\N'}\t${row.context ?? '\\N'}\t${row.encryptionKeyId ?? '\\N'}\n`
   );
 }
@@ -261,6 +261,7 @@ async function insertEvents(tx: SqlRunner, rows: EventRow[]): Promise<void> {
     column('dwellMs'),
     column('hesitationMs'),
     column('numericProperties'),
+    column('stringProperties'),
     column('properties'),
     column('context'),
     column('encryptionKeyId'),

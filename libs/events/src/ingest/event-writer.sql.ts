@@ -36,7 +36,7 @@ export const LINK_IDENTITIES = sqlStatement<UserRef, [organizationIds: string[],
 );
 
 const EVENT_COLUMNS = `organization_id, message_id, event, user_id, anonymous_id, session_id, occurred_at, received_at,
-  screen, scroll_depth, dwell_ms, hesitation_ms, numeric_properties, properties, context, encryption_key_id`;
+  screen, scroll_depth, dwell_ms, hesitation_ms, numeric_properties, string_properties, properties, context, encryption_key_id`;
 
 /**
  * Claims the group's messageIds by their keys (messageKey), in key order (the rows come sorted), so
@@ -84,6 +84,7 @@ export const INSERT_EVENTS = sqlStatement<
     dwellMs: Column<number>,
     hesitationMs: Column<number>,
     numericProperties: Column<string>,
+    stringProperties: Column<string>,
     properties: Column<string>,
     contexts: Column<string>,
     encryptionKeyIds: Column<string>,
@@ -94,7 +95,7 @@ export const INSERT_EVENTS = sqlStatement<
   INSERT INTO events (${EVENT_COLUMNS})
   SELECT * FROM unnest(
     $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
-    $9::text[], $10::real[], $11::integer[], $12::integer[], $13::jsonb[], $14::text[], $15::text[], $16::text[])`,
+    $9::text[], $10::real[], $11::integer[], $12::integer[], $13::jsonb[], $14::jsonb[], $15::text[], $16::text[], $17::text[])`,
 );
 
 /** Users touched: organization ids, user ids, the earliest event time stored for each (ISO, or -infinity). */

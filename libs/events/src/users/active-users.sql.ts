@@ -103,10 +103,10 @@ export const DECLARE_READ_HISTORIES = sqlStatement<never, [organizationId: strin
   `
   DECLARE read_histories NO SCROLL CURSOR FOR
   SELECT ${historyColumns('h.user_id', 'h')} FROM (
-    SELECT e.user_id, e.occurred_at, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
+    SELECT e.user_id, e.occurred_at, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties, e.string_properties
       FROM events e WHERE ${OWN_EVENTS('ANY($3::text[])')} AND e.occurred_at >= $2
     UNION ALL
-    SELECT i.user_id, e.occurred_at, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties
+    SELECT i.user_id, e.occurred_at, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties, e.string_properties
       FROM ${LINKED_ANONYMOUS_EVENTS_JOIN('ANY($3::text[])')} AND e.occurred_at >= $2
   ) h ORDER BY 1, h.occurred_at`,
 );

@@ -10,7 +10,7 @@ import { EPOCH_MS } from './user-history.sql';
  */
 export const historyColumns = (user: string, of = 'e') =>
   `${user} COLLATE "C" AS user_id, ${EPOCH_MS(`${of}.occurred_at`)} AS t, ${of}.event, ${of}.session_id, ${of}.screen, ${of}.dwell_ms, ` +
-  `${of}.hesitation_ms, ${of}.scroll_depth, ${of}.numeric_properties`;
+  `${of}.hesitation_ms, ${of}.scroll_depth, ${of}.numeric_properties, ${of}.string_properties`;
 
 export interface HistoryRow {
   user_id: StoredUserId;
@@ -22,6 +22,7 @@ export interface HistoryRow {
   hesitation_ms: number | null;
   scroll_depth: number | null;
   numeric_properties: Record<string, number> | null;
+  string_properties: Record<string, string> | null;
 }
 
 /**
@@ -73,6 +74,7 @@ export async function* userHistories(batches: AsyncIterable<HistoryRow[]>): Asyn
         hesitationMs: row.hesitation_ms,
         scrollDepth: row.scroll_depth,
         numbers: row.numeric_properties,
+        strings: row.string_properties,
       });
     }
   }

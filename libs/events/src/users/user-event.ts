@@ -11,6 +11,8 @@ export interface UserEvent {
   scrollDepth: number | null;
   /** The event's top-level numeric custom properties (cart items, amounts); null when it sent none. */
   numbers: Record<string, number> | null;
+  /** The event's short top-level string custom properties (a plan, a reason); null when it sent none. */
+  strings: Record<string, string> | null;
 }
 
 /** A user's events in a window, oldest first, with when the user was first and last seen before its end. */

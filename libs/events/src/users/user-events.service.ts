@@ -20,6 +20,7 @@ import {
   FREQUENT_EVENTS,
   FREQUENT_NUMERIC_PROPERTIES,
   FREQUENT_SCREENS,
+  FREQUENT_STRING_VALUES,
   HAS_EVENTS,
   LATEST_EVENTS,
   LINKED_ANONYMOUS_IDS,
@@ -185,6 +186,22 @@ export class UserEventsService {
    */
   frequentNumericProperties(organizationId: string, events: readonly string[], from: Date, until: Date, limit: number): Promise<Array<{ event: string; key: string }>> {
     return this.sql.replica.rows(FREQUENT_NUMERIC_PROPERTIES, [organizationId, from.toISOString(), until.toISOString(), events, limit]);
+  }
+
+  /**
+   * The `limit` most frequent values of the string properties sent with the events `events` in
+   * [from, until), of the properties that took at most `maxValuesPerKey` values (a plan, a reason;
+   * not an id), most frequent first (ties by event, key, value).
+   */
+  frequentStringValues(
+    organizationId: string,
+    events: readonly string[],
+    from: Date,
+    until: Date,
+    maxValuesPerKey: number,
+    limit: number,
+  ): Promise<Array<{ event: string; key: string; value: string }>> {
+    return this.sql.replica.rows(FREQUENT_STRING_VALUES, [organizationId, from.toISOString(), until.toISOString(), events, maxValuesPerKey, limit]);
   }
 
   /** Which behavioral signals the organization's events of [from, until) carry at all. */

@@ -132,6 +132,21 @@ export const FREQUENT_NUMERIC_PROPERTIES = sqlStatement<{ event: string; key: st
     GROUP BY e.event, p.key ORDER BY count(*) DESC, e.event, p.key LIMIT $5`,
 );
 
+/** Values of the string properties of the events $4 whose key took at most $5 values, most frequent first (at most $6). */
+export const FREQUENT_STRING_VALUES = sqlStatement<
+  { event: string; key: string; value: string },
+  [organizationId: string, ...Span, events: readonly string[], maxValuesPerKey: number, limit: number]
+>(
+  'events.frequent-string-values',
+  `WITH counted AS (
+     SELECT e.event, p.key, p.value, count(*) AS sent FROM events e, jsonb_each_text(e.string_properties) AS p(key, value)
+      WHERE e.organization_id = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3 AND e.event = ANY($4::text[])
+        AND e.string_properties IS NOT NULL
+      GROUP BY e.event, p.key, p.value),
+   keyed AS (SELECT *, count(*) OVER (PARTITION BY event, key) AS key_values FROM counted)
+   SELECT event, key, value FROM keyed WHERE key_values <= $5 ORDER BY sent DESC, event, key, value LIMIT $6`,
+);
+
 export const SIGNALS_SENT = sqlStatement<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }, [organizationId: string, ...Span]>(
   'events.signals-sent',
   `SELECT coalesce(bool_or(dwell_ms IS NOT NULL), false) AS dwell, coalesce(bool_or(hesitation_ms IS NOT NULL), false) AS hesitation,

@@ -37,11 +37,11 @@ export const EPOCH_MS = (timestamp: string) => `round(date_part('epoch', ${times
 
 /**
  * An event as the feature definitions read it, positional: epoch ms, event, session, screen, dwell,
- * hesitation, scroll depth, numeric properties (UserEvent's fields, in this order). A JSON array per event costs Postgres about half of what an
+ * hesitation, scroll depth, numeric properties, string properties (UserEvent's fields, in this order). A JSON array per event costs Postgres about half of what an
  * object with named keys does (the keys are built and sent for every event), and parses faster.
  */
 export const FEATURE_EVENT_ARRAY = `json_build_array(
-  ${EPOCH_MS('e.occurred_at')}, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties)`;
+  ${EPOCH_MS('e.occurred_at')}, e.event, e.session_id, e.screen, e.dwell_ms, e.hesitation_ms, e.scroll_depth, e.numeric_properties, e.string_properties)`;
 
 /** The user's revision: a primary-key read. */
 export const revisionOf = (user: string) => `SELECT revision::text AS revision FROM user_activity WHERE organization_id = $1 AND user_id = ${user}`;

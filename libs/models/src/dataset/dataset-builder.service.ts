@@ -8,19 +8,30 @@ import {
   type FeatureManifest,
   featuresAt,
   firstIndexAtOrAfter,
+  narrowManifest,
   normaliseScreen,
 } from '@foresight/features';
 import { APP_CONFIG, type AppConfig, DAY_MS } from '@foresight/platform';
 import type { TrainingSplit } from '../training';
+import { FEATURE_BUDGET, selectFeatures } from './feature-selection';
 import { IneligibleModelError } from './ineligible-model.error';
 import { RowBuffer } from './row-buffer';
-import { cutoffStepDays, isValidationUser, planTraining, TRAINING_WINDOW_DAYS, type TrainingPlan } from './training-plan';
+import { cutoffStepDays, isValidationUser, planTraining, TRAINING_WINDOW_DAYS, type TrainingPlan, userCoin } from './training-plan';
 import { DAYS_SINCE_LAST_EVENT, inPopulation, outcomeAfter, outcomeText, type PredictionTarget, targetEventOf } from './training-target';
 import { planUserSample } from './user-sample';
 
-const TRACKED_EVENTS = 20;
-const TRACKED_SCREENS = 12;
-const TRACKED_PROPERTIES = 8;
+/**
+ * Candidates described before the choice (selectFeatures): enough that an organization's rare events
+ * and screens are among them, as the choice on training rows, not frequency, decides what is kept.
+ */
+const CANDIDATE_EVENTS = 60;
+const CANDIDATE_SCREENS = 12;
+const CANDIDATE_PROPERTIES = 16;
+const CANDIDATE_VALUES = 48;
+/** A string property with more values than this names things (ids, titles), not states or kinds: its values are not described. */
+const MAX_VALUES_PER_KEY = 20;
+/** Training users whose rows the features are chosen on: the measure is stable long before all of them. */
+const SELECTION_USERS = 4_000;
 /** Raw screens read to find the top normalised ones (ids in paths make many raw values of one page). */
 const SCREEN_CANDIDATES = 5_000;
 
@@ -78,14 +89,14 @@ export class DatasetBuilderService {
     const { users, sampled, firstSeen } = await this.userEvents.trainingUsers(model.organizationId, targetEventOf(target) ?? '', loadFrom, until, maxUsers);
     const sample = planUserSample(users, maxUsers);
     const plan = planTraining(now, model.horizonDays, cutoffStepDays(sample.sampledUsers));
-    const manifest = buildManifest(await this.chooseFeatures(model, loadFrom, until));
+    const candidates = buildManifest(await this.chooseCandidates(model, loadFrom, until));
+    const manifest = await this.chooseFeatures(model, plan, candidates, firstSeen, loadFrom, until);
     const withAmounts = target.kind === 'value';
     const train = new RowBuffer(manifest.names.length, withAmounts);
     const tuning = new RowBuffer(manifest.names.length, withAmounts);
     const validation = new RowBuffer(manifest.names.length, withAmounts);
     const classUsers: ClassUsers = { positive: 0, negative: 0 };
     const dormant: DormantRate = { rows: 0, churned: 0 };
-    const recency = manifest.names.indexOf(DAYS_SINCE_LAST_EVENT);
 
     // Validation users' rows at the holdout cutoffs calibrate and measure; the other users train before
     // those cutoffs and tune (early stopping, the search) at them: later in time, and no user on both sides.
@@ -98,23 +109,14 @@ export class DatasetBuilderService {
       let positive = false;
       let negative = false;
       for (const part of isValidationUser(userId) ? [heldOut] : parts) {
-        for (const cutoff of part.cutoffs) {
-          // Every user seen before the cutoff counts, as every user is scored: a user long gone (who
-          // cancelled, say, and cannot again) teaches the model what such a user is likely to do.
-          const end = firstIndexAtOrAfter(history, cutoff);
-          const vector = featuresAt(history, cutoff, manifest, firstSeen.get(userId));
-          if (!vector) continue;
-          const { label, amount } = outcomeAfter(target, history, end, cutoff, plan.horizonMs);
-          // Decided on the feature value the model reads, so serving draws the same line (the scoring pipeline).
-          if (!inPopulation(target, vector[recency])) {
-            dormant.rows++;
-            if (label) dormant.churned++;
-            continue;
-          }
+        eachRow(target, plan, manifest, history, firstSeen.get(userId), part.cutoffs, (vector, label, amount) => {
           if (label) positive = true;
           else negative = true;
           part.rows.push(vector, label, amount);
-        }
+        }, (label) => {
+          dormant.rows++;
+          if (label) dormant.churned++;
+        });
       }
       if (positive) classUsers.positive++;
       if (negative) classUsers.negative++;
@@ -133,17 +135,76 @@ export class DatasetBuilderService {
     }
   }
 
-  /** The organization's own data decides what is described: its frequent events, screens and numeric properties, the signals it sends. */
-  private async chooseFeatures(model: ModelDefinition, from: Date, until: Date): Promise<FeatureChoice> {
+  /** The organization's own data decides what may be described: its events, screens and numeric properties, the signals it sends. */
+  private async chooseCandidates(model: ModelDefinition, from: Date, until: Date): Promise<FeatureChoice> {
     const { organizationId } = model;
     const targetEvent = targetEventOf(model.target);
     const [trackedEvents, screens, signals] = await Promise.all([
-      this.userEvents.frequentEvents(organizationId, from, until, TRACKED_EVENTS),
+      this.userEvents.frequentEvents(organizationId, from, until, CANDIDATE_EVENTS),
       this.userEvents.frequentScreens(organizationId, from, until, SCREEN_CANDIDATES),
       this.userEvents.signalsSent(organizationId, from, until),
     ]);
-    const trackedProperties = await this.userEvents.frequentNumericProperties(organizationId, targetEvent === undefined ? trackedEvents : [...trackedEvents, targetEvent], from, until, TRACKED_PROPERTIES);
-    return { trackedEvents, trackedScreens: topScreens(screens), trackedProperties, targetEvent, signals };
+    const events = targetEvent === undefined ? trackedEvents : [...trackedEvents, targetEvent];
+    const [trackedProperties, trackedValues] = await Promise.all([
+      this.userEvents.frequentNumericProperties(organizationId, events, from, until, CANDIDATE_PROPERTIES),
+      this.userEvents.frequentStringValues(organizationId, events, from, until, MAX_VALUES_PER_KEY, CANDIDATE_VALUES),
+    ]);
+    return { trackedEvents, trackedScreens: topScreens(screens), trackedProperties, trackedValues, targetEvent, signals };
+  }
+
+  /**
+   * The candidates narrowed to FEATURE_BUDGET features, chosen by what they say about the outcome on
+   * training rows only (training users at training cutoffs, a sample of SELECTION_USERS of them): the
+   * rows that tune and validate never take part in the choice.
+   */
+  private async chooseFeatures(
+    model: ModelDefinition,
+    plan: TrainingPlan,
+    candidates: FeatureManifest,
+    firstSeen: ReadonlyMap<StoredUserId, number>,
+    from: Date,
+    until: Date,
+  ): Promise<FeatureManifest> {
+    if (candidates.names.length <= FEATURE_BUDGET) return candidates;
+    const users = [...firstSeen.keys()]
+      .filter((userId) => !isValidationUser(userId))
+      .map((userId) => ({ userId, coin: userCoin(userId, 'feature-selection') }))
+      .sort((a, b) => a.coin - b.coin)
+      .slice(0, SELECTION_USERS)
+      .map(({ userId }) => userId);
+    const rows = new RowBuffer(candidates.names.length);
+    await this.userEvents.eachUserHistory(model.organizationId, from, until, users, (userId, history) =>
+      eachRow(model.target, plan, candidates, history, firstSeen.get(userId), plan.trainCutoffs, (vector, label) => rows.push(vector, label)),
+    );
+    return narrowManifest(candidates, selectFeatures(rows.toSet(candidates.names), FEATURE_BUDGET, [DAYS_SINCE_LAST_EVENT]));
+  }
+}
+
+/**
+ * A user's rows at `cutoffs`: each vector with its outcome, or, for a user outside the target's
+ * population at the cutoff, only the outcome (`outside`). Every user seen before the cutoff counts, as
+ * every user is scored: a user long gone (who cancelled, say, and cannot again) teaches the model what
+ * such a user is likely to do.
+ */
+function eachRow(
+  target: PredictionTarget,
+  plan: TrainingPlan,
+  manifest: FeatureManifest,
+  history: readonly FeatureEvent[],
+  firstSeenAt: number | undefined,
+  cutoffs: readonly number[],
+  onRow: (vector: Float32Array, label: boolean, amount: number) => void,
+  outside?: (label: boolean) => void,
+): void {
+  const recency = manifest.names.indexOf(DAYS_SINCE_LAST_EVENT);
+  for (const cutoff of cutoffs) {
+    const end = firstIndexAtOrAfter(history, cutoff);
+    const vector = featuresAt(history, cutoff, manifest, firstSeenAt);
+    if (!vector) continue;
+    const { label, amount } = outcomeAfter(target, history, end, cutoff, plan.horizonMs);
+    // Decided on the feature value the model reads, so serving draws the same line (the scoring pipeline).
+    if (!inPopulation(target, vector[recency])) outside?.(label);
+    else onRow(vector, label, amount);
   }
 }
 
@@ -156,6 +217,6 @@ function topScreens(rows: ReadonlyArray<{ screen: string; views: number }>): str
   }
   return [...views]
     .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
-    .slice(0, TRACKED_SCREENS)
+    .slice(0, CANDIDATE_SCREENS)
     .map(([screen]) => screen);
 }

@@ -13,6 +13,7 @@ const event = (daysAfterCutoff: number, name: string, numbers: Record<string, nu
   hesitationMs: null,
   scrollDepth: null,
   numbers,
+  strings: null,
 });
 /** The outcome of the events after the cutoff (those before it are the features' and are skipped as training skips them). */
 const outcome = (target: PredictionTarget, history: FeatureEvent[]) => {

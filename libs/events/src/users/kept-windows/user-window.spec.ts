@@ -6,8 +6,9 @@ const row = (overrides: Partial<UserWindowRow> = {}): UserWindowRow => ({
   first_seen: 100,
   last_seen: 4_000,
   events: JSON.stringify([
+    // Kept before string properties existed: no ninth element.
     [2_000, 'click', 's-1', null, null, 300, null, null],
-    [4_000, 'screen_view', 's-1', '/pricing', 1_500, null, 0.5, { items: 2 }],
+    [4_000, 'screen_view', 's-1', '/pricing', 1_500, null, 0.5, { items: 2 }, { plan: 'pro' }],
     [6_000, 'checkout', null, null, null, null, null, null],
   ]),
   ...overrides,
@@ -17,8 +18,8 @@ describe('windowAsOf', () => {
   it('answers the events before the end, oldest first, with first and last seen', () => {
     expect(windowAsOf(row(), 1_000, 5_000)).toEqual({
       events: [
-        { occurredAt: 2_000, event: 'click', sessionId: 's-1', screen: null, dwellMs: null, hesitationMs: 300, scrollDepth: null, numbers: null },
-        { occurredAt: 4_000, event: 'screen_view', sessionId: 's-1', screen: '/pricing', dwellMs: 1_500, scrollDepth: 0.5, hesitationMs: null, numbers: { items: 2 } },
+        { occurredAt: 2_000, event: 'click', sessionId: 's-1', screen: null, dwellMs: null, hesitationMs: 300, scrollDepth: null, numbers: null, strings: null },
+        { occurredAt: 4_000, event: 'screen_view', sessionId: 's-1', screen: '/pricing', dwellMs: 1_500, scrollDepth: 0.5, hesitationMs: null, numbers: { items: 2 }, strings: { plan: 'pro' } },
       ],
       firstSeenAt: 100,
       lastSeenAt: 4_000,
@@ -82,6 +83,7 @@ describe('eventsText', () => {
   it('writes events as the read off the events sends them, so a kept window reads back the same', () => {
     const read = windowAsOf(row(), 1_000, 10_000);
     expect(read).toBeDefined();
-    expect(eventsText(read?.events ?? [])).toBe(row().events);
+    expect(windowAsOf(row({ events: eventsText(read?.events ?? []) }), 1_000, 10_000)).toEqual(read);
+    expect((JSON.parse(eventsText(read?.events ?? [])) as unknown[])[1]).toEqual((JSON.parse(row().events) as unknown[])[1]);
   });
 });

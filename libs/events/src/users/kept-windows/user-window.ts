@@ -1,8 +1,11 @@
 import type { StoredUserId } from '../stored-user-id';
 import type { UserEvent, UserEventWindow } from '../user-event';
 
-/** An event as FEATURE_EVENT_ARRAY sends it (and user_windows stores it). */
-type FeatureEventArray = [number, string, string | null, string | null, number | null, number | null, number | null, Record<string, number> | null];
+/**
+ * An event as FEATURE_EVENT_ARRAY sends it (and user_windows stores it). Windows kept before string
+ * properties existed have no ninth element.
+ */
+type FeatureEventArray = [number, string, string | null, string | null, number | null, number | null, number | null, Record<string, number> | null, (Record<string, string> | null)?];
 
 /**
  * A user's window as KEPT_WINDOW_SQL and EVENTS_WINDOW_SQL answer it: the events from the window's
@@ -49,10 +52,10 @@ export function windowAsOf(row: UserWindowRow, from: number, until: number): Use
   const events: UserEvent[] = [];
   let latest = row.last_seen ?? -Infinity;
   const take = (arrays: FeatureEventArray[], before: number) => {
-    for (const [occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers] of arrays) {
+    for (const [occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers, strings = null] of arrays) {
       if (occurredAt >= before) break;
       latest = Math.max(latest, occurredAt);
-      if (occurredAt >= from) events.push({ occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers });
+      if (occurredAt >= from) events.push({ occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers, strings });
     }
   };
   take(JSON.parse(row.events) as FeatureEventArray[], Math.min(until, row.recent_from ?? Infinity));
@@ -62,7 +65,7 @@ export function windowAsOf(row: UserWindowRow, from: number, until: number): Use
 
 /** The JSON text of events, as UserWindowRow.events holds them. */
 export function eventsText(events: readonly UserEvent[]): string {
-  return JSON.stringify(events.map((e): FeatureEventArray => [e.occurredAt, e.event, e.sessionId, e.screen, e.dwellMs, e.hesitationMs, e.scrollDepth, e.numbers]));
+  return JSON.stringify(events.map((e): FeatureEventArray => [e.occurredAt, e.event, e.sessionId, e.screen, e.dwellMs, e.hesitationMs, e.scrollDepth, e.numbers, e.strings]));
 }
 
 /**
