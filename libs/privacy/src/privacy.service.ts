@@ -45,9 +45,7 @@ export class PrivacyService {
 
   async export(organizationId: string, user: CallerUser): Promise<UserExport> {
     const forms = this.userIds.storedForms(organizationId, user.id);
-    const sections = await Promise.all(
-      this.stores.all().map(async (store) => [store.name, (await Promise.all(forms.map((form) => store.export(organizationId, form)))).flat()] as const),
-    );
+    const sections = await inTurn(this.stores.all(), async (store) => [store.name, (await inTurn(forms, (form) => store.export(organizationId, form))).flat()] as const);
     if (sections.every(([, rows]) => rows.length === 0)) throw notFound('user');
     return { exportedAt: new Date().toISOString(), events: [], predictions: [], sessions: [], ...Object.fromEntries(sections) };
   }
@@ -89,7 +87,7 @@ export class PrivacyService {
     const forms = this.userIds.storedForms(job.organizationId, this.encryptor.decryptText(job.sealedUserId, sealContext(job.erasureId)));
     const stores = this.stores.all();
     const erased = await eraseEverywhere(stores, job.organizationId, forms);
-    const left = await Promise.all(stores.map(async (store) => [store.name, await remainingOf(store, job.organizationId, forms)] as const));
+    const left = await inTurn(stores, async (store) => [store.name, await remainingOf(store, job.organizationId, forms)] as const);
     const holding = left.filter(([, rows]) => rows > 0);
     await this.records.recordPass(job.organizationId, job.erasureId, erased, { sweep: true, confirmed: holding.length === 0 });
     if (holding.length > 0) throw new Error(`erasure ${job.erasureId}: still held by ${holding.map(([name, rows]) => `${name} (${rows})`).join(', ')}`);
@@ -121,21 +119,32 @@ function sealContext(erasureId: string): string {
   return `erasure:${erasureId}`;
 }
 
+/**
+ * `work` on each item, one after the other. A user's stores and forms are a dozen or more queries; run
+ * at once, one export or erasure took every connection of the pool (10 by default), and other requests
+ * waited for one until they were answered 503 on a loaded machine (the soak's erasures after faults).
+ */
+async function inTurn<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await work(item));
+  return results;
+}
+
 async function countRemaining(stores: readonly PersonalDataStore[], organizationId: string, forms: readonly StoredUserId[]): Promise<number> {
-  const counts = await Promise.all(stores.map((store) => remainingOf(store, organizationId, forms)));
+  const counts = await inTurn(stores, (store) => remainingOf(store, organizationId, forms));
   return counts.reduce((sum, n) => sum + n, 0);
 }
 
 async function remainingOf(store: PersonalDataStore, organizationId: string, forms: readonly StoredUserId[]): Promise<number> {
-  const counts = await Promise.all(forms.map((form) => store.remaining(organizationId, form)));
+  const counts = await inTurn(forms, (form) => store.remaining(organizationId, form));
   return counts.reduce((sum, n) => sum + n, 0);
 }
 
-/** Every store at once, form after form: two erasures of one user's rows at once would contend for the same links and activity rows. */
+/** Form after form, store after store. */
 async function eraseEverywhere(stores: readonly PersonalDataStore[], organizationId: string, forms: readonly StoredUserId[]): Promise<ErasedCounts> {
   const erased: ErasedCounts = {};
   for (const form of forms) {
-    const counts = await Promise.all(stores.map(async (store) => [store.name, await store.erase(organizationId, form)] as const));
+    const counts = await inTurn(stores, async (store) => [store.name, await store.erase(organizationId, form)] as const);
     for (const [name, rows] of counts) {
       for (const [section, n] of Object.entries(typeof rows === 'number' ? { [name]: rows } : rows)) if (n > 0) erased[section] = (erased[section] ?? 0) + n;
     }
