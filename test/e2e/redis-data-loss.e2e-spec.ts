@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { JOBS, QUEUES } from '@foresight/platform';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
@@ -21,6 +22,8 @@ describe('Redis losing its data', () => {
   let worker: RunningProcess;
   let receiver: Receiver;
   let training: Queue;
+  /** The maintenance schedulers every worker registers at start-up, by queue. */
+  let maintenance: Array<[Queue, string[]]>;
   /** The receiver fails every request until Redis has lost the delivery's job. */
   let receiverUp = false;
 
@@ -32,11 +35,19 @@ describe('Redis losing its data', () => {
     receiver = await Receiver.start(() => (receiverUp ? 200 : 500));
     api = await startApi(env);
     worker = await startWorker(env);
-    training = new Queue('training', { connection: { url: suite.env.REDIS_URL }, prefix: `${suite.env.REDIS_PREFIX}bull` });
+    const queue = (name: string) => new Queue(name, { connection: { url: suite.env.REDIS_URL }, prefix: `${suite.env.REDIS_PREFIX}bull` });
+    training = queue(QUEUES.training);
+    maintenance = [
+      [queue(QUEUES.events), [JOBS.events.ensurePartitions]],
+      [queue(QUEUES.predictions), [JOBS.predictions.ensurePartitions, JOBS.predictions.monitor]],
+      [queue(QUEUES.scoring), [JOBS.scoring.scoreDaily]],
+      [queue(QUEUES.privacy), [JOBS.privacy.retention]],
+    ];
   });
 
   afterAll(async () => {
     await training?.close();
+    await Promise.all((maintenance ?? []).map(([queue]) => queue.close()));
     await receiver?.close();
     await worker?.stop();
     await api?.stop();
@@ -66,6 +77,8 @@ describe('Redis losing its data', () => {
     await deleteRedisKeys(suite.env.REDIS_PREFIX);
     receiverUp = true;
     expect(await training.getJobScheduler(`model-schedule:${modelId}`)).toBeUndefined();
+    const registered = async () => (await Promise.all(maintenance.map(async ([queue, ids]) => Promise.all(ids.map(async (id) => ((await queue.getJobScheduler(id)) ? [id] : [])))))).flat(2);
+    expect(await registered()).toEqual([]);
     // A run started just before the loss, as the loss leaves it: the model retraining, no job in Redis.
     await suite.sql(`UPDATE models SET status = 'retraining', retrain_started_at = now() - interval '2 minutes' WHERE id = $1 AND organization_id = $2`, [modelId, org.organization.id]);
 
@@ -96,6 +109,14 @@ describe('Redis losing its data', () => {
       }),
       eventually('the retraining schedule to be registered again', async () => (await training.getJobScheduler(`model-schedule:${modelId}`))?.pattern, RECOVERED_WITHIN_MS).then(
         (pattern) => expect(pattern).toBe('0 3 * * *'),
+      ),
+      eventually(
+        'the maintenance job schedulers (partitions, monitoring, daily scoring, retention) to be registered again',
+        async () => {
+          const ids = await registered();
+          return ids.length === 5 ? ids : undefined;
+        },
+        RECOVERED_WITHIN_MS,
       ),
       eventually(
         'the lost training run to be run',

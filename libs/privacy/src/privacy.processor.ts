@@ -1,7 +1,7 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { dispatchJob, inBackground, JOB_SCHEDULES, type JobHandlers, JOBS, LOGGER, type Logger, QUEUES, repeatedInBackground, RESUME_EVERY_MS } from '@foresight/platform';
+import { dispatchJob, JOB_SCHEDULES, type JobHandlers, JOBS, keepJobSchedulers, LOGGER, type Logger, QUEUES, repeatedInBackground, RESUME_EVERY_MS } from '@foresight/platform';
 import { PrivacyService } from './privacy.service';
 import { RetentionService } from './retention/retention.service';
 
@@ -9,6 +9,7 @@ import { RetentionService } from './retention/retention.service';
 @Processor(QUEUES.privacy)
 export class PrivacyProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
   private resumer: NodeJS.Timeout | undefined;
+  private schedulers: NodeJS.Timeout | undefined;
 
   private readonly handlers: JobHandlers<'privacy'> = {
     [JOBS.privacy.sweepErasure]: (job) => this.privacy.sweep(job.data),
@@ -30,12 +31,13 @@ export class PrivacyProcessor extends WorkerHost implements OnApplicationBootstr
 
   onApplicationBootstrap(): void {
     const name = JOBS.privacy.retention;
-    inBackground(this.logger, 'register the retention job scheduler', () => this.queue.upsertJobScheduler(name, JOB_SCHEDULES[name], { name, data: {} }));
+    this.schedulers = keepJobSchedulers(this.logger, this.queue, [{ id: name, repeat: JOB_SCHEDULES[name], template: { name, data: {} } }], RESUME_EVERY_MS);
     this.resumer = repeatedInBackground(this.logger, 'queue again the erasure sweeps Redis lost', RESUME_EVERY_MS, () => this.privacy.resumeSweeps());
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.resumer);
+    clearInterval(this.schedulers);
   }
 
   process(job: Job): Promise<unknown> {

@@ -1,12 +1,26 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { dispatchJob, inBackground, JOB_SCHEDULES, type JobHandlers, JOBS, LOGGER, type Logger, MonthlyPartitionsService, PARTITION_MONTHS_AHEAD, QUEUES } from '@foresight/platform';
+import {
+  dispatchJob,
+  JOB_SCHEDULES,
+  type JobHandlers,
+  JOBS,
+  keepJobSchedulers,
+  LOGGER,
+  type Logger,
+  MonthlyPartitionsService,
+  PARTITION_MONTHS_AHEAD,
+  QUEUES,
+  RESUME_EVERY_MS,
+} from '@foresight/platform';
 import { EventReencryptionService } from '../encryption/event-reencryption.service';
 
 /** Translates the events queue's jobs to service calls, and schedules them. */
 @Processor(QUEUES.events)
-export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+  private schedulers: NodeJS.Timeout | undefined;
+
   private readonly handlers: JobHandlers<'events'> = {
     [JOBS.events.ensurePartitions]: async (job) => {
       const created = await this.partitions.ensure('events', job.data.monthsAhead);
@@ -31,9 +45,11 @@ export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicat
 
   onApplicationBootstrap(): void {
     const name = JOBS.events.ensurePartitions;
-    inBackground(this.logger, 'register the event partitions job scheduler', () =>
-      this.queue.upsertJobScheduler(name, JOB_SCHEDULES[name], { name, data: { monthsAhead: PARTITION_MONTHS_AHEAD } }),
-    );
+    this.schedulers = keepJobSchedulers(this.logger, this.queue, [{ id: name, repeat: JOB_SCHEDULES[name], template: { name, data: { monthsAhead: PARTITION_MONTHS_AHEAD } } }], RESUME_EVERY_MS);
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.schedulers);
   }
 
   process(job: Job): Promise<unknown> {

@@ -1,3 +1,4 @@
+import type { Queue, RepeatOptions } from 'bullmq';
 import type { Logger } from '../logging/logger';
 
 /**
@@ -18,4 +19,24 @@ export function repeatedInBackground(logger: Logger, what: string, everyMs: numb
   const timer = setInterval(() => inBackground(logger, what, work), everyMs);
   timer.unref();
   return timer;
+}
+
+/** A job scheduler as `Queue.upsertJobScheduler` takes it. */
+export interface KeptJobScheduler {
+  id: string;
+  repeat: Omit<RepeatOptions, 'key'>;
+  template: { name: string; data: object };
+}
+
+/**
+ * Registers the job schedulers now and, every `everyMs`, again those Redis no longer holds: it
+ * restarted without its data, and a scheduler lives only there (retention, partitions, monitoring,
+ * daily scoring would stop for good until a worker restarted). A scheduler Redis holds is left as it is.
+ */
+export function keepJobSchedulers(logger: Logger, queue: Queue, schedulers: readonly KeptJobScheduler[], everyMs: number): NodeJS.Timeout {
+  const register = ({ id, repeat, template }: KeptJobScheduler) => queue.upsertJobScheduler(id, repeat, template);
+  inBackground(logger, `register the ${schedulers.map((s) => s.id).join(', ')} job schedulers`, () => Promise.all(schedulers.map(register)));
+  return repeatedInBackground(logger, 'register again the job schedulers Redis lost', everyMs, async () => {
+    for (const scheduler of schedulers) if (!(await queue.getJobScheduler(scheduler.id))) await register(scheduler);
+  });
 }

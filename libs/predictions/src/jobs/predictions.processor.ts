@@ -1,19 +1,20 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import {
   APP_CONFIG,
   type AppConfig,
   dispatchJob,
-  inBackground,
   JOB_SCHEDULES,
   type JobHandlers,
   JOBS,
+  keepJobSchedulers,
   LOGGER,
   type Logger,
   MonthlyPartitionsService,
   PARTITION_MONTHS_AHEAD,
   QUEUES,
+  RESUME_EVERY_MS,
   SCHEDULE_TIME_ZONE,
 } from '@foresight/platform';
 import { AudiencesService } from '../audiences/audiences.service';
@@ -21,7 +22,9 @@ import { MonitoringRunService } from '../monitoring/monitoring-run.service';
 
 /** Translates the predictions queue's jobs to service calls, and schedules them. */
 @Processor(QUEUES.predictions)
-export class PredictionsProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class PredictionsProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+  private schedulers: NodeJS.Timeout | undefined;
+
   private readonly handlers: JobHandlers<'predictions'> = {
     [JOBS.predictions.ensurePartitions]: async (job) => {
       const created = await this.partitions.ensure('predictions', job.data.monthsAhead);
@@ -44,14 +47,21 @@ export class PredictionsProcessor extends WorkerHost implements OnApplicationBoo
   }
 
   onApplicationBootstrap(): void {
-    inBackground(this.logger, 'register the predictions job schedulers', () => this.registerSchedulers());
+    const partitions = JOBS.predictions.ensurePartitions;
+    const monitor = JOBS.predictions.monitor;
+    this.schedulers = keepJobSchedulers(
+      this.logger,
+      this.queue,
+      [
+        { id: partitions, repeat: JOB_SCHEDULES[partitions], template: { name: partitions, data: { monthsAhead: PARTITION_MONTHS_AHEAD } } },
+        { id: monitor, repeat: { pattern: this.config.monitoringSchedule, tz: SCHEDULE_TIME_ZONE }, template: { name: monitor, data: {} } },
+      ],
+      RESUME_EVERY_MS,
+    );
   }
 
-  private async registerSchedulers(): Promise<void> {
-    const partitions = JOBS.predictions.ensurePartitions;
-    await this.queue.upsertJobScheduler(partitions, JOB_SCHEDULES[partitions], { name: partitions, data: { monthsAhead: PARTITION_MONTHS_AHEAD } });
-    const monitor = JOBS.predictions.monitor;
-    await this.queue.upsertJobScheduler(monitor, { pattern: this.config.monitoringSchedule, tz: SCHEDULE_TIME_ZONE }, { name: monitor, data: {} });
+  onApplicationShutdown(): void {
+    clearInterval(this.schedulers);
   }
 
   process(job: Job): Promise<unknown> {

@@ -5,11 +5,11 @@ import {
   APP_CONFIG,
   type AppConfig,
   dispatchJob,
-  inBackground,
   isFinalFailure,
   type JobHandlers,
   type JobPayloads,
   JOBS,
+  keepJobSchedulers,
   LOGGER,
   type Logger,
   QUEUES,
@@ -35,6 +35,7 @@ type ScoreShard = JobPayloads[typeof JOBS.scoring.scoreShard];
 @Processor(QUEUES.scoring, { concurrency: 1, lockDuration: 20_000, stalledInterval: 10_000, maxStalledCount: SCORING_SHARD_ATTEMPTS })
 export class ScoringProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
   private resumer: NodeJS.Timeout | undefined;
+  private schedulers: NodeJS.Timeout | undefined;
 
   private readonly handlers: JobHandlers<'scoring'> = {
     [JOBS.scoring.scoreUsers]: async (job) => {
@@ -78,14 +79,13 @@ export class ScoringProcessor extends WorkerHost implements OnApplicationBootstr
 
   onApplicationBootstrap(): void {
     const daily = JOBS.scoring.scoreDaily;
-    inBackground(this.logger, 'register the bulk scoring schedule', () =>
-      this.queue.upsertJobScheduler(daily, { pattern: this.config.scoring.schedule, tz: SCHEDULE_TIME_ZONE }, { name: daily, data: {} }),
-    );
+    this.schedulers = keepJobSchedulers(this.logger, this.queue, [{ id: daily, repeat: { pattern: this.config.scoring.schedule, tz: SCHEDULE_TIME_ZONE }, template: { name: daily, data: {} } }], RESUME_EVERY_MS);
     this.resumer = repeatedInBackground(this.logger, 'queue again the jobs of unfinished scoring runs', RESUME_EVERY_MS, () => this.runs.resumeUnfinished());
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.resumer);
+    clearInterval(this.schedulers);
   }
 
   process(job: Job, token?: string): Promise<unknown> {
