@@ -10,6 +10,8 @@ import { Receiver, type WebhookBody } from '../support/webhook-receiver';
 const DAY = 86_400_000;
 /** More than one webhook batch (1,000 user ids) of members. */
 const USERS = 1_150;
+/** A user with a logged prediction but no events: bulk scoring runs never score them. */
+const UNSCORED_USER = 'unscored-user';
 
 interface AudienceView {
   id: string;
@@ -57,12 +59,20 @@ describe('audiences', () => {
   const token = () => org.token.secret;
   const api$ = (path: string) => `${api.baseUrl}${path}`;
 
-  /** What the audience's rule selects, worked out here from the prediction log's rows themselves. */
+  /**
+   * What the audience's rule selects, worked out here from the prediction log's rows themselves: the
+   * users scored by the model's latest completed bulk scoring run or since its cutoff.
+   */
   async function expectedMembers(label: string, rule: Rule): Promise<Map<string, number>> {
+    const [{ cutoff }] = await suite.sql<{ cutoff: Date }>(
+      `SELECT max(cutoff) AS cutoff FROM scoring_runs WHERE organization_id = $1 AND state = 'completed' AND $2 = ANY(model_ids)`,
+      [org.organization.id, modelId],
+    );
+    expect(cutoff).toBeInstanceOf(Date);
     const rows = await suite.sql<{ user_id: string; label: string; confidence: number; at: string; id: string }>(
       `SELECT user_id, label, confidence, to_char(predicted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') AS at, id::text
-         FROM predictions WHERE organization_id = $1 AND model_id = $2`,
-      [org.organization.id, modelId],
+         FROM predictions WHERE organization_id = $1 AND model_id = $2 AND predicted_at >= $3`,
+      [org.organization.id, modelId, cutoff],
     );
     const latest = new Map<string, (typeof rows)[number]>();
     const later = (a: (typeof rows)[number], b: (typeof rows)[number]) => a.at > b.at || (a.at === b.at && BigInt(a.id) > BigInt(b.id));
@@ -227,6 +237,13 @@ describe('audiences', () => {
     await sendEvents(api.baseUrl, token(), risers.flatMap((userId) => pricingLooks(userId, 10)));
     // Their re-scoring after the new events is over before the run (so the log the test reads is the one the run's job read).
     await queuedWorkDone(env, ['user-activity'], () => true);
+    // A user logged as sure to view pricing whom the run does not score (no events in its window): not a scored user any more.
+    await suite.sql(
+      `INSERT INTO predictions (organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms, predicted_at)
+       SELECT organization_id, $3, model_id, model_name, version_id, version, 'likely', true, 0.999, inference_ms, now() FROM predictions
+        WHERE organization_id = $1 AND model_id = $2 LIMIT 1`,
+      [org.organization.id, modelId, UNSCORED_USER],
+    );
     const run = await request<{ id: string }>(api$(`/v1/models/${modelId}/score`), { token: token(), method: 'POST' });
     expect(run.status).toBe(202);
     manualRun = run.body.id;
@@ -235,6 +252,7 @@ describe('audiences', () => {
     const after = await expectedMembers('likely', { topPercent: 5 });
     const members = (await pagedMembers(top, 100_000)).members;
     expect(new Map(members.map((m) => [m.userId, m.confidence]))).toEqual(after);
+    expect(members.map((m) => m.userId)).not.toContain(UNSCORED_USER);
     const entered = [...after.keys()].filter((user) => !before.has(user)).sort();
     const left = [...before].filter((user) => !after.has(user)).sort();
     expect(entered.length).toBeGreaterThan(0);
@@ -268,6 +286,30 @@ describe('audiences', () => {
     const ids = receiver.bodies().map((body) => body.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(Math.max(...receiver.bodies().map((body) => (body.data.userIds as string[]).length))).toBeLessThanOrEqual(1000);
+  }, 240_000);
+
+  it('announces a computation whose job died before announcing it before the next run forgets who left with it', async () => {
+    const left = deliveredUsers(deliveries('audience.left', top, manualRun)).sort();
+    expect(left.length).toBeGreaterThan(0);
+    // As if the job of the run died after computing: nothing of it published, nothing marked, BullMQ's record gone.
+    await suite.sql(`UPDATE audience_sizes SET announced_at = NULL WHERE organization_id = $1 AND audience_id = $2 AND run_id = $3`, [org.organization.id, top, manualRun]);
+    await suite.sql(`DELETE FROM webhook_deliveries WHERE organization_id = $1 AND payload->'data'->>'runId' = $2 AND payload->'data'->>'audienceId' = $3`, [org.organization.id, manualRun, top]);
+    const connection = { connection: { url: env.REDIS_URL }, prefix: `${env.REDIS_PREFIX}bull` };
+    const domainEvents = new Queue('domain-events', connection);
+    try {
+      await domainEvents.clean(0, 100_000, 'completed');
+    } finally {
+      await domainEvents.close();
+    }
+    const before = receiver.bodies().length;
+
+    const next = await request<{ id: string }>(api$(`/v1/models/${modelId}/score`), { token: token(), method: 'POST' });
+    expect(next.status).toBe(202);
+    await computedFor(top, next.body.id);
+    await queuedWorkDone(env, ['predictions', 'domain-events', 'webhooks'], () => true);
+    const again = receiver.bodies().slice(before).filter((body) => body.type === 'audience.left' && body.data.audienceId === top && body.data.runId === manualRun);
+    expect(deliveredUsers(again).sort()).toEqual(left);
+    expect(await suite.sql(`SELECT run_id FROM audience_sizes WHERE organization_id = $1 AND audience_id = $2 AND announced_at IS NULL`, [org.organization.id, top])).toEqual([]);
   }, 240_000);
 
   it("keeps one organization's audiences from another", async () => {

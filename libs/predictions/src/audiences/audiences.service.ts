@@ -21,7 +21,20 @@ import { ScoringRunsService } from '../scoring/scoring-runs.service';
 import { Audience } from './audience.entity';
 import type { CreateAudience } from './audience.schema';
 import { type AudienceRule, type ValidationQuality, validationQuality } from './audience-rule';
-import { type AudienceSizeRow, CLAIM_COMPUTATION, COMPUTE_MEMBERS, FORGET_DEPARTED, LATEST_SIZES, LOCK_AUDIENCE, RUN_DEPARTURES, RUN_ENTRIES, SIZE_HISTORY } from './audiences.sql';
+import {
+  type AudienceSizeRow,
+  CLAIM_COMPUTATION,
+  COMPUTE_MEMBERS,
+  FORGET_DEPARTED,
+  LATEST_SIZES,
+  LOCK_AUDIENCE,
+  MARK_ANNOUNCED,
+  RUN_DEPARTURES,
+  RUN_ENTRIES,
+  SCORED_SINCE,
+  SIZE_HISTORY,
+  UNANNOUNCED_RUNS,
+} from './audiences.sql';
 
 type Recompute = JobPayloads[typeof JOBS.predictions.recomputeAudiences];
 
@@ -52,11 +65,12 @@ export interface AudienceDetails extends AudienceSummary {
 
 /**
  * Audiences: a model, one of its labels and a rule over the probability of that label. Members are
- * computed in SQL from each user's latest logged prediction of the model, when the audience is made
- * and after each bulk scoring run of its model (a job per run, queued when the run completes); who
- * entered and who left is announced as audience.entered / audience.left in batches of
- * AUDIENCE_BATCH_USERS users, with event ids derived from (audience, run, batch), so a retried job
- * announces nothing twice.
+ * computed in SQL from each scored user's latest logged prediction of the model (scored by the
+ * model's latest bulk scoring run, or since), when the audience is made and after each bulk scoring
+ * run of its model (a job per run, queued when the run completes); who entered and who left is
+ * announced as audience.entered / audience.left in batches of AUDIENCE_BATCH_USERS users, with event
+ * ids derived from (audience, run, batch), so a retried job announces nothing twice, and a
+ * computation is announced to the end before the next one forgets who left with it.
  */
 @Injectable()
 export class AudiencesService {
@@ -127,9 +141,11 @@ export class AudiencesService {
       : await this.audiences.findBy({ organizationId, modelId: In((await this.runs.get(organizationId, runId)).modelIds) });
     const computed: AudienceComputation[] = [];
     for (const audience of audiences) {
+      // An earlier computation whose job died before announcing it is announced first: this one forgets its departures.
+      await this.announcePending(audience);
       const computation = await this.compute(audience, runId);
       if (computation) computed.push(computation);
-      await this.announce(audience, runId);
+      await this.announcePending(audience);
     }
     return computed;
   }
@@ -141,10 +157,19 @@ export class AudiencesService {
       await tx.rows(LOCK_AUDIENCE, key);
       if (!(await tx.first(CLAIM_COMPUTATION, [...key, runId]))) return undefined;
       await tx.affected(FORGET_DEPARTED, key);
-      const row = await tx.first(COMPUTE_MEMBERS, [...key, runId, audience.modelId, audience.label, audience.minConfidence, audience.topPercent]);
+      const scored = await tx.first(SCORED_SINCE, [audience.organizationId, audience.modelId]);
+      const row = await tx.first(COMPUTE_MEMBERS, [...key, runId, audience.modelId, audience.label, audience.minConfidence, audience.topPercent, scored?.cutoff ?? null]);
       if (!row) return undefined;
       return { runId, size: row.size, entered: row.entered, left: row.left_count, computedAt: new Date() };
     });
+  }
+
+  /** Every computation of the audience not announced to the end, oldest first, each marked once all of it was published. */
+  private async announcePending(audience: Audience): Promise<void> {
+    for (const { run_id: runId } of await this.sql.rows(UNANNOUNCED_RUNS, [audience.organizationId, audience.id])) {
+      await this.announce(audience, runId);
+      await this.sql.affected(MARK_ANNOUNCED, [audience.organizationId, audience.id, runId]);
+    }
   }
 
   private async announce(audience: Audience, runId: string): Promise<void> {

@@ -23,9 +23,12 @@ export const FORGET_DEPARTED = sqlStatement<never, Audience>(
 );
 
 /**
- * The members from the prediction log: each user's latest logged prediction of the model (one per
- * user, the latest by time then id), as the probability of the label (the log holds the more probable
- * label and its probability, so the other label's is one minus it); then everyone at or above
+ * The members from the prediction log: each scored user's latest logged prediction of the model (one
+ * per user, the latest by time then id), as the probability of the label (the log holds the more
+ * probable label and its probability, so the other label's is one minus it). Scored means by the
+ * model's latest completed bulk scoring run or since its cutoff ($8; every logged prediction before
+ * the model's first run): a user the runs no longer score (inactive beyond the feature window) leaves,
+ * and the read covers about one row per user instead of the whole log. Then everyone at or above
  * minConfidence, or the first ceil(scored x topPercent / 100) by probability then user id (in byte
  * order, whatever the database's collation). Members who are not chosen any more are marked as leaving
  * with the run, the chosen are inserted (entering with the run) or have their probability refreshed,
@@ -33,13 +36,13 @@ export const FORGET_DEPARTED = sqlStatement<never, Audience>(
  */
 export const COMPUTE_MEMBERS = sqlStatement<
   { size: number; entered: number; left_count: number },
-  [...Audience, runId: string, modelId: string, label: string, minConfidence: number | null, topPercent: number | null]
+  [...Audience, runId: string, modelId: string, label: string, minConfidence: number | null, topPercent: number | null, scoredSince: Date | null]
 >(
   'audiences.compute-members',
   `WITH latest AS (
      SELECT DISTINCT ON (user_id) user_id, predicted_at, CASE WHEN label = $5 THEN confidence ELSE 1 - confidence END AS probability
        FROM predictions
-      WHERE organization_id = $1 AND model_id = $4
+      WHERE organization_id = $1 AND model_id = $4 AND predicted_at >= coalesce($8::timestamptz, '-infinity')
       ORDER BY user_id, predicted_at DESC, id DESC
    ), ranked AS (
      SELECT user_id, predicted_at, probability, row_number() OVER (ORDER BY probability DESC, user_id COLLATE "C") AS rank, count(*) OVER () AS scored
@@ -61,6 +64,24 @@ export const COMPUTE_MEMBERS = sqlStatement<
       SET size = (SELECT count(*) FROM kept), entered = (SELECT count(*) FROM kept WHERE entered), left_count = (SELECT count(*) FROM departed), computed_at = now()
     WHERE organization_id = $1 AND audience_id = $2 AND run_id = $3
    RETURNING size, entered, left_count`,
+);
+
+/** Where the users the model's latest completed bulk scoring run scored start in the log: its cutoff (null before the first run). */
+export const SCORED_SINCE = sqlStatement<{ cutoff: Date | null }, [organizationId: string, modelId: string]>(
+  'audiences.scored-since',
+  `SELECT max(cutoff) AS cutoff FROM scoring_runs WHERE organization_id = $1 AND state = 'completed' AND $2 = ANY(model_ids)`,
+);
+
+/** The audience's computations not announced to the end yet, oldest first (a job that failed or died between computing and announcing). */
+export const UNANNOUNCED_RUNS = sqlStatement<{ run_id: string }, Audience>(
+  'audiences.unannounced-runs',
+  `SELECT run_id FROM audience_sizes WHERE organization_id = $1 AND audience_id = $2 AND announced_at IS NULL ORDER BY computed_at, run_id`,
+);
+
+/** Every entry and departure of the computation was published. */
+export const MARK_ANNOUNCED = sqlStatement<never, [...Audience, runId: string]>(
+  'audiences.mark-announced',
+  `UPDATE audience_sizes SET announced_at = now() WHERE organization_id = $1 AND audience_id = $2 AND run_id = $3`,
 );
 
 /** Who entered with the run, in user id order (the batches' order, so a retried job cuts the same batches). */
