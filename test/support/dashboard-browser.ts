@@ -97,6 +97,17 @@ export function horizontalOverflow(page: Page): Promise<number> {
   });
 }
 
+/** The table cells that end beyond the viewport's right edge, as "column: text" (a table scrolled sideways hides them). */
+export function cellsOutOfView(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    type Cell = { dataset: { label?: string }; textContent: string | null; getBoundingClientRect(): { right: number } };
+    const view = globalThis as unknown as { innerWidth: number; document: { querySelectorAll(selector: string): ArrayLike<Cell> } };
+    return Array.from(view.document.querySelectorAll('main table tbody td, main table tbody th'))
+      .filter((cell) => cell.getBoundingClientRect().right > view.innerWidth + 0.5)
+      .map((cell) => `${cell.dataset.label ?? '?'}: ${(cell.textContent ?? '').trim().slice(0, 40)}`);
+  });
+}
+
 /** A new viewport width (900 px high), once the page has laid itself out again: charts redraw on the next frames. */
 export async function resizePage(page: Page, width: number): Promise<void> {
   await page.setViewportSize({ width, height: 900 });

@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useMemo, useState } from 'react';
 import { api } from '../../api/client';
-import type { AudienceSummary, CreateAudience, ModelSummary, ThresholdPoint } from '../../api/types';
+import type { AudienceDetails, AudienceSummary, CreateAudience, ModelSummary, ThresholdPoint } from '../../api/types';
 import { useCanAct } from '../../auth/access';
+import { TimeSeriesChart } from '../../charts/time-series-chart';
 import { ConfirmButton } from '../../components/confirm-button';
 import { CutoffSlider } from '../../components/cutoff-slider';
 import { count, decimal, percent, when } from '../../components/format';
@@ -228,7 +229,7 @@ function AudienceCard({ audience, model, canManage }: { audience: AudienceSummar
           <dd className="figure">{percent(details.data?.recall)}</dd>
         </div>
       </dl>
-      <p className="muted">Computed {when(audience.computedAt)}</p>
+      <AudienceHistory name={audience.name} history={details.data?.history ?? []} />
       <div className="actions-row">
         <button type="button" onClick={() => download.mutate()} disabled={download.isPending || audience.size === null}>
           Download members (CSV)
@@ -238,6 +239,24 @@ function AudienceCard({ audience, model, canManage }: { audience: AudienceSummar
       {download.isError && <ErrorState error={download.error} />}
       {remove.isError && <ErrorState error={remove.error} />}
     </article>
+  );
+}
+
+/** The latest computation's changes, and the size after each run once there are two or more. */
+function AudienceHistory({ name, history }: { name: string; history: AudienceDetails['history'] }) {
+  const latest = history.at(-1);
+  const chart = useMemo(
+    () => ({ times: history.map((entry) => Date.parse(entry.computedAt) / 1000), series: [{ name: 'members', values: history.map((entry) => entry.size) }] }),
+    [history],
+  );
+  if (!latest) return <p className="muted">Not computed yet.</p>;
+  return (
+    <>
+      <p className="muted">
+        Computed {when(latest.computedAt)}: {count(latest.entered)} entered and {count(latest.left)} left with that run.
+      </p>
+      {history.length > 1 && <TimeSeriesChart label={`Members of ${name} after each of its last ${history.length} computations`} times={chart.times} series={chart.series} yLabel="members" />}
+    </>
   );
 }
 
