@@ -20,7 +20,7 @@ export { AUDIENCE_BATCH_USERS, type AudienceChange, DELIVERED_EVENT_TYPES, DOMAI
 export { DomainEventsModule } from './domain-events/domain-events.module';
 export { DomainEventsService } from './domain-events/domain-events.service';
 export { AppError, type ErrorCode, type ErrorDetail, invalidRequest, notFound } from './errors/app-error';
-export { isInfrastructureUnavailable } from './errors/unavailable';
+export { isDatabasePoolExhausted, isInfrastructureUnavailable } from './errors/unavailable';
 export { HealthService, type Readiness } from './health/health.service';
 export { derivedId, newId } from './ids/ids';
 export { closeOnSignals } from './lifecycle/shutdown';

@@ -32,6 +32,15 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(wrapped)).toMatchObject({ status: 503, body: { error: 'unavailable' }, headers: { 'retry-after': '5' } });
   });
 
+  it('says when every database connection stayed busy, rather than that the database is unreachable', () => {
+    const exhausted = Object.assign(new Error('query failed'), { driverError: new Error('timeout exceeded when trying to connect') });
+    const answer = toErrorResponse(exhausted);
+    expect(answer).toMatchObject({ status: 503, body: { error: 'unavailable' }, headers: { 'retry-after': '5' } });
+    expect(answer.body).toMatchObject({ message: expect.stringContaining('Every database connection of this server stayed busy') });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(toErrorResponse(refused).body).toMatchObject({ message: expect.stringContaining('unreachable') });
+  });
+
   it('sets Retry-After on a domain unavailable error too', () => {
     expect(toErrorResponse(new AppError('unavailable', 'Redis is unreachable: could not queue the training run'))).toEqual({
       status: 503,

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { RateLimitedError } from '@foresight/auth';
-import { AppError, type ErrorCode, type ErrorDetail, isInfrastructureUnavailable, postgresErrorCode } from '@foresight/platform';
+import { AppError, type ErrorCode, type ErrorDetail, isDatabasePoolExhausted, isInfrastructureUnavailable, postgresErrorCode } from '@foresight/platform';
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -87,6 +87,9 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   }
   if (error instanceof AppError) {
     return known(error.code, error.message, error.details);
+  }
+  if (isDatabasePoolExhausted(error)) {
+    return known('unavailable', 'Every database connection of this server stayed busy until the wait for one timed out (the database is slow or stopped answering); try again shortly.');
   }
   if (isInfrastructureUnavailable(error)) {
     return known('unavailable', 'A backing service (Postgres or Redis) is unreachable; try again shortly.');
