@@ -40,12 +40,18 @@ export class DeliveryJobsService {
 
   /**
    * Queues again every organization's deliveries left pending past their due time: Redis restarted
-   * without its data (or a worker died between a row and its job). A job Redis still holds is kept
-   * as it is (same job id), and an attempt of a delivery no longer pending sends nothing, so a
-   * receiver never gets a delivery twice from this. Answers how many were looked at.
+   * without its data, a worker died between a row and its job, or the job failed for good without
+   * writing the row (its last attempt met the database down). A job that will still run is kept as it
+   * is (same job id); a failed one is removed first, or its id would keep the new one out for the
+   * week failed jobs are kept. An attempt of a delivery no longer pending sends nothing, so a receiver
+   * never gets a delivery twice from this. Answers how many were looked at.
    */
   async resumeStranded(): Promise<number> {
     const stranded = await this.sql.rows(STRANDED_DELIVERIES, [STRANDED_AFTER_SECONDS, RESUME_AT_MOST]);
+    for (const { id } of stranded) {
+      const job = await this.queue.getJob(id);
+      if (job && (await job.isFailed())) await job.remove();
+    }
     await this.scheduled(stranded.map((row) => ({ deliveryId: row.id, webhookId: row.webhook_id, organizationId: row.organization_id, attempts: row.attempts })));
     return stranded.length;
   }
