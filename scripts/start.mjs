@@ -9,7 +9,7 @@ import { ensureBuilt } from './ensure-build.mjs';
 const root = ensureBuilt();
 const require = createRequire(import.meta.url);
 const { loadConfig } = require(join(root, 'dist/libs/platform/src/config/config.js'));
-const { flags: nodeFlags } = require('./node-flags.json');
+const { flags: nodeFlags, env: nodeEnv } = require('./node-flags.json');
 
 let config;
 try {
@@ -59,7 +59,7 @@ async function startLocalRedis() {
 
 if (redisUrl && !(await reachable(redisHost, redisPort))) await startLocalRedis();
 
-const api = spawn(process.execPath, [...nodeFlags, join(root, 'dist/apps/api/src/main.js')], { stdio: 'inherit' });
+const api = spawn(process.execPath, [...nodeFlags, join(root, 'dist/apps/api/src/main.js')], { stdio: 'inherit', env: { ...process.env, ...nodeEnv } });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => api.kill(signal));
 api.on('exit', (code, signal) => {
   for (const child of children) child.kill('SIGTERM');

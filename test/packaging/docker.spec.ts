@@ -126,7 +126,9 @@ describe('docker/Dockerfile', () => {
   });
 
   it('bakes no configuration or secret into the image', () => {
-    expect(runtime.instructions.filter((i) => i.keyword === 'ENV' || i.keyword === 'ARG')).toEqual([]);
+    // The runtime stage's only environment is how node runs (scripts/node-flags.json), none of Foresight's settings.
+    expect(runtime.instructions.filter((i) => i.keyword === 'ARG')).toEqual([]);
+    expect(runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args)).toEqual(Object.entries(nodeFlags.env).map(([name, value]) => `${name}=${value}`));
     const appVariables = Object.keys(environmentSchema.shape);
     const settings = stages.flatMap((s) => s.instructions).filter((i) => i.keyword === 'ENV' || i.keyword === 'ARG');
     expect(settings.filter((i) => appVariables.includes(i.args.split(/[=\s]/)[0]))).toEqual([]);
@@ -134,7 +136,7 @@ describe('docker/Dockerfile', () => {
 
   it('starts the API by default, and the worker and CLI by argument, with the entry points `npm run build` produces', () => {
     for (const app of ['api', 'worker', 'cli'] as const) expect(existsSync(join(REPOSITORY, 'apps', app, 'src', 'main.ts'))).toBe(true);
-    // node with the flags npm start and the tests run the service with (scripts/node-flags.json).
+    // node with the flags (and, above, the environment) npm start and the tests run the service with (scripts/node-flags.json).
     expect(jsonArgs(runtime.instructions.find((i) => i.keyword === 'ENTRYPOINT'))).toEqual(['node', ...nodeFlags.flags]);
     expect(jsonArgs(runtime.instructions.find((i) => i.keyword === 'CMD'))).toEqual([entryPoint('api')]);
     // The image runs what the package scripts run (the chart and compose pass these as arguments).

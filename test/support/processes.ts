@@ -20,9 +20,9 @@ export interface RunningProcess {
   kill(): Promise<void>;
 }
 
-/** Starts the built API (`dist/apps/api/src/main.js`) with the flags it runs with in production, and waits until /livez answers. */
+/** Starts the built API (`dist/apps/api/src/main.js`) with the flags and environment it runs with in production, and waits until /livez answers. */
 export function startApi(env: Record<string, string>, port?: number): Promise<RunningProcess> {
-  return startServer([...nodeFlags.flags, join(ROOT, 'dist/apps/api/src/main.js')], env, 3, port);
+  return startServer([...nodeFlags.flags, join(ROOT, 'dist/apps/api/src/main.js')], { ...nodeFlags.env, ...env }, 3, port);
 }
 
 /**
@@ -46,12 +46,12 @@ export async function startServer(nodeArgs: string[], env: Record<string, string
   throw new Error(`${nodeArgs.join(' ')} exited with ${child.exitCode} during start:\n${running.output()}`);
 }
 
-/** Starts the built worker, with the flags it runs with in production, and waits until it reports that its processors run. */
+/** Starts the built worker, with the flags and environment it runs with in production, and waits until it reports that its processors run. */
 export async function startWorker(env: Record<string, string>): Promise<RunningProcess> {
   const metricsPort = await freePort();
   const child = spawn(process.execPath, [...nodeFlags.flags, join(ROOT, 'dist/apps/worker/src/main.js')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env, METRICS_PORT: String(metricsPort) },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...nodeFlags.env, ...env, METRICS_PORT: String(metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running = wrap(child, '', `http://127.0.0.1:${metricsPort}`);

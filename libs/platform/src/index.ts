@@ -30,7 +30,7 @@ export { PinoNestLogger } from './logging/nest-logger';
 export { MetricsServerService } from './metrics/metrics.module';
 export { PlatformModule } from './platform.module';
 export { type ErasedRows, PERSONAL_DATA_STORE, type PersonalDataStore, PersonalDataStoreProvider } from './privacy/personal-data-store';
-export { inBackground, keepJobSchedulers, type KeptJobScheduler, repeatedInBackground } from './queue/in-background';
+export { BackgroundWork, type KeptJobScheduler } from './queue/in-background';
 export { QueueModule } from './queue/queue.module';
 export {
   audienceRecomputeJob,

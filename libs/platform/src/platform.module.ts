@@ -8,10 +8,11 @@ import { SqlExecutor } from './database/sql/sql-executor';
 import { HealthService } from './health/health.service';
 import { LOGGER } from './logging/logger.provider';
 import { MetricsModule } from './metrics/metrics.module';
+import { BackgroundWork } from './queue/in-background';
 import { RedisModule } from './redis/redis.module';
 import type { Runtime } from './runtime';
 
-/** Infrastructure every process needs: config, logger, Postgres (its monthly partitions, the SQL executor), Redis, metrics, encryption at rest. */
+/** Infrastructure every process needs: config, logger, Postgres (its monthly partitions, the SQL executor), Redis, metrics, encryption at rest, work on timers of the process. */
 @Global()
 @Module({})
 export class PlatformModule {
@@ -36,11 +37,12 @@ export class PlatformModule {
             return encryptor;
           },
         },
+        BackgroundWork,
         HealthService,
         MonthlyPartitionsService,
         SqlExecutor,
       ],
-      exports: [LOGGER, Encryptor, HealthService, MonthlyPartitionsService, SqlExecutor, MetricsModule],
+      exports: [LOGGER, BackgroundWork, Encryptor, HealthService, MonthlyPartitionsService, SqlExecutor, MetricsModule],
     };
   }
 }

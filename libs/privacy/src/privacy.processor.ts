@@ -1,16 +1,13 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
-import { dispatchJob, JOB_SCHEDULES, type JobHandlers, JOBS, keepJobSchedulers, LOGGER, type Logger, QUEUES, repeatedInBackground, RESUME_EVERY_MS } from '@foresight/platform';
+import { BackgroundWork, dispatchJob, JOB_SCHEDULES, type JobHandlers, JOBS, LOGGER, type Logger, QUEUES } from '@foresight/platform';
 import { PrivacyService } from './privacy.service';
 import { RetentionService } from './retention/retention.service';
 
 /** Translates the privacy queue's jobs to service calls, schedules retention, and queues again the erasure sweeps Redis lost. */
 @Processor(QUEUES.privacy)
-export class PrivacyProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
-  private resumer: NodeJS.Timeout | undefined;
-  private schedulers: NodeJS.Timeout | undefined;
-
+export class PrivacyProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly handlers: JobHandlers<'privacy'> = {
     [JOBS.privacy.sweepErasure]: (job) => this.privacy.sweep(job.data),
     [JOBS.privacy.retention]: async () => {
@@ -24,6 +21,7 @@ export class PrivacyProcessor extends WorkerHost implements OnApplicationBootstr
     private readonly privacy: PrivacyService,
     private readonly retention: RetentionService,
     @InjectQueue(QUEUES.privacy) private readonly queue: Queue,
+    private readonly background: BackgroundWork,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     super();
@@ -31,13 +29,8 @@ export class PrivacyProcessor extends WorkerHost implements OnApplicationBootstr
 
   onApplicationBootstrap(): void {
     const name = JOBS.privacy.retention;
-    this.schedulers = keepJobSchedulers(this.logger, this.queue, [{ id: name, repeat: JOB_SCHEDULES[name], template: { name, data: {} } }], RESUME_EVERY_MS);
-    this.resumer = repeatedInBackground(this.logger, 'queue again the erasure sweeps Redis lost', RESUME_EVERY_MS, () => this.privacy.resumeSweeps());
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.resumer);
-    clearInterval(this.schedulers);
+    this.background.keepJobSchedulers(this.queue, 'retention', async () => [{ id: name, repeat: JOB_SCHEDULES[name], template: { name, data: {} } }]);
+    this.background.repeat('queue again the erasure sweeps Redis lost', () => this.privacy.resumeSweeps());
   }
 
   process(job: Job): Promise<unknown> {

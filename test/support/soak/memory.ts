@@ -13,16 +13,16 @@ interface RssSample {
   pid: number;
   at: number;
   rssKiB: number;
-  /** The process's own view (prom-client on its METRICS_PORT), when it answered: V8 heap in use, and memory outside the heap (Buffers, native addons' reported allocations). */
-  heapUsedKiB?: number;
+  /** The process's own view (prom-client on its METRICS_PORT), when it answered: V8's heap as reserved (its young generation included, which V8 grows and shrinks with the load), and memory outside the heap (Buffers, native addons' reported allocations). */
+  heapTotalKiB?: number;
   externalKiB?: number;
 }
 
 /**
  * Resident memory of every Foresight process (each incarnation by its pid) and of redis-server, every
- * 5 s, from /proc; for Foresight processes also V8's heap in use and external memory, from /metrics,
- * so growth can be told apart: heap (our objects), external (Buffers), or neither (native: ONNX
- * Runtime sessions, the allocator keeping pages).
+ * 5 s, from /proc; for Foresight processes also V8's heap size and external memory, from /metrics,
+ * so growth can be told apart: V8's heap (our objects, or V8 resizing its generations), external
+ * (Buffers), or neither (native: ONNX Runtime sessions, worker threads, the allocator keeping pages).
  */
 export class RssSampler {
   private readonly samples: RssSample[] = [];
@@ -62,7 +62,7 @@ export class RssSampler {
    * Per process incarnation, from `warmupMs` after it was first seen (the load's start for the first
    * ones, the restart for those a fault killed: a restarted process warms up again): RSS at the start
    * of that stretch and at its end, and the least-squares slope of its samples in % of their mean per
-   * hour, beside the same for V8's heap in use and external memory. Judged (< 10%/h) only when
+   * hour, beside the same for V8's heap size and external memory. Judged (< 10%/h) only when
    * `judge` and the incarnation was followed for at least 10 minutes after its warm-up.
    */
   check(warmupMs: number, judge: boolean): Check {
@@ -74,7 +74,7 @@ export class RssSampler {
     const lines = [
       `warm-up left out: the first ${(warmupMs / 60_000).toFixed(1)} min of each process (V8 growing its heap and young generation to the load, ONNX sessions and bounded caches filling)`,
       `${'process'.padEnd(26)}${'followed min'.padStart(13)}${'first MiB'.padStart(11)}${'last MiB'.padStart(10)}${'max MiB'.padStart(9)}${'slope %/h'.padStart(11)}` +
-        `${'heap used MiB'.padStart(16)}${'slope %/h'.padStart(11)}${'external MiB'.padStart(15)}${'slope %/h'.padStart(11)}`,
+        `${'V8 heap MiB'.padStart(16)}${'slope %/h'.padStart(11)}${'external MiB'.padStart(15)}${'slope %/h'.padStart(11)}`,
     ];
     const failures: string[] = [];
     for (const [name, all] of byIncarnation) {
@@ -86,7 +86,7 @@ export class RssSampler {
       lines.push(
         `${name.padEnd(26)}${(span / 60_000).toFixed(1).padStart(13)}${mib(samples[0].rssKiB).padStart(11)}${mib(samples[samples.length - 1].rssKiB).padStart(10)}` +
           `${mib(Math.max(...samples.map((s) => s.rssKiB))).padStart(9)}${slope.toFixed(1).padStart(11)}` +
-          `${breakdown(samples, (s) => s.heapUsedKiB, 16)}${breakdown(samples, (s) => s.externalKiB, 15)}${judged ? '' : '  (not judged: followed < 10 min after its warm-up)'}`,
+          `${breakdown(samples, (s) => s.heapTotalKiB, 16)}${breakdown(samples, (s) => s.externalKiB, 15)}${judged ? '' : '  (not judged: followed < 10 min after its warm-up)'}`,
       );
       if (judged && slope > MAX_SLOPE_PERCENT_PER_HOUR) failures.push(`${name}: RSS grows ${slope.toFixed(1)}%/h after warm-up (bound ${MAX_SLOPE_PERCENT_PER_HOUR}%/h)`);
     }
@@ -94,11 +94,11 @@ export class RssSampler {
   }
 }
 
-async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapUsedKiB' | 'externalKiB'>> {
+async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapTotalKiB' | 'externalKiB'>> {
   try {
     const text = await (await fetch(`${metricsUrl}/metrics`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) })).text();
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]) / 1024;
-    return { heapUsedKiB: gauge('nodejs_heap_size_used_bytes'), externalKiB: gauge('nodejs_external_memory_bytes') };
+    return { heapTotalKiB: gauge('nodejs_heap_size_total_bytes'), externalKiB: gauge('nodejs_external_memory_bytes') };
   } catch {
     // A process busy past the timeout, or killed meanwhile: its RSS sample stands alone.
     return {};

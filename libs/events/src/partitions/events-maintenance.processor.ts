@@ -1,26 +1,23 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import {
+  BackgroundWork,
   dispatchJob,
   JOB_SCHEDULES,
   type JobHandlers,
   JOBS,
-  keepJobSchedulers,
   LOGGER,
   type Logger,
   MonthlyPartitionsService,
   PARTITION_MONTHS_AHEAD,
   QUEUES,
-  RESUME_EVERY_MS,
 } from '@foresight/platform';
 import { EventReencryptionService } from '../encryption/event-reencryption.service';
 
 /** Translates the events queue's jobs to service calls, and schedules them. */
 @Processor(QUEUES.events)
-export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
-  private schedulers: NodeJS.Timeout | undefined;
-
+export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly handlers: JobHandlers<'events'> = {
     [JOBS.events.ensurePartitions]: async (job) => {
       const created = await this.partitions.ensure('events', job.data.monthsAhead);
@@ -38,6 +35,7 @@ export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicat
     private readonly partitions: MonthlyPartitionsService,
     private readonly reencryption: EventReencryptionService,
     @InjectQueue(QUEUES.events) private readonly queue: Queue,
+    private readonly background: BackgroundWork,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     super();
@@ -45,11 +43,7 @@ export class EventsMaintenanceProcessor extends WorkerHost implements OnApplicat
 
   onApplicationBootstrap(): void {
     const name = JOBS.events.ensurePartitions;
-    this.schedulers = keepJobSchedulers(this.logger, this.queue, [{ id: name, repeat: JOB_SCHEDULES[name], template: { name, data: { monthsAhead: PARTITION_MONTHS_AHEAD } } }], RESUME_EVERY_MS);
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.schedulers);
+    this.background.keepJobSchedulers(this.queue, 'event partitions', async () => [{ id: name, repeat: JOB_SCHEDULES[name], template: { name, data: { monthsAhead: PARTITION_MONTHS_AHEAD } } }]);
   }
 
   process(job: Job): Promise<unknown> {

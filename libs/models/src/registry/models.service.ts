@@ -9,6 +9,7 @@ import {
   invalidRequest,
   type JobPayloads,
   JOBS,
+  type KeptJobScheduler,
   minuteSchedule,
   newId,
   notFound,
@@ -75,6 +76,19 @@ function trainJob(organizationId: string, modelId: string, startedAt: Date) {
 /** The BullMQ job scheduler of a model's `schedule`. */
 const scheduleId = (modelId: string) => `model-schedule:${modelId}`;
 
+type RetrainingScheduler = KeptJobScheduler & { template: { data: JobPayloads[typeof JOBS.training.scheduledRetrain] } };
+
+/** The job scheduler that fires a model's retraining, at most once a minute; null when it has no schedule. */
+function jobSchedulerOf(model: Pick<Model, 'id' | 'organizationId' | 'schedule'>): RetrainingScheduler | null {
+  const pattern = model.schedule === null ? null : minuteSchedule(model.schedule);
+  if (pattern === null) return null;
+  return {
+    id: scheduleId(model.id),
+    repeat: { pattern, tz: SCHEDULE_TIME_ZONE },
+    template: { name: JOBS.training.scheduledRetrain, data: { organizationId: model.organizationId, modelId: model.id } },
+  };
+}
+
 type TrainingQueue = Queue<JobPayloads[typeof JOBS.training.train] | JobPayloads[typeof JOBS.training.scheduledRetrain]>;
 
 /** The model registry: every query is scoped by the caller's organization. */
@@ -121,27 +135,15 @@ export class ModelsService {
   }
 
   /**
-   * Registers every stored schedule again (worker start-up): schedules stored before the five-field
-   * rule are registered at minute granularity, so they fire at most once a minute.
+   * The job scheduler of every model with a stored schedule: the models table is where a schedule
+   * lives, Redis only fires it, and the worker keeps these registered (BackgroundWork.keepJobSchedulers):
+   * all at start-up, whatever an older release registered (a schedule stored before the five-field
+   * rule fires at most once a minute), and again within a minute those Redis lost. One whose model
+   * changed meanwhile is put right when it fires (scheduledRetrain).
    */
-  async registerStoredSchedules(): Promise<number> {
-    const scheduled = await this.storedSchedules();
-    for (const model of scheduled) await this.registerSchedule(model);
-    return scheduled.length;
-  }
-
-  /**
-   * Registers again the stored schedules whose job scheduler Redis no longer holds (restarted without
-   * its data): the models table is where a schedule lives; Redis only fires it. One whose model
-   * changed meanwhile is put right when it fires (scheduledRetrain). Answers how many were lost.
-   */
-  async restoreLostSchedules(): Promise<number> {
-    const scheduled = await this.storedSchedules();
-    if (scheduled.length === 0) return 0;
-    const held = new Set((await this.trainingQueue.getJobSchedulers()).map((scheduler) => scheduler.key));
-    const lost = scheduled.filter((model) => !held.has(scheduleId(model.id)));
-    for (const model of lost) await this.registerSchedule(model);
-    return lost.length;
+  async storedSchedules(): Promise<KeptJobScheduler[]> {
+    const scheduled = await this.models.find({ select: { id: true, organizationId: true, schedule: true }, where: { schedule: Not(IsNull()) } });
+    return scheduled.flatMap((model) => jobSchedulerOf(model) ?? []);
   }
 
   /**
@@ -157,11 +159,6 @@ export class ModelsService {
     const jobs = retraining.map((model) => trainJob(model.organizationId, model.id, model.retrainStartedAt as Date));
     await this.trainingQueue.addBulk(jobs);
     return jobs.length;
-  }
-
-  /** Every organization's models with a schedule (the worker keeps their job schedulers). */
-  private storedSchedules(): Promise<Array<Pick<Model, 'id' | 'organizationId' | 'schedule'>>> {
-    return this.models.find({ select: { id: true, organizationId: true, schedule: true }, where: { schedule: Not(IsNull()) } });
   }
 
   /**
@@ -313,16 +310,9 @@ export class ModelsService {
 
   /** Registered at minute granularity whatever was stored; a stored schedule that is no cron at all is not registered. */
   private async registerSchedule(model: Pick<Model, 'id' | 'organizationId' | 'schedule'>): Promise<void> {
-    const pattern = model.schedule === null ? null : minuteSchedule(model.schedule);
-    if (pattern === null) {
-      await this.trainingQueue.removeJobScheduler(scheduleId(model.id));
-      return;
-    }
-    await this.trainingQueue.upsertJobScheduler(
-      scheduleId(model.id),
-      { pattern, tz: SCHEDULE_TIME_ZONE },
-      { name: JOBS.training.scheduledRetrain, data: { organizationId: model.organizationId, modelId: model.id } },
-    );
+    const scheduler = jobSchedulerOf(model);
+    if (scheduler === null) await this.trainingQueue.removeJobScheduler(scheduleId(model.id));
+    else await this.trainingQueue.upsertJobScheduler(scheduler.id, scheduler.repeat, scheduler.template);
   }
 
   private async getModel(organizationId: string, modelId: string): Promise<Model> {

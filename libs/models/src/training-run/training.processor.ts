@@ -1,7 +1,7 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Job } from 'bullmq';
-import { dispatchJob, inBackground, isFinalFailure, type JobHandlers, type JobPayloads, JOBS, LOGGER, type Logger, QUEUES, repeatedInBackground, RESUME_EVERY_MS } from '@foresight/platform';
+import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import type { OnApplicationBootstrap } from '@nestjs/common';
+import type { Job, Queue } from 'bullmq';
+import { BackgroundWork, dispatchJob, isFinalFailure, type JobHandlers, type JobPayloads, JOBS, QUEUES } from '@foresight/platform';
 import { ModelsService } from '../registry/models.service';
 import { LostTrainingLockError, TrainingRunService } from './training-run.service';
 
@@ -13,9 +13,7 @@ type TrainPayload = JobPayloads[typeof JOBS.training.train];
  * about half a minute (lock expiry plus one stalled check) instead of minutes.
  */
 @Processor(QUEUES.training, { lockDuration: 20_000, stalledInterval: 10_000 })
-export class TrainingProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
-  private resumer: NodeJS.Timeout | undefined;
-
+export class TrainingProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly handlers: JobHandlers<'training', void> = {
     [JOBS.training.train]: (job, token) => {
       if (token === undefined) throw new Error(`training run of ${job.data.modelId}: no lock token to fence its version with`);
@@ -30,21 +28,16 @@ export class TrainingProcessor extends WorkerHost implements OnApplicationBootst
   constructor(
     private readonly runs: TrainingRunService,
     private readonly models: ModelsService,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @InjectQueue(QUEUES.training) private readonly queue: Queue,
+    private readonly background: BackgroundWork,
   ) {
     super();
   }
 
   /** Stored schedules are registered again, at most once a minute each, whatever an older release registered; runs and schedules Redis loses later, within a minute. */
   onApplicationBootstrap(): void {
-    inBackground(this.logger, 'register the retraining schedules of stored models', () => this.models.registerStoredSchedules());
-    this.resumer = repeatedInBackground(this.logger, 'queue again the training runs and retraining schedules Redis lost', RESUME_EVERY_MS, () =>
-      Promise.all([this.models.resumeLostRuns(), this.models.restoreLostSchedules()]),
-    );
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.resumer);
+    this.background.keepJobSchedulers(this.queue, 'models\' retraining', () => this.models.storedSchedules());
+    this.background.repeat('queue again the training runs Redis lost', () => this.models.resumeLostRuns());
   }
 
   process(job: Job, token?: string): Promise<void> {

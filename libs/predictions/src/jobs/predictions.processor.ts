@@ -1,20 +1,19 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import {
   APP_CONFIG,
   type AppConfig,
+  BackgroundWork,
   dispatchJob,
   JOB_SCHEDULES,
   type JobHandlers,
   JOBS,
-  keepJobSchedulers,
   LOGGER,
   type Logger,
   MonthlyPartitionsService,
   PARTITION_MONTHS_AHEAD,
   QUEUES,
-  RESUME_EVERY_MS,
   SCHEDULE_TIME_ZONE,
 } from '@foresight/platform';
 import { AudiencesService } from '../audiences/audiences.service';
@@ -22,9 +21,7 @@ import { MonitoringRunService } from '../monitoring/monitoring-run.service';
 
 /** Translates the predictions queue's jobs to service calls, and schedules them. */
 @Processor(QUEUES.predictions)
-export class PredictionsProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
-  private schedulers: NodeJS.Timeout | undefined;
-
+export class PredictionsProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly handlers: JobHandlers<'predictions'> = {
     [JOBS.predictions.ensurePartitions]: async (job) => {
       const created = await this.partitions.ensure('predictions', job.data.monthsAhead);
@@ -40,6 +37,7 @@ export class PredictionsProcessor extends WorkerHost implements OnApplicationBoo
     private readonly monitoring: MonitoringRunService,
     private readonly audiences: AudiencesService,
     @InjectQueue(QUEUES.predictions) private readonly queue: Queue,
+    private readonly background: BackgroundWork,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -49,19 +47,10 @@ export class PredictionsProcessor extends WorkerHost implements OnApplicationBoo
   onApplicationBootstrap(): void {
     const partitions = JOBS.predictions.ensurePartitions;
     const monitor = JOBS.predictions.monitor;
-    this.schedulers = keepJobSchedulers(
-      this.logger,
-      this.queue,
-      [
-        { id: partitions, repeat: JOB_SCHEDULES[partitions], template: { name: partitions, data: { monthsAhead: PARTITION_MONTHS_AHEAD } } },
-        { id: monitor, repeat: { pattern: this.config.monitoringSchedule, tz: SCHEDULE_TIME_ZONE }, template: { name: monitor, data: {} } },
-      ],
-      RESUME_EVERY_MS,
-    );
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.schedulers);
+    this.background.keepJobSchedulers(this.queue, 'prediction partitions and monitoring', async () => [
+      { id: partitions, repeat: JOB_SCHEDULES[partitions], template: { name: partitions, data: { monthsAhead: PARTITION_MONTHS_AHEAD } } },
+      { id: monitor, repeat: { pattern: this.config.monitoringSchedule, tz: SCHEDULE_TIME_ZONE }, template: { name: monitor, data: {} } },
+    ]);
   }
 
   process(job: Job): Promise<unknown> {

@@ -1,20 +1,18 @@
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import {
   APP_CONFIG,
   type AppConfig,
+  BackgroundWork,
   dispatchJob,
   isFinalFailure,
   type JobHandlers,
   type JobPayloads,
   JOBS,
-  keepJobSchedulers,
   LOGGER,
   type Logger,
   QUEUES,
-  repeatedInBackground,
-  RESUME_EVERY_MS,
   SCHEDULE_TIME_ZONE,
   SCORING_SHARD_ATTEMPTS,
 } from '@foresight/platform';
@@ -33,10 +31,7 @@ type ScoreShard = JobPayloads[typeof JOBS.scoring.scoreShard];
  * good when the worker that took it over died too.
  */
 @Processor(QUEUES.scoring, { concurrency: 1, lockDuration: 20_000, stalledInterval: 10_000, maxStalledCount: SCORING_SHARD_ATTEMPTS })
-export class ScoringProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
-  private resumer: NodeJS.Timeout | undefined;
-  private schedulers: NodeJS.Timeout | undefined;
-
+export class ScoringProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly handlers: JobHandlers<'scoring'> = {
     [JOBS.scoring.scoreUsers]: async (job) => {
       const runId = job.id as string;
@@ -71,6 +66,7 @@ export class ScoringProcessor extends WorkerHost implements OnApplicationBootstr
     private readonly scoring: BulkScoringService,
     private readonly runs: ScoringRunsService,
     @InjectQueue(QUEUES.scoring) private readonly queue: Queue,
+    private readonly background: BackgroundWork,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -79,13 +75,8 @@ export class ScoringProcessor extends WorkerHost implements OnApplicationBootstr
 
   onApplicationBootstrap(): void {
     const daily = JOBS.scoring.scoreDaily;
-    this.schedulers = keepJobSchedulers(this.logger, this.queue, [{ id: daily, repeat: { pattern: this.config.scoring.schedule, tz: SCHEDULE_TIME_ZONE }, template: { name: daily, data: {} } }], RESUME_EVERY_MS);
-    this.resumer = repeatedInBackground(this.logger, 'queue again the jobs of unfinished scoring runs', RESUME_EVERY_MS, () => this.runs.resumeUnfinished());
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.resumer);
-    clearInterval(this.schedulers);
+    this.background.keepJobSchedulers(this.queue, 'daily scoring', async () => [{ id: daily, repeat: { pattern: this.config.scoring.schedule, tz: SCHEDULE_TIME_ZONE }, template: { name: daily, data: {} } }]);
+    this.background.repeat('queue again the jobs of unfinished scoring runs', () => this.runs.resumeUnfinished());
   }
 
   process(job: Job, token?: string): Promise<unknown> {

@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Job, JobType, Queue } from 'bullmq';
 import {
   type DomainEvent,
@@ -8,7 +8,6 @@ import {
   type PersonalDataStore,
   PersonalDataStoreProvider,
   QUEUES,
-  REDIS,
   RedisAvailabilityService,
   type RedisClient,
   UserActivityFeedService,
@@ -19,17 +18,16 @@ const JOB_STATES: JobType[] = ['active', 'waiting', 'waiting-children', 'priorit
 
 type Rescore = JobPayloads[typeof JOBS.userActivity.rescore];
 
-/**
- * Stream entries read per XRANGE call, and jobs per state per read, while looking for a user: small
- * reads, each well within the request client's command timeout on a busy Redis.
- */
+/** Stream entries read per XRANGE call, and jobs per state per read, while looking for a user: small reads. */
 const STREAM_PAGE = 200;
 const JOB_PAGE = 100;
 
 /**
  * How long one look through the queues may take in all. A whole queue's retained jobs and event
  * streams (thousands of entries) are read, which on a loaded Redis takes far longer than a request's
- * usual Redis step; an erasure is worth waiting for.
+ * usual Redis step; an erasure is worth waiting for. Every read goes through the queue's own
+ * connection, bounded by this deadline only: the request client's 250 ms command timeout failed the
+ * whole erasure (503) on one slow page of the stream while the service caught up after a fault.
  */
 const SCAN_DEADLINE_MS = 20_000;
 
@@ -41,7 +39,7 @@ interface UserBearingQueue {
 
 /** An entry of a queue's BullMQ event stream (`bull:<queue>:events`). */
 interface StreamEntry {
-  key: string;
+  queue: Queue;
   id: string;
 }
 
@@ -63,7 +61,6 @@ export class QueuedJobsPersonalDataService implements PersonalDataStore {
     @InjectQueue(QUEUES.domainEvents) domainEvents: Queue<DomainEvent>,
     @InjectQueue(QUEUES.userActivity) userActivity: Queue<Rescore>,
     private readonly redis: RedisAvailabilityService,
-    @Inject(REDIS) private readonly client: RedisClient,
     private readonly activity: UserActivityFeedService,
   ) {
     this.sources = [
@@ -88,7 +85,7 @@ export class QueuedJobsPersonalDataService implements PersonalDataStore {
       if (gone) removed++;
     }
     // After the jobs: removing a job adds a `removed` entry naming it.
-    for (const { key, id } of await this.streamEntriesAbout(organizationId, userId)) removed += await this.client.xdel(key, id);
+    for (const { queue, id } of await this.streamEntriesAbout(organizationId, userId)) removed += await (await connectionOf(queue)).xdel(queue.keys.events, id);
     return removed;
   }
 
@@ -124,10 +121,10 @@ export class QueuedJobsPersonalDataService implements PersonalDataStore {
       async () => {
         const found: StreamEntry[] = [];
         for (const { queue } of this.sources) {
-          const key = queue.keys.events;
+          const client = await connectionOf(queue);
           for (let start = '-'; ; ) {
-            const page = await this.client.xrange(key, start, '+', 'COUNT', STREAM_PAGE);
-            for (const [id, fields] of page) if (fields.some(names)) found.push({ key, id });
+            const page = await client.xrange(queue.keys.events, start, '+', 'COUNT', STREAM_PAGE);
+            for (const [id, fields] of page) if (fields.some(names)) found.push({ queue, id });
             if (page.length < STREAM_PAGE) break;
             start = `(${page[page.length - 1][0]}`;
           }
@@ -137,4 +134,13 @@ export class QueuedJobsPersonalDataService implements PersonalDataStore {
       SCAN_DEADLINE_MS,
     );
   }
+}
+
+/**
+ * The queue's own Redis connection (no command timeout; BullMQ waits through reconnects). BullMQ's
+ * client type lists only the commands it uses itself; the others, XRANGE and XDEL among them, are
+ * forwarded to the ioredis client underneath.
+ */
+async function connectionOf(queue: Queue): Promise<RedisClient> {
+  return (await queue.getBackend().client) as unknown as RedisClient;
 }

@@ -1,7 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { OnApplicationBootstrap } from '@nestjs/common';
 import { type BackoffStrategy, DelayedError, type Job, type MinimalJob } from 'bullmq';
-import { dispatchJob, type JobHandlers, type JobPayloads, JOBS, LOGGER, type Logger, QUEUES, repeatedInBackground, RESUME_EVERY_MS, WEBHOOK_DELIVERY_BACKOFF } from '@foresight/platform';
+import { BackgroundWork, dispatchJob, type JobHandlers, type JobPayloads, JOBS, QUEUES, WEBHOOK_DELIVERY_BACKOFF } from '@foresight/platform';
 import { DeliveryService } from './delivery.service';
 import { DeliveryJobsService } from './delivery-jobs.service';
 import { EndpointSlotsService } from './endpoint-slots.service';
@@ -24,9 +24,7 @@ export const scheduledBackoff: BackoffStrategy = (attemptsMade, type, _error, jo
 
 /** Translates delivery jobs to DeliveryService calls, within the endpoint's in-flight cap, and queues again those Redis lost. */
 @Processor(QUEUES.webhooks, { concurrency: DELIVERY_CONCURRENCY, settings: { backoffStrategy: scheduledBackoff } })
-export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicationBootstrap, OnApplicationShutdown {
-  private resumer: NodeJS.Timeout | undefined;
-
+export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly handlers: JobHandlers<'webhooks', void> = {
     [JOBS.webhooks.deliver]: (job, token) => this.deliver(job, token),
   };
@@ -35,17 +33,13 @@ export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicatio
     private readonly deliveries: DeliveryService,
     private readonly slots: EndpointSlotsService,
     private readonly jobs: DeliveryJobsService,
-    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly background: BackgroundWork,
   ) {
     super();
   }
 
   onApplicationBootstrap(): void {
-    this.resumer = repeatedInBackground(this.logger, 'queue again the webhook deliveries Redis lost', RESUME_EVERY_MS, () => this.jobs.resumeStranded());
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.resumer);
+    this.background.repeat('queue again the webhook deliveries Redis lost', () => this.jobs.resumeStranded());
   }
 
   process(job: Job, token?: string): Promise<void> {
