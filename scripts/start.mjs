@@ -5,11 +5,11 @@ import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ensureBuilt } from './ensure-build.mjs';
+import { runServiceProcess } from './service-process.mjs';
 
 const root = ensureBuilt();
 const require = createRequire(import.meta.url);
 const { loadConfig } = require(join(root, 'dist/libs/platform/src/config/config.js'));
-const { flags: nodeFlags, env: nodeEnv } = require('./node-flags.json');
 
 let config;
 try {
@@ -59,9 +59,6 @@ async function startLocalRedis() {
 
 if (redisUrl && !(await reachable(redisHost, redisPort))) await startLocalRedis();
 
-const api = spawn(process.execPath, [...nodeFlags, join(root, 'dist/apps/api/src/main.js')], { stdio: 'inherit', env: { ...process.env, ...nodeEnv } });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => api.kill(signal));
-api.on('exit', (code, signal) => {
+runServiceProcess(root, 'dist/apps/api/src/main.js', () => {
   for (const child of children) child.kill('SIGTERM');
-  process.exit(code ?? (signal ? 1 : 0));
 });
