@@ -114,12 +114,17 @@ async function benchMode(suite: TestSuite, api: RunningProcess, builder: Dataset
   const truth = USERS > REFERENCES_MAX_USERS || ONLY_REAL ? undefined : readTruth(truthFile);
   if (!truth) rmSync(truthFile);
   const lines: string[] = [];
+  // Each model's table as soon as it is measured (a long run stopped early keeps what it found), and all again at the end.
+  const add = (measured: string[]) => {
+    console.log(measured.join('\n'));
+    lines.push(...measured);
+  };
   for (const { target, horizonDays } of ONLY_KINDS ? [] : MODE_TARGETS[signal]) {
     const mode = { suite, api, token: token.secret, organizationId: organization.id, builder, config, python, label: `${signal} ${target} ${horizonDays}d`, accepted: seeded.accepted };
-    lines.push(...(await benchTarget(mode, target, horizonDays, truth)));
+    add(await benchTarget(mode, target, horizonDays, truth));
   }
   for (const body of ONLY_REAL ? [] : (MODE_KINDS[signal] ?? [])) {
-    lines.push(...(await benchKind({ suite, api, token: token.secret, organizationId: organization.id, builder, config, python, label: `${signal} ${body.kind} ${body.horizonDays}d`, accepted: seeded.accepted }, body)));
+    add(await benchKind({ suite, api, token: token.secret, organizationId: organization.id, builder, config, python, label: `${signal} ${body.kind} ${body.horizonDays}d`, accepted: seeded.accepted }, body));
   }
   return lines;
 }
