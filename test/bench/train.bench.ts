@@ -11,7 +11,8 @@
 //  - SaaS only, the other prediction kinds: churn (`inactivity`, AUC and ECE beside XGBoost on the same
 //    matrix) and credits bought (`value`: MAE, RMSE, R² and interval coverage beside XGBoost's
 //    reg:squarederror and Tweedie regressions of the same sums on the same matrix).
-// BENCH_TRAIN_ONLY=kinds benches only those other kinds (the event targets' references take long).
+// BENCH_TRAIN_ONLY=kinds benches only those other kinds (the event targets' references take long);
+// BENCH_TRAIN_ONLY=real only the event targets' real runs (time and peak RSS, e.g. at 50,000 users), no references.
 // BENCH_TRAIN_USERS above 100,000 (e.g. 1000000) benches scale instead: that many users and 50,000,
 // seeded alike by COPY (support/copy-seed.ts), each trained by a fresh worker: its peak RSS and time per
 // row of the matrix, the large run's beside the small one's (targets: <= 2 GiB, ratio <= 1).
@@ -35,6 +36,8 @@ const USERS = Number(process.env.BENCH_TRAIN_USERS ?? 50_000);
 const SIGNALS = (process.env.BENCH_TRAIN_SIGNALS?.split(',') ?? DEMO_INTENT_SIGNALS) as DemoIntentSignal[];
 /** `kinds`: only the models of the other prediction kinds (MODE_KINDS), not the event targets and their references. */
 const ONLY_KINDS = process.env.BENCH_TRAIN_ONLY === 'kinds';
+/** `real`: only the event targets' real training runs, neither their references nor the other kinds. */
+const ONLY_REAL = process.env.BENCH_TRAIN_ONLY === 'real';
 /** Fewer days seed a large run faster; a 7-day horizon with its 14-day holdout needs more than 21. */
 const DAYS = Number(process.env.BENCH_TRAIN_DAYS ?? 45);
 /**
@@ -79,7 +82,7 @@ const isVersion1Feature = (name: string) => name.startsWith('count_') || VERSION
 
 benchmark('bench_train', async (suite) => {
   if (USERS > REFERENCES_MAX_USERS) return benchScale(suite);
-  const python = ensureReferenceLearners();
+  const python = ONLY_REAL ? undefined : ensureReferenceLearners();
   const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
   const dataSource = await new DataSource({ type: 'postgres', url: suite.env.DATABASE_URL }).initialize();
   // The matrix is read, never written: the events writer and kept windows UserEventsService also holds are not needed here.
@@ -88,13 +91,15 @@ benchmark('bench_train', async (suite) => {
   const userEvents = new UserEventsService(sql, undefined as never, undefined as never);
   const builder = new DatasetBuilderService(userEvents, config);
   const report: string[] = [];
+  const loads = [loadavg()[0]];
   try {
     for (const signal of SIGNALS) report.push(...(await benchMode(suite, api, builder, config, signal, python)));
   } finally {
     await dataSource.destroy();
     await api.stop();
   }
-  console.log(`\nbench:train (${USERS} users, ${DAYS} days, references on ${THREADS} threads)`);
+  loads.push(loadavg()[0]);
+  console.log(`\nbench:train (${USERS} users, ${DAYS} days, references on ${THREADS} threads; load average ${loads.map((l) => l.toFixed(1)).join(' -> ')} on ${THREADS} cores, shared)`);
   for (const line of report) console.log(line);
   console.log('targets: real run <= 60 s for 50,000 users; Foresight AUC >= XGBoost - 0.005 and >= generic features; Foresight fit <= 3x XGBoost fit; ECE <= 0.03');
 });
@@ -106,15 +111,20 @@ async function benchMode(suite: TestSuite, api: RunningProcess, builder: Dataset
     'demo', 'seed', '--org', organization.id, '--users', String(USERS), '--days', String(DAYS), '--intent-signal', signal, '--truth-file', truthFile,
   ]);
   console.log(`[${signal}] seeded ${USERS} users, ${seeded.accepted} events through ingestion in ${seeded.seconds.toFixed(1)} s`);
-  const truth = USERS > REFERENCES_MAX_USERS ? undefined : readTruth(truthFile);
+  const truth = USERS > REFERENCES_MAX_USERS || ONLY_REAL ? undefined : readTruth(truthFile);
   if (!truth) rmSync(truthFile);
   const lines: string[] = [];
+  // Each model's table as soon as it is measured (a long run stopped early keeps what it found), and all again at the end.
+  const add = (measured: string[]) => {
+    console.log(measured.join('\n'));
+    lines.push(...measured);
+  };
   for (const { target, horizonDays } of ONLY_KINDS ? [] : MODE_TARGETS[signal]) {
     const mode = { suite, api, token: token.secret, organizationId: organization.id, builder, config, python, label: `${signal} ${target} ${horizonDays}d`, accepted: seeded.accepted };
-    lines.push(...(await benchTarget(mode, target, horizonDays, truth)));
+    add(await benchTarget(mode, target, horizonDays, truth));
   }
-  for (const body of MODE_KINDS[signal] ?? []) {
-    lines.push(...(await benchKind({ suite, api, token: token.secret, organizationId: organization.id, builder, config, python, label: `${signal} ${body.kind} ${body.horizonDays}d`, accepted: seeded.accepted }, body)));
+  for (const body of ONLY_REAL ? [] : (MODE_KINDS[signal] ?? [])) {
+    add(await benchKind({ suite, api, token: token.secret, organizationId: organization.id, builder, config, python, label: `${signal} ${body.kind} ${body.horizonDays}d`, accepted: seeded.accepted }, body));
   }
   return lines;
 }

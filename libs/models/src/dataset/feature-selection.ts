@@ -1,37 +1,26 @@
 import type { TrainingSet } from '../training';
+import { binOf, computeBinThresholds } from '../training/gbdt';
 
 /**
  * Features a model keeps of its candidates: room for every kind of signal (events, screens, values,
  * trends), few enough that features describing nothing cannot crowd out the ones that do.
  */
 export const FEATURE_BUDGET = 160;
-/** Quantile bins a feature is cut into to measure what it says about the label. */
+/** Bins a feature is cut into to measure what it says about the label. */
 const MI_BINS = 16;
 
 /**
- * Mutual information (nats, bias-corrected) between a feature cut into bins and the binary label: the smallest value
- * in a bin of its own, the others in quantile bins, equal values always in one bin. A feature that is
- * mostly 0 (a rare event) is thus measured by whether it is 0, which quantiles alone would not see.
+ * Mutual information (nats, bias-corrected) between a feature cut into bins and the binary label, the
+ * bins the trees cut it into (computeBinThresholds), only fewer: a value heavier than one bin's share
+ * (the 0 of a rare event) has a bin of its own, so a feature that is mostly 0 is measured by whether
+ * it is 0, which quantiles alone would not see.
  */
 export function mutualInformation(values: Float32Array, labels: Uint8Array): number {
   const n = labels.length;
-  const sorted = values.slice().sort();
-  let first = 0;
-  while (first < n && sorted[first] === sorted[0]) first++;
-  if (first === n) return 0;
-  const thresholds = [sorted[first]];
-  const rest = n - first;
-  for (let k = 1; k < MI_BINS - 1; k++) {
-    const threshold = sorted[first + Math.floor((k * rest) / (MI_BINS - 1))];
-    if (threshold > thresholds[thresholds.length - 1]) thresholds.push(threshold);
-  }
+  const [thresholds] = computeBinThresholds(values, n, 1, MI_BINS);
   const bins = thresholds.length + 1;
   const joint = new Float64Array(bins * 2);
-  for (let i = 0; i < n; i++) {
-    let bin = 0;
-    while (bin < thresholds.length && values[i] >= thresholds[bin]) bin++;
-    joint[bin * 2 + labels[i]]++;
-  }
+  for (let i = 0; i < n; i++) joint[binOf(thresholds, values[i]) * 2 + labels[i]]++;
   const positives = labels.reduce((sum, label) => sum + label, 0);
   const byLabel = [n - positives, positives];
   let information = 0;

@@ -32,12 +32,18 @@ export function computeBinThresholds(
     if (distinct.length <= maxBins) {
       thresholds.push(...distinct.slice(0, -1));
     } else {
-      // Close a bin whenever the running count passes the next quantile; a value
-      // heavier than one quantile (e.g. a mass of zeros) simply gets a bin of its own.
-      let cumulative = 0;
+      // Close a bin once it holds its share of the rows not yet binned over the bins left: a value
+      // heavier than one share (e.g. a mass of zeros) gets a bin of its own, and the rest are cut
+      // into equal shares of what remains (not of all rows, which would leave the tail one bin).
+      let rowsLeft = m;
+      let inBin = 0;
       for (let j = 0; j < distinct.length - 1 && thresholds.length < maxBins - 1; j++) {
-        cumulative += counts[j];
-        if (cumulative >= ((thresholds.length + 1) * m) / maxBins) thresholds.push(distinct[j]);
+        inBin += counts[j];
+        if (inBin * (maxBins - thresholds.length) >= rowsLeft) {
+          thresholds.push(distinct[j]);
+          rowsLeft -= inBin;
+          inBin = 0;
+        }
       }
     }
     result.push(Float32Array.from(thresholds));

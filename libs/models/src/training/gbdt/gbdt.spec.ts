@@ -162,6 +162,18 @@ describe('histogram binning', () => {
     expect(Math.max(...counts.slice(1))).toBeLessThan(3 * (n / 255));
   });
 
+  it('cuts the values beside a heavy mass into equal shares of them', () => {
+    const random = createRandom(2);
+    const n = 20000;
+    const features = Float32Array.from({ length: n }, (_, i) => (i % 10 === 0 ? random() * 100 : 0));
+    const [thresholds] = computeBinThresholds(features, n, 1, 255);
+    expect(thresholds[0]).toBe(0);
+    const counts = new Array<number>(thresholds.length + 1).fill(0);
+    features.forEach((x) => counts[binOf(thresholds, x)]++);
+    // 2,000 values above 0 in 254 bins: about 8 each (shares of all rows gave the smallest 230 a bin each, the rest 22 bins of 80).
+    expect(Math.max(...counts.slice(1))).toBeLessThan(3 * ((n / 10) / 254));
+  });
+
   it('falls back to 32-bit bin ids once features have more than 65535 bins in total', () => {
     const d = 300;
     const thresholds = Array.from({ length: d }, () => Float32Array.from({ length: 254 }, (_, k) => k));
