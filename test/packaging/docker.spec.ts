@@ -139,8 +139,9 @@ describe('docker/Dockerfile', () => {
     // node with the flags (and, above, the environment) npm start and the tests run the service with (scripts/node-flags.json).
     expect(jsonArgs(runtime.instructions.find((i) => i.keyword === 'ENTRYPOINT'))).toEqual(['node', ...nodeFlags.flags]);
     expect(jsonArgs(runtime.instructions.find((i) => i.keyword === 'CMD'))).toEqual([entryPoint('api')]);
-    // The image runs what the package scripts run (the chart and compose pass these as arguments).
-    expect(packageJson.scripts['start:worker']).toBe(`node ${entryPoint('worker')}`);
+    // The image runs what the package scripts run (the chart and compose pass these as arguments): npm run start:worker's launcher runs the same entry point with the same flags.
+    expect(packageJson.scripts['start:worker']).toBe('node scripts/start-worker.mjs');
+    expect(readFileSync(join(REPOSITORY, 'scripts', 'start-worker.mjs'), 'utf8')).toContain(`runServiceProcess(ensureBuilt(), '${entryPoint('worker')}')`);
   });
 });
 
