@@ -1,4 +1,5 @@
-// npm run bench:score — bulk scoring of every active demo user (50,000; BENCH_SCORE_USERS to change) with 3 serving models, run by
+// npm run bench:score — bulk scoring of every active demo user (50,000; BENCH_SCORE_USERS to change; BENCH_SCORE_SHARDS sets
+// SCORING_SHARDS, the shards a run is cut into) with 3 serving models, run by
 // the worker (`model score` with all three: one pass over the events), with a month of daily runs already
 // in the prediction log (each user's previous labels are read against it), beside three in-run floors: a
 // raw COPY of the same window's events in the cursor's order (what reading alone costs), raw ONNX
@@ -34,6 +35,8 @@ import { sendOneEventEach } from './support/new-events';
 import { logEarlierRuns, rawPredictionsWrite } from './support/prediction-log';
 
 const USERS = Number(process.env.BENCH_SCORE_USERS ?? 50_000);
+/** SCORING_SHARDS for the run (the service's default when unset). */
+const SHARDS = process.env.BENCH_SCORE_SHARDS;
 const TARGET_USERS_PER_SECOND = 20_000;
 /** The worker's default chunk: rows per ONNX Runtime run in the raw floor too. */
 const CHUNK_USERS = 4_000;
@@ -63,7 +66,7 @@ benchmark('bench_score', async (suite) => {
   await suite.sql('ANALYZE');
 
   // Training reads a sample of 10,000 users (TRAINING_MAX_USERS), as a large organization's would; scoring reads everyone.
-  const env = { ...suite.env, TRAINING_MAX_USERS: '10000' };
+  const env = { ...suite.env, TRAINING_MAX_USERS: '10000', ...(SHARDS ? { SCORING_SHARDS: SHARDS } : {}) };
   const api = await startApi({ ...env, LOG_LEVEL: 'warn' });
   let worker: RunningProcess | undefined = await startWorker(env);
   try {
@@ -248,7 +251,7 @@ async function repeatRunWith(count: number, env: Record<string, string>, cliEnv:
 function printScaling(cases: readonly WorkersCase[]): void {
   const perUser = (cpu: number, run: ScoreResult) => (cpu * 1e6) / run.scored;
   const one = cases[0];
-  console.log(`\nrepeat run shared by N workers (shards of user id hashes; every process on the same 2 cores, so wall time shows no speed-up):`);
+  console.log(`\nrepeat run shared by N workers (${SHARDS ?? 'the default number of'} shards of user id hashes; every process on the same 2 cores, so wall time shows no speed-up):`);
   console.log(
     `${'workers'.padEnd(9)}${'users/s'.padStart(9)}${'shares of users (target within 10% of 1/N)'.padStart(46)}${'worker µs/user'.padStart(16)}${'Postgres µs/user'.padStart(18)}${'first run worker µs/user'.padStart(26)}`,
   );
