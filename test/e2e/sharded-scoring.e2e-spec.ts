@@ -61,8 +61,15 @@ describe('sharded bulk scoring across processes', () => {
     cluster = await RedisCluster.start();
     suite = await TestSuite.create('sharded_scoring');
     org = await suite.createOrganization('sharded', ['--rate-limit', '100000', '--burst', '200000']);
-    // Small chunks and six shards: a run lasts long enough to kill workers in the middle of their shards.
-    env = { ...onTopology(suite.env, cluster.env()), WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '1s', SCORING_CHUNK_USERS: '2', SCORING_SHARDS: '6' };
+    // Small chunks and six shards (of 400 users, with 50 users a shard): a run lasts long enough to kill workers in the middle of their shards.
+    env = {
+      ...onTopology(suite.env, cluster.env()),
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+      WEBHOOK_RETRY_SCHEDULE: '1s',
+      SCORING_CHUNK_USERS: '2',
+      SCORING_SHARDS: '6',
+      SCORING_SHARD_USERS: '50',
+    };
     // One after the other: processes starting at once on a loaded machine can each miss the start timeout.
     for (let i = 0; i < 2; i++) apis.push(await startApi(env));
     await sendEvents(apis[0].baseUrl, token(), learnablePopulation(USERS, 100, { intentShiftDays: 14 }));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
-import type { StoredUserId } from '@foresight/events';
+import { ActiveUsersService, type StoredUserId } from '@foresight/events';
 import type { ModelsService } from '@foresight/models';
 import { type JobPayloads, type JOBS, MonthlyPartitionsService, QUEUES } from '@foresight/platform';
 import { storePredictions } from '../../libs/predictions/src/log/prediction-rows';
@@ -23,14 +23,16 @@ describe('bulk scoring shard fencing', () => {
   let runs: ScoringRunsService;
 
   beforeAll(async () => {
-    db = await openServiceDatabase('scoring_fencing', { env: { SCORING_SHARDS: '2' } });
+    db = await openServiceDatabase('scoring_fencing', { env: { SCORING_SHARDS: '2', SCORING_SHARD_USERS: '1' } });
     const prefix = `it-fencing-${randomBytes(4).toString('hex')}`;
     queue = new Queue<JobPayloads[typeof JOBS.scoring.scoreUsers] | JobPayloads[typeof JOBS.scoring.scoreShard]>(QUEUES.scoring, { connection: { url: REDIS_URL }, prefix });
     predictionsQueue = new Queue(QUEUES.predictions, { connection: { url: REDIS_URL }, prefix });
     // ModelsService only checks a manual run's models, which these calls do not start.
-    runs = new ScoringRunsService(db.sql, undefined as unknown as ModelsService, queue, predictionsQueue, db.config);
+    runs = new ScoringRunsService(db.sql, undefined as unknown as ModelsService, new ActiveUsersService(db.sql), queue, predictionsQueue, db.config);
     await new MonthlyPartitionsService(db.sql).ensureAll();
     await db.dataSource.query(`INSERT INTO organizations (id, name, region, retention_days) VALUES ($1, $1, 'eu', 30)`, [ORGANIZATION]);
+    // Users enough for SCORING_SHARDS shards of SCORING_SHARD_USERS each.
+    await db.dataSource.query(`INSERT INTO user_activity (organization_id, user_id) VALUES ($1, 'user-1'), ($1, 'user-2'), ($1, 'user-3')`, [ORGANIZATION]);
   });
 
   afterAll(async () => {

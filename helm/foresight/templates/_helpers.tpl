@@ -92,6 +92,7 @@ MONITORING_SCHEDULE: {{ .Values.monitoring.schedule | quote }}
 SCORING_SCHEDULE: {{ .Values.scoring.schedule | quote }}
 SCORING_CHUNK_USERS: {{ .Values.scoring.chunkUsers | quote }}
 SCORING_SHARDS: {{ .Values.scoring.shards | quote }}
+SCORING_SHARD_USERS: {{ .Values.scoring.shardUsers | quote }}
 SERVING_MODEL_MEMORY_MB: {{ .Values.serving.modelMemoryMb | quote }}
 WEBHOOK_RETRY_SCHEDULE: {{ join "," .Values.webhooks.retrySchedule | quote }}
 WEBHOOK_TIMEOUT_MS: {{ .Values.webhooks.timeoutMs | quote }}

@@ -6,6 +6,7 @@ import {
   DECLARE_READ_HISTORIES,
   FETCH_KEPT_WINDOWS,
   FETCH_READ_HISTORIES,
+  ORGANIZATION_USERS,
   USERS_READ_SPAN,
   USERS_TO_READ,
 } from './active-users.sql';
@@ -66,6 +67,11 @@ export interface ActiveUsersRead {
 @Injectable()
 export class ActiveUsersService {
   constructor(private readonly sql: SqlExecutor) {}
+
+  /** Users the organization has stored events for, active or not: what sizes a bulk scoring run's shards. */
+  async usersOf(organizationId: string): Promise<number> {
+    return (await this.sql.first(ORGANIZATION_USERS, [organizationId]))?.users ?? 0;
+  }
 
   /**
    * `onStart` hears the total and the inactive users' windows (ActiveUsersStart) before the first

@@ -21,6 +21,12 @@ const IN_SHARD = (user: string) => `hashtext(${user}) BETWEEN $4 AND $5`;
 
 const SERVING_KEPT_WINDOW = KEPT_WINDOW_SERVES('$2', '$3');
 
+/** How many users the organization has stored events for (an index-only count of its activity rows). */
+export const ORGANIZATION_USERS = sqlStatement<{ users: number }, [organizationId: string]>(
+  'events.organization-users',
+  `SELECT count(*)::int AS users FROM user_activity WHERE organization_id = $1`,
+);
+
 /** Users whose window is read off the events, with what keeping their window checks (REVISION_TO_KEEP). */
 export const USERS_TO_READ = sqlStatement<{ user_id: StoredUserId; revision_to_keep: string }, ShardRun>(
   'events.active-users-to-read',

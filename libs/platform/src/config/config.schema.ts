@@ -151,8 +151,14 @@ export const environmentSchema = z.object({
   TRAINING_MAX_USERS: z.coerce.number().int().min(1000).default(200_000),
   /** Users a bulk scoring run reads, scores and logs per chunk (its memory bound, and its checkpoint interval). */
   SCORING_CHUNK_USERS: z.coerce.number().int().min(1).max(20_000).default(4_000),
-  /** Shards a bulk scoring run splits into (ranges of user id hashes): at most this many workers score one run at once. */
-  SCORING_SHARDS: z.coerce.number().int().min(1).max(1_024).default(16),
+  /**
+   * Most shards a bulk scoring run splits into (ranges of user id hashes): at most this many workers
+   * score one run at once, each taking about an even share when there are several times more shards
+   * than workers.
+   */
+  SCORING_SHARDS: z.coerce.number().int().min(1).max(1_024).default(64),
+  /** Users per shard a run is cut for, up to SCORING_SHARDS: a small organization's run is one or a few jobs, not SCORING_SHARDS. */
+  SCORING_SHARD_USERS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   /**
    * Memory a process gives the ONNX Runtime sessions it serves from, in MiB (estimated from each model's
    * size): beyond it, the least recently used idle sessions are released and loaded again when asked for.

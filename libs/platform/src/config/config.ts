@@ -119,7 +119,7 @@ export interface AppConfig {
   readonly embedded: boolean;
   readonly monitoringSchedule: string;
   readonly training: TrainingSettings;
-  readonly scoring: { readonly chunkUsers: number; readonly shards: number; readonly schedule: string };
+  readonly scoring: { readonly chunkUsers: number; readonly shards: number; readonly shardUsers: number; readonly schedule: string };
   /** Bytes of ONNX Runtime sessions a process keeps loaded for serving (estimated; the least recently used idle ones go first). */
   readonly servingModelMemoryBytes: number;
   readonly webhooks: WebhookSettings;
@@ -186,7 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     embedded,
     monitoringSchedule: vars.MONITORING_SCHEDULE,
     training: { minUsersPerClass: vars.TRAINING_MIN_USERS_PER_CLASS, maxUsers: vars.TRAINING_MAX_USERS },
-    scoring: { chunkUsers: vars.SCORING_CHUNK_USERS, shards: vars.SCORING_SHARDS, schedule: vars.SCORING_SCHEDULE },
+    scoring: { chunkUsers: vars.SCORING_CHUNK_USERS, shards: vars.SCORING_SHARDS, shardUsers: vars.SCORING_SHARD_USERS, schedule: vars.SCORING_SCHEDULE },
     servingModelMemoryBytes: vars.SERVING_MODEL_MEMORY_MB * 1024 * 1024,
     webhooks: {
       retryScheduleMs: vars.WEBHOOK_RETRY_SCHEDULE,

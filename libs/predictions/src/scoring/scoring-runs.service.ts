@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { USER_HASHES } from '@foresight/events';
+import { ActiveUsersService, USER_HASHES } from '@foresight/events';
 import { ModelsService } from '@foresight/models';
 import {
   APP_CONFIG,
@@ -90,6 +90,11 @@ export class LostShardLockError extends Error {
 const RESUME_AFTER_SECONDS = 60;
 const RESUME_AT_MOST = 100;
 
+/** Shards for a run over an organization of `users`: one per `shardUsers` of them, at least one, at most `maxShards`. */
+export function shardCount(users: number, { shards: maxShards, shardUsers }: AppConfig['scoring']): number {
+  return Math.min(maxShards, Math.max(1, Math.ceil(users / shardUsers)));
+}
+
 /** USER_HASHES cut into `shards` consecutive ranges of nearly equal width. */
 export function shardRanges(shards: number): { hashFrom: number[]; hashTo: number[] } {
   const span = USER_HASHES.hashTo - USER_HASHES.hashFrom + 1;
@@ -110,6 +115,7 @@ export class ScoringRunsService {
   constructor(
     private readonly sql: SqlExecutor,
     private readonly models: ModelsService,
+    private readonly activeUsers: ActiveUsersService,
     @InjectQueue(QUEUES.scoring) private readonly queue: Queue<ScoreUsers | ScoreShard>,
     @InjectQueue(QUEUES.predictions) private readonly predictionsQueue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -163,14 +169,15 @@ export class ScoringRunsService {
 
   /**
    * The worker takes the run up (first attempt or a retry; recorded as queued by its producer, or now:
-   * a promotion queues the job only): fixes its cutoff, makes its shards unless an earlier attempt
-   * did, and queues those not completed (each once: shard jobs are named by run and shard). Answers
+   * a promotion queues the job only): fixes its cutoff, makes its shards (one per SCORING_SHARD_USERS
+   * users of the organization, up to SCORING_SHARDS) unless an earlier attempt did, and queues those
+   * not completed (each once: shard jobs are named by run and shard). Answers
    * how many were queued, or undefined when the run is over.
    */
   async split(runId: string, job: ScoreUsers): Promise<number | undefined> {
     await this.record(runId, job);
     if (!(await this.sql.first(BEGIN_SCORING_RUN, [job.organizationId, runId]))) return undefined;
-    const { hashFrom, hashTo } = shardRanges(this.config.scoring.shards);
+    const { hashFrom, hashTo } = shardRanges(shardCount(await this.activeUsers.usersOf(job.organizationId), this.config.scoring));
     await this.sql.affected(CREATE_SCORING_SHARDS, [job.organizationId, runId, hashFrom, hashTo]);
     const open = await this.sql.rows(OPEN_SCORING_SHARDS, [job.organizationId, runId]);
     await this.queue.addBulk(open.map(({ shard }) => scoringShardJob({ organizationId: job.organizationId, runId, shard })));
