@@ -217,7 +217,8 @@ const isError = (s: Sample) => !s.status.startsWith('2') && s.status !== '409' &
 
 /**
  * Per fault: the error rate while it lasted and after it, and the recovery time: from the fault's end
- * until the last failed request before the next fault. `boundMs` is judged only when given (the soak
+ * until the last failed request before the next fault (a request still in flight when the next fault
+ * began counts for that one: it met it). `boundMs` is judged only when given (the soak
  * judges it; the suite, which asserts no timing, does not, nor does a run too short to leave the bound
  * between faults): then on every fault, each followed by load for longer than the bound (the schedule
  * leaves that much quiet after each; a fault the load did not outlast by that much fails, rather than
@@ -226,9 +227,11 @@ const isError = (s: Sample) => !s.status.startsWith('2') && s.status !== '409' &
 export function faultsCheck(samples: Sample[], windows: FaultWindow[], loadEnd: number, boundMs?: number): Check {
   const lines = [`${'fault'.padEnd(32)}${'lasted s'.padStart(9)}${'during: req'.padStart(12)}${'errors'.padStart(9)}${'after: req'.padStart(12)}${'errors'.padStart(9)}${'recovered in s'.padStart(16)}`];
   const failures: string[] = [];
-  for (const w of windows) {
-    const during = samples.filter((s) => s.at >= w.start && s.at < w.end);
-    const after = samples.filter((s) => s.at >= w.end && s.at < w.until);
+  for (const [i, w] of windows.entries()) {
+    // A request still in flight when a fault began (sent just before it, answered during it) was met by that fault, not by the recovery from the one before.
+    const metBy = (s: Sample, fault: FaultWindow | undefined) => fault !== undefined && s.at < fault.start && s.at + s.ms > fault.start;
+    const during = samples.filter((s) => (s.at >= w.start && s.at < w.end) || metBy(s, w));
+    const after = samples.filter((s) => s.at >= w.end && s.at < w.until && !metBy(s, windows[i + 1]));
     const lastFailure = Math.max(w.end, ...after.filter(isError).map((s) => s.at));
     const recoveryMs = lastFailure - w.end;
     const judged = Math.min(w.until, loadEnd) - w.end > (boundMs ?? 0);
