@@ -29,6 +29,7 @@ describe('embedded mode (PGlite) across idle gaps', () => {
   let api: RunningProcess | undefined;
   let org: OrganizationWithToken;
   let modelId: string;
+  let audienceId: string;
   let users: string[];
   const token = () => org.token.secret;
   const url = (path: string) => `${api?.baseUrl}/v1${path}`;
@@ -40,7 +41,7 @@ describe('embedded mode (PGlite) across idle gaps', () => {
   const scoringRun = async () => {
     const started = await answers.expect('POST /v1/models/:id/score', request<{ id: string }>(url(`/models/${modelId}/score`), { token: token(), method: 'POST' }), 202);
     return eventually('the scoring run', async () => {
-      const polled = await answers.expect('GET /v1/models/:id/score/:run', request<{ state: string; scored: number; total: number }>(url(`/models/${modelId}/score/${started.body.id}`), { token: token() }));
+      const polled = await answers.expect('GET /v1/models/:id/score/:run', request<{ id: string; state: string; scored: number; total: number }>(url(`/models/${modelId}/score/${started.body.id}`), { token: token() }));
       expect(polled.body.state).not.toBe('failed');
       return polled.body.state === 'completed' ? polled.body : undefined;
     }, 120_000);
@@ -73,6 +74,11 @@ describe('embedded mode (PGlite) across idle gaps', () => {
     const exported = await exportPredictions();
     users = [...new Set((exported.body as Array<{ userId: string }>).map((p) => p.userId))].sort();
     expect(users.length).toBeGreaterThanOrEqual(10 * USERS_PER_ROUND);
+    const audience = await answers.expect(
+      'POST /v1/audiences',
+      request<{ id: string }>(url('/audiences'), { token: token(), method: 'POST', body: { name: 'likely buyers', modelId, label: 'likely', rule: { topPercent: 20 } } }),
+    );
+    audienceId = audience.body.id;
   }, 300_000);
 
   it('serves predictions, user lookups and exports across gaps longer than the 1 s idle timeout, then trains and scores again', async () => {
@@ -93,6 +99,15 @@ describe('embedded mode (PGlite) across idle gaps', () => {
     await idle(SHORT_GAP_MS);
     const run = await scoringRun();
     expect(run.scored).toBe(run.total);
+    // The run recomputes the audience (a job after the run completes), then its members are read after another gap.
+    const audience = await eventually('the audience computed with the run', async () => {
+      const got = await answers.expect('GET /v1/audiences/:id', request<{ size: number; history: Array<{ runId: string; size: number }> }>(url(`/audiences/${audienceId}`), { token: token() }));
+      return got.body.history.some((computation) => computation.runId === run.id) ? got.body : undefined;
+    }, 120_000);
+    expect(audience.size).toBeGreaterThan(0);
+    await idle(SHORT_GAP_MS);
+    const members = await answers.expect('GET /v1/audiences/:id/members', request<unknown[]>(url(`/audiences/${audienceId}/members?limit=100000`), { token: token() }));
+    expect(members.body).toHaveLength(audience.size);
     await idle(SHORT_GAP_MS);
     await predictRound(api.baseUrl, token(), fresh(USERS_PER_ROUND), answers);
   }, 300_000);
