@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { type DomainEvent, DomainEventsService, type JobPayloads, JOBS, QUEUES } from '@foresight/platform';
+import { DomainEventOutboxPersonalDataService } from '../../libs/platform/src/privacy/domain-event-outbox-personal-data.service';
 import { DeliveryJobsService } from '../../libs/webhooks/src/delivery/delivery-jobs.service';
 import { FanOutService } from '../../libs/webhooks/src/delivery/fan-out.service';
 import { WebhookDelivery } from '../../libs/webhooks/src/webhook-delivery.entity';
@@ -84,5 +85,26 @@ describe('domain event outbox', () => {
     expect(await resumedLater()).toBe(1);
     await fannedOut();
     expect({ deliveries: await deliveryRows(event.id), outbox: await outboxRows() }).toEqual({ deliveries: [{ webhook_id: 'whk_a' }], outbox: [] });
+  });
+
+  it("erases the user's events from the outbox and takes the user out of audience batches, which are fanned out without them", async () => {
+    await db.dataSource.query(`INSERT INTO webhooks (id, organization_id, url, events, secret_encrypted) VALUES ('whk_b', 'org_a', 'https://example.test/audiences', '{audience.entered}', 'sealed')`);
+    const store = new DomainEventOutboxPersonalDataService(db.sql);
+    await domainEvents.publish('org_a', 'prediction.updated', { userId: 'u-1', model: 'checkout', modelId: 'mdl_a', version: 2, label: 'likely', previousLabel: 'unlikely', confidence: 0.9 }, 'u-1/change');
+    const batch = await domainEvents.publish(
+      'org_a',
+      'audience.entered',
+      { audienceId: 'aud_a', audience: 'buyers', modelId: 'mdl_a', label: 'likely', runId: 'scr_a', batch: 0, userIds: ['u-1', 'u-2'] },
+      'aud_a/scr_a/0',
+    );
+    expect((await store.export('org_a', 'u-1')).map((event) => (event as DomainEvent).type).sort()).toEqual(['audience.entered', 'prediction.updated']);
+
+    expect(await store.erase('org_a', 'u-1')).toBe(2);
+    expect(await store.remaining('org_a', 'u-1')).toBe(0);
+    expect(await store.remaining('org_a', 'u-2')).toBe(1);
+    await fannedOut();
+    const payloads: Array<{ payload: DomainEvent }> = await db.dataSource.query(`SELECT payload FROM webhook_deliveries WHERE organization_id = 'org_a' AND event_id = $1`, [batch.id]);
+    expect(payloads.map(({ payload }) => payload.data)).toEqual([expect.objectContaining({ userIds: ['u-2'] })]);
+    expect(await outboxRows()).toEqual([]);
   });
 });
