@@ -54,7 +54,7 @@ describe('Redis losing its data', () => {
     await suite?.destroy();
   });
 
-  it('queues again webhook deliveries, erasure sweeps, training runs and retraining schedules from PostgreSQL', async () => {
+  it('queues again webhook deliveries, published domain events, erasure sweeps, training runs and retraining schedules from PostgreSQL', async () => {
     const token = org.token.secret;
     await sendEvents(api.baseUrl, token, learnablePopulation(300, 60));
     const webhook = await request<{ id: string }>(`${api.baseUrl}/v1/webhooks`, { token, method: 'POST', body: { url: receiver.url, events: ['model.retrained'] } });
@@ -81,6 +81,19 @@ describe('Redis losing its data', () => {
     expect(await registered()).toEqual([]);
     // A run started just before the loss, as the loss leaves it: the model retraining, no job in Redis.
     await suite.sql(`UPDATE models SET status = 'retraining', retrain_started_at = now() - interval '2 minutes' WHERE id = $1 AND organization_id = $2`, [modelId, org.organization.id]);
+    // An event published just before the loss, as the loss leaves it: in the outbox, its announce job gone before the fan-out.
+    const lostEvent = {
+      id: 'evt_lostbeforefanout',
+      type: 'model.retrained',
+      organizationId: org.organization.id,
+      createdAt: new Date().toISOString(),
+      data: { modelId, model: 'checkout', version: 1, promoted: true, auc: 0.8, accuracy: 0.8, rejectionReason: null },
+    };
+    await suite.sql(`INSERT INTO domain_event_outbox (organization_id, event_id, event, created_at) VALUES ($1, $2, $3, now() - interval '2 minutes')`, [
+      org.organization.id,
+      lostEvent.id,
+      JSON.stringify(lostEvent),
+    ]);
 
     // Every one is waited for, so a failure names each item that was not recovered, not only the first.
     const outcomes = await Promise.allSettled([
@@ -92,6 +105,17 @@ describe('Redis losing its data', () => {
         },
         RECOVERED_WITHIN_MS,
       ),
+      eventually(
+        'the event whose announce job was lost to be delivered, once',
+        async () => {
+          const rows = await suite.sql<{ status: string }>('SELECT status FROM webhook_deliveries WHERE event_id = $1 AND organization_id = $2', [lostEvent.id, org.organization.id]);
+          return rows.some((row) => row.status === 'succeeded') ? rows : undefined;
+        },
+        RECOVERED_WITHIN_MS,
+      ).then(async (rows) => {
+        expect(rows).toEqual([{ status: 'succeeded' }]);
+        expect(await suite.sql('SELECT event_id FROM domain_event_outbox WHERE organization_id = $1', [org.organization.id])).toEqual([]);
+      }),
       eventually(
         'the erasure to be confirmed by a sweep',
         async () => {
