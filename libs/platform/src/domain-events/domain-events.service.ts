@@ -5,7 +5,7 @@ import { SqlExecutor } from '../database/sql/sql-executor';
 import type { SqlRunner } from '../database/sql/sql-runner';
 import { derivedId, newId } from '../ids/ids';
 import { contractJob, type JobPayloads, JOBS, QUEUES } from '../queue/queue-contract';
-import type { DomainEvent, DomainEventData, DomainEventType } from './domain-event';
+import { type DomainEvent, type DomainEventData, type DomainEventType, userOfEvent } from './domain-event';
 import { STORE_PUBLISHED_EVENTS, STRANDED_PUBLISHED_EVENTS, TAKE_OUT_PUBLISHED_EVENT } from './domain-events.sql';
 
 /** One event of a `publishAll`: its data, and the key that names it (see `publish`). */
@@ -52,7 +52,7 @@ export class DomainEventsService {
     await this.sql.affected(STORE_PUBLISHED_EVENTS, [
       organizationId,
       events.map((event) => event.id),
-      events.map((event) => userOf(event)),
+      events.map((event) => userOfEvent(event)),
       events.map((event) => JSON.stringify(event)),
     ]);
     await this.queued(events);
@@ -89,9 +89,4 @@ export class DomainEventsService {
   private async queued(events: readonly DomainEvent[]): Promise<void> {
     if (events.length > 0) await this.queue.addBulk(events.map((event) => contractJob(JOBS.domainEvents.announce, event, event.id)));
   }
-}
-
-/** The user an event is about, where erasure finds its row; null for events about no one user (an audience batch names its users in its data). */
-function userOf(event: DomainEvent): string | null {
-  return 'userId' in event.data ? event.data.userId : null;
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
-import { type DomainEvent, DomainEventsService, newId, SqlExecutor } from '@foresight/platform';
+import { type DomainEvent, DomainEventsService, newId, SqlExecutor, userOfEvent } from '@foresight/platform';
 import { WebhookDelivery, type WebhookPayload } from '../webhook-delivery.entity';
 import { DeliveryJobsService } from './delivery-jobs.service';
 import { SUBSCRIBED_WEBHOOKS } from './fan-out.sql';
@@ -28,7 +28,6 @@ export class FanOutService {
       const event = await this.domainEvents.fannedOut(this.sql.within(manager), published);
       if (webhookIds.length === 0) return;
       const payload: WebhookPayload = { id: event.id, type: event.type, createdAt: event.createdAt, data: event.data };
-      const userId = 'userId' in event.data ? event.data.userId : null;
       await manager
         .createQueryBuilder()
         .insert()
@@ -40,7 +39,7 @@ export class FanOutService {
             organizationId: event.organizationId,
             eventId: event.id,
             eventType: event.type,
-            userId,
+            userId: userOfEvent(event),
             payload,
             status: 'pending' as const,
             attempts: 0,
