@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { JOBS, QUEUES } from '@foresight/platform';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
@@ -22,6 +23,7 @@ describe('Redis losing its data', () => {
   let worker: RunningProcess;
   let receiver: Receiver;
   let training: Queue;
+  let redis: Redis;
   /** The maintenance schedulers every worker registers at start-up, by queue. */
   let maintenance: Array<[Queue, string[]]>;
   /** The receiver fails every request until Redis has lost the delivery's job. */
@@ -37,6 +39,7 @@ describe('Redis losing its data', () => {
     worker = await startWorker(env);
     const queue = (name: string) => new Queue(name, { connection: { url: suite.env.REDIS_URL }, prefix: `${suite.env.REDIS_PREFIX}bull` });
     training = queue(QUEUES.training);
+    redis = new Redis(suite.env.REDIS_URL);
     maintenance = [
       [queue(QUEUES.events), [JOBS.events.ensurePartitions]],
       [queue(QUEUES.predictions), [JOBS.predictions.ensurePartitions, JOBS.predictions.monitor]],
@@ -47,6 +50,7 @@ describe('Redis losing its data', () => {
 
   afterAll(async () => {
     await training?.close();
+    redis?.disconnect();
     await Promise.all((maintenance ?? []).map(([queue]) => queue.close()));
     await receiver?.close();
     await worker?.stop();
@@ -54,7 +58,7 @@ describe('Redis losing its data', () => {
     await suite?.destroy();
   });
 
-  it('queues again webhook deliveries, erasure sweeps, training runs and retraining schedules from PostgreSQL', async () => {
+  it('queues again webhook deliveries, published domain events, erasure sweeps, training runs and retraining schedules, and follows user activity again, from PostgreSQL', async () => {
     const token = org.token.secret;
     await sendEvents(api.baseUrl, token, learnablePopulation(300, 60));
     const webhook = await request<{ id: string }>(`${api.baseUrl}/v1/webhooks`, { token, method: 'POST', body: { url: receiver.url, events: ['model.retrained'] } });
@@ -74,13 +78,32 @@ describe('Redis losing its data', () => {
     // The first sweep waits 5 s: Redis loses it before it runs.
     expect((await request(`${api.baseUrl}/v1/users?userId=user-0`, { token, method: 'DELETE' })).status).toBe(200);
 
+    // Ingestion re-scores the users of an organization subscribed to prediction.updated only while Redis lists it.
+    const following = () => redis.sismember(`${suite.env.REDIS_PREFIX}user-activity:wanted`, org.organization.id);
+    expect((await request(`${api.baseUrl}/v1/webhooks`, { token, method: 'POST', body: { url: receiver.url, events: ['prediction.updated'] } })).status).toBe(200);
+    expect(await following()).toBe(1);
+
     await deleteRedisKeys(suite.env.REDIS_PREFIX);
+    expect(await following()).toBe(0);
     receiverUp = true;
     expect(await training.getJobScheduler(`model-schedule:${modelId}`)).toBeUndefined();
     const registered = async () => (await Promise.all(maintenance.map(async ([queue, ids]) => Promise.all(ids.map(async (id) => ((await queue.getJobScheduler(id)) ? [id] : [])))))).flat(2);
     expect(await registered()).toEqual([]);
     // A run started just before the loss, as the loss leaves it: the model retraining, no job in Redis.
     await suite.sql(`UPDATE models SET status = 'retraining', retrain_started_at = now() - interval '2 minutes' WHERE id = $1 AND organization_id = $2`, [modelId, org.organization.id]);
+    // An event published just before the loss, as the loss leaves it: in the outbox, its announce job gone before the fan-out.
+    const lostEvent = {
+      id: 'evt_lostbeforefanout',
+      type: 'model.retrained',
+      organizationId: org.organization.id,
+      createdAt: new Date().toISOString(),
+      data: { modelId, model: 'checkout', version: 1, promoted: true, auc: 0.8, accuracy: 0.8, rejectionReason: null },
+    };
+    await suite.sql(`INSERT INTO domain_event_outbox (organization_id, event_id, event, created_at) VALUES ($1, $2, $3, now() - interval '2 minutes')`, [
+      org.organization.id,
+      lostEvent.id,
+      JSON.stringify(lostEvent),
+    ]);
 
     // Every one is waited for, so a failure names each item that was not recovered, not only the first.
     const outcomes = await Promise.allSettled([
@@ -92,6 +115,18 @@ describe('Redis losing its data', () => {
         },
         RECOVERED_WITHIN_MS,
       ),
+      eventually(
+        'the event whose announce job was lost to be delivered, once',
+        async () => {
+          const rows = await suite.sql<{ status: string }>('SELECT status FROM webhook_deliveries WHERE event_id = $1 AND organization_id = $2', [lostEvent.id, org.organization.id]);
+          return rows.some((row) => row.status === 'succeeded') ? rows : undefined;
+        },
+        RECOVERED_WITHIN_MS,
+      ).then(async (rows) => {
+        expect(rows).toEqual([{ status: 'succeeded' }]);
+        expect(await suite.sql('SELECT event_id FROM domain_event_outbox WHERE organization_id = $1', [org.organization.id])).toEqual([]);
+      }),
+      eventually('the organization to be followed again for prediction.updated', async () => ((await following()) === 1 ? true : undefined), RECOVERED_WITHIN_MS),
       eventually(
         'the erasure to be confirmed by a sweep',
         async () => {

@@ -16,7 +16,7 @@ export { isBigintText, isExactUtcInstant, isRowRefusal, isStorableInstant, postg
 export { SqlExecutor, type SqlTarget, type SqlTransaction, type SqlTransactionOptions } from './database/sql/sql-executor';
 export type { SqlRunner } from './database/sql/sql-runner';
 export { type SqlStatement, sqlStatement } from './database/sql/sql-statement';
-export { AUDIENCE_BATCH_USERS, type AudienceChange, DELIVERED_EVENT_TYPES, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventData, type DomainEventType, type SubscribableEventType } from './domain-events/domain-event';
+export { AUDIENCE_BATCH_USERS, type AudienceChange, DELIVERED_EVENT_TYPES, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventData, type DomainEventType, type SubscribableEventType, userOfEvent } from './domain-events/domain-event';
 export { DomainEventsModule } from './domain-events/domain-events.module';
 export { DomainEventsService } from './domain-events/domain-events.service';
 export { AppError, type ErrorCode, type ErrorDetail, invalidRequest, notFound } from './errors/app-error';

@@ -8,7 +8,7 @@ import { Webhook } from './webhook.entity';
 import type { CreateWebhook, ListDeliveries } from './webhook.schema';
 import { WebhookDelivery, type WebhookPayload } from './webhook-delivery.entity';
 import { generateWebhookSecret, secretContext } from './webhook-signature';
-import { PREDICTION_UPDATES_WANTED, RETRY_DELIVERY } from './webhooks.sql';
+import { PREDICTION_UPDATES_WANTED, PREDICTION_UPDATES_WANTED_BY, RETRY_DELIVERY } from './webhooks.sql';
 
 export interface CreatedWebhook {
   webhook: Webhook;
@@ -132,6 +132,16 @@ export class WebhooksService {
       await undo();
       throw error instanceof AppError ? error : new AppError('unavailable', `Could not queue ${what}: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Every organization subscribed to prediction.updated followed again (Redis may have lost the set
+   * while no webhook changed). Answers how many there are.
+   */
+  async followUserActivityAgain(): Promise<number> {
+    const organizations = (await this.sql.rows(PREDICTION_UPDATES_WANTED_BY, [])).map((row) => row.organization_id);
+    await this.activity.keepWanted(organizations);
+    return organizations.length;
   }
 
   /** prediction.updated needs users re-scored after their new events; ingestion queues that only while someone listens. */

@@ -12,3 +12,9 @@ export const PREDICTION_UPDATES_WANTED = sqlStatement<{ wanted: boolean }, [orga
   'webhooks.prediction-updates-wanted',
   `SELECT EXISTS (SELECT 1 FROM webhooks WHERE organization_id = $1 AND enabled AND 'prediction.updated' = ANY(events)) AS wanted`,
 );
+
+/** Every organization with an enabled webhook subscribed to prediction.updated. */
+export const PREDICTION_UPDATES_WANTED_BY = sqlStatement<{ organization_id: string }, []>(
+  'webhooks.prediction-updates-wanted-by',
+  `SELECT DISTINCT organization_id FROM webhooks WHERE enabled AND 'prediction.updated' = ANY(events)`,
+);

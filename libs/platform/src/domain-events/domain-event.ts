@@ -64,3 +64,8 @@ export interface DomainEvent<T extends DomainEventType = DomainEventType> {
   createdAt: string;
   data: DomainEventData[T];
 }
+
+/** The user an event is about (prediction.updated), kept beside the event where erasure finds it; null for an event about no one user (an audience batch lists its users in its data). */
+export function userOfEvent(event: DomainEvent): string | null {
+  return 'userId' in event.data ? event.data.userId : null;
+}

@@ -52,6 +52,14 @@ export class UserActivityFeedService {
   }
 
   /**
+   * Adds organizations to those followed, as PostgreSQL lists them now: the set lives only in Redis,
+   * which may have restarted without its data, and ingestion would then queue no re-scoring at all.
+   */
+  async keepWanted(organizationIds: readonly string[]): Promise<void> {
+    if (organizationIds.length > 0) await this.redis.sadd(this.keys.key('user-activity', 'wanted'), ...organizationIds);
+  }
+
+  /**
    * Whether touched() has anything to do for the organization: ingestion asks before it stores, and
    * only then has the writer name the users whose history changed. False during a Redis outage
    * (logged once already) and when Redis cannot say.

@@ -244,10 +244,10 @@ export class BulkScoringService {
    */
   private async publish(organizationId: string, announcements: readonly AnnouncementRow[]): Promise<void> {
     if (announcements.length === 0) return;
-    await Promise.all(
-      announcements.map(({ event_key, user_id, data }) =>
-        this.domainEvents.publish(organizationId, 'prediction.updated', { userId: user_id, ...data }, event_key),
-      ),
+    await this.domainEvents.publishAll(
+      organizationId,
+      'prediction.updated',
+      announcements.map(({ event_key, user_id, data }) => ({ data: { userId: user_id, ...data }, dedupeKey: event_key })),
     );
     await this.sql.affected(REMOVE_SCORING_ANNOUNCEMENTS, [organizationId, announcements.map((a) => a.event_key)]);
   }

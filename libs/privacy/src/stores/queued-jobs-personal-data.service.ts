@@ -114,7 +114,7 @@ export class QueuedJobsPersonalDataService implements PersonalDataStore {
 
   private async streamEntriesAbout(organizationId: string, userId: string): Promise<StreamEntry[]> {
     const jobIds = [this.activity.rescoreJobId(organizationId, userId), `${organizationId}/${Buffer.from(userId).toString('base64url')}`];
-    // A domain event's job id embeds the re-scoring job's id it came from (`prediction.updated/<rescore id>-…`).
+    // An older release's domain event job id embedded the re-scoring job's id it came from (`prediction.updated/<rescore id>-…`); an event's id is the job id now.
     const names = (value: string) => value === userId || jobIds.some((jobId) => value === jobId || value.includes(`/${jobId}-`));
     return this.redis.within(
       'read the queue event streams',

@@ -2,6 +2,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import type { OnApplicationBootstrap } from '@nestjs/common';
 import { type BackoffStrategy, DelayedError, type Job, type MinimalJob } from 'bullmq';
 import { BackgroundWork, dispatchJob, type JobHandlers, type JobPayloads, JOBS, QUEUES, WEBHOOK_DELIVERY_BACKOFF } from '@foresight/platform';
+import { WebhooksService } from '../webhooks.service';
 import { DeliveryService } from './delivery.service';
 import { DeliveryJobsService } from './delivery-jobs.service';
 import { EndpointSlotsService } from './endpoint-slots.service';
@@ -22,7 +23,11 @@ export const scheduledBackoff: BackoffStrategy = (attemptsMade, type, _error, jo
   return delay ?? -1; // -1: no further attempt
 };
 
-/** Translates delivery jobs to DeliveryService calls, within the endpoint's in-flight cap, and queues again those Redis lost. */
+/**
+ * Translates delivery jobs to DeliveryService calls, within the endpoint's in-flight cap, and queues
+ * again those Redis lost; keeps the organizations subscribed to prediction.updated followed (re-scored
+ * on new events) however Redis lost that.
+ */
 @Processor(QUEUES.webhooks, { concurrency: DELIVERY_CONCURRENCY, settings: { backoffStrategy: scheduledBackoff } })
 export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicationBootstrap {
   private readonly handlers: JobHandlers<'webhooks', void> = {
@@ -34,12 +39,15 @@ export class WebhookDeliveryProcessor extends WorkerHost implements OnApplicatio
     private readonly slots: EndpointSlotsService,
     private readonly jobs: DeliveryJobsService,
     private readonly background: BackgroundWork,
+    private readonly webhooks: WebhooksService,
   ) {
     super();
   }
 
   onApplicationBootstrap(): void {
     this.background.repeat('queue again the webhook deliveries Redis lost', () => this.jobs.resumeStranded());
+    this.background.start('follow user activity for prediction.updated', () => this.webhooks.followUserActivityAgain());
+    this.background.repeat('follow again the user activity Redis forgot', () => this.webhooks.followUserActivityAgain());
   }
 
   process(job: Job, token?: string): Promise<void> {
