@@ -104,3 +104,14 @@ export function binRows(features: Float32Array, n: number, d: number, thresholds
   }
   return { bins, rows: n, columns, offset, count, total };
 }
+
+/** The rows of `a`, then those of `b`: two sets binned with the same thresholds, as one. */
+export function appendRows(a: BinnedRows, b: BinnedRows): BinnedRows {
+  const n = a.rows + b.rows;
+  const bins = new Uint8Array(n * a.columns);
+  for (let f = 0; f < a.columns; f++) {
+    bins.set(a.bins.subarray(f * a.rows, (f + 1) * a.rows), f * n);
+    bins.set(b.bins.subarray(f * b.rows, (f + 1) * b.rows), f * n + a.rows);
+  }
+  return { ...a, bins, rows: n };
+}
