@@ -48,6 +48,8 @@ const REFERENCES_MAX_USERS = 100_000;
 /** The scale bench's baseline run, seeded and trained the same way in the same run. */
 const SCALE_BASELINE_USERS = 50_000;
 const GIB_MB = 1024;
+/** Linux's USER_HZ: /proc reports CPU times in these. */
+const CLOCK_TICKS_PER_SECOND = 100;
 /** What each mode's models predict; the SaaS horizons are those its regimes play out over. */
 const MODE_TARGETS: Record<DemoIntentSignal, ReadonlyArray<{ target: string; horizonDays: number }>> = {
   events: [{ target: 'checkout', horizonDays: 7 }],
@@ -196,7 +198,7 @@ async function benchTarget(mode: BenchedMode, target: string, horizonDays: numbe
     [run.modelId],
   );
   const realRun =
-    `[${label}] ${mode.accepted} events; real run ${run.seconds.toFixed(1)} s (matrix + fit + export), worker peak ${run.peakMb.toFixed(0)} MB, validation AUC ${run.auc.toFixed(4)}` +
+    `[${label}] ${mode.accepted} events; real run ${run.seconds.toFixed(1)} s (${run.phases}), worker ${run.cpuSeconds.toFixed(1)} CPU s since its start, peak ${run.peakMb.toFixed(0)} MB, validation AUC ${run.auc.toFixed(4)}` +
     ` (${version.trained_on.sampledUsers} of ${version.trained_on.users} users sampled, cutoffs every ${version.trained_on.cutoffStepDays} d, ${version.train_rows} train + ${version.validation_rows} validation rows)`;
   console.log(realRun);
   if (!truth) return ['', realRun];
@@ -319,7 +321,8 @@ async function realTrainingRun(suite: TestSuite, api: RunningProcess, token: str
     }
     const seconds = (Date.now() - started) / 1000;
     if (details.status !== 'active') throw new Error(`${String(details.status)} ${String(details.lastError)}\n${worker.output().slice(-2000)}`);
-    return { modelId, seconds, auc: details.auc as number, peakMb: peakRssMb(worker.child.pid as number) };
+    const pid = worker.child.pid as number;
+    return { modelId, seconds, auc: details.auc as number, peakMb: peakRssMb(pid), cpuSeconds: cpuSeconds(pid), phases: runPhases(worker.output()) };
   } finally {
     await worker.stop();
   }
@@ -379,6 +382,20 @@ function referenceRegressors(python: string, split: TrainingSplit): Record<strin
     split,
     (directory) => JSON.parse(execFileSync(python, [REGRESSORS_SCRIPT, directory, String(split.train.featureNames.length), String(THREADS)], { encoding: 'utf8' })) as Record<string, Regression>,
   );
+}
+
+/** CPU seconds (user + system, all threads) a running process has used since it started. */
+function cpuSeconds(pid: number): number {
+  // The fields after the command's closing parenthesis, from the third (state): utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** Where the run's wall time went, as the worker logged it ("training run finished"): matrix, fit, store. */
+function runPhases(output: string): string {
+  const logged = /"phaseSeconds":(\{[^}]*\})/.exec(output);
+  const phases = logged ? (JSON.parse(logged[1]) as Record<string, number>) : undefined;
+  return phases ? Object.entries(phases).map(([phase, seconds]) => `${phase} ${seconds.toFixed(1)} s`).join(', ') : 'phases not logged';
 }
 
 /** Peak resident memory of a running process (VmHWM), in MB. */

@@ -1,5 +1,5 @@
-import { trainingSetFromRows } from '../training-set';
-import { binnedSplit } from './binned-split';
+import { refitSplit, trainingSetFromRows } from '../training-set';
+import { binnedSplit, binRefitAsSearched } from './binned-split';
 import { binRows, computeBinThresholds } from './binning';
 
 describe('binnedSplit', () => {
@@ -21,6 +21,18 @@ describe('binnedSplit', () => {
     const otherBins = binnedSplit(train, tuning, 8);
     expect(otherBins.thresholds[0].length).toBe(7);
     const otherTuning = trainingSetFromRows(['x', 'half'], [[1, 0.5]], [0]);
-    expect(binnedSplit(train, otherTuning, 8).tuningBins.ids.length).toBe(otherBins.trainBins.stride);
+    expect(binnedSplit(train, otherTuning, 8).tuningBins.rows).toBe(1);
+  });
+
+  it("bins a refit's rows as the search binned them: the training rows' thresholds, the tuning rows after the training rows", () => {
+    const split = { train, tuning, validation: tuning };
+    const searched = binnedSplit(train, tuning, 16);
+    const refit = refitSplit(split);
+    if (!refit) throw new Error('a split with tuning rows has a refit');
+    binRefitAsSearched(split, refit);
+    const binned = binnedSplit(refit.train, refit.tuning as typeof tuning, 16);
+    expect(binned.thresholds).toBe(searched.thresholds);
+    expect(binned.trainBins).toEqual(binRows(refit.train.features, 302, 2, searched.thresholds));
+    expect(binned.tuningBins.rows).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
-import { rowCount, type TrainingSet } from '../training-set';
-import { type BinnedRows, binRows, computeBinThresholds } from './binning';
+import { rowCount, type TrainingSet, type TrainingSplit, tuningSet } from '../training-set';
+import { appendRows, type BinnedRows, binRows, computeBinThresholds } from './binning';
 
 export interface BinnedSplit {
   thresholds: Float32Array[];
@@ -23,4 +23,22 @@ export function binnedSplit(train: TrainingSet, tuning: TrainingSet, maxBins: nu
   };
   lastBinning.set(train.features, { ...binned, maxBins, tuning: tuning.features });
   return binned;
+}
+
+/**
+ * Makes `refit` (refitSplit of `split`: its training rows, then its tuning rows) binned as the search
+ * binned `split`, with the same thresholds, so the refit bins nothing again. Nothing changes when
+ * `split` was not the last one binned.
+ */
+export function binRefitAsSearched(split: TrainingSplit, refit: TrainingSplit): void {
+  const searched = lastBinning.get(split.train.features);
+  if (!searched || !split.tuning || searched.tuning !== split.tuning.features) return;
+  const tuning = tuningSet(refit);
+  lastBinning.set(refit.train.features, {
+    thresholds: searched.thresholds,
+    trainBins: appendRows(searched.trainBins, searched.tuningBins),
+    tuningBins: binRows(tuning.features, rowCount(tuning), searched.thresholds.length, searched.thresholds),
+    maxBins: searched.maxBins,
+    tuning: tuning.features,
+  });
 }

@@ -174,13 +174,15 @@ describe('histogram binning', () => {
     expect(Math.max(...counts.slice(1))).toBeLessThan(3 * ((n / 10) / 254));
   });
 
-  it('falls back to 32-bit bin ids once features have more than 65535 bins in total', () => {
+  it('stores each feature as a column of byte bins, however many bins the features have in total', () => {
     const d = 300;
     const thresholds = Array.from({ length: d }, () => Float32Array.from({ length: 254 }, (_, k) => k));
-    const features = Float32Array.from({ length: 2 * d }, (_, k) => (k % d) % 255);
+    const features = Float32Array.from({ length: 2 * d }, (_, k) => ((k % d) + Math.floor(k / d)) % 255);
     const binned = binRows(features, 2, d, thresholds);
-    expect(binned.ids).toBeInstanceOf(Uint32Array);
-    expect(binned.ids[d - 1]).toBe(binned.offset[d - 1] + ((d - 1) % 255));
+    expect(binned.bins).toHaveLength(2 * binned.columns);
+    expect(binned.columns).toBe(300);
+    expect([binned.bins[(d - 1) * 2], binned.bins[(d - 1) * 2 + 1]]).toEqual([(d - 1) % 255, d % 255]);
+    expect(binned.offset[d - 1]).toBe((d - 1) * 255);
     expect(binned.total).toBe(300 * 255);
   });
 });

@@ -1,14 +1,14 @@
-import type { BinnedRows } from './binning';
+import { type BinnedRows, FEATURES_PER_PASS } from './binning';
 import type { GbdtOptions } from './gbdt-options';
 import type { RegressionTree } from './regression-tree';
 
 const MIN_SPLIT_GAIN = 1e-12;
 
-/** A tree as the training loop walks it: splits compare global bin ids, right = left + 1. */
+/** A tree as the training loop walks it: splits compare a feature's bins, right = left + 1. */
 export interface BinnedTree {
   /** -1 for a leaf. */
   feature: Int32Array;
-  /** Largest global bin id that goes left. */
+  /** Largest bin of the split's feature that goes left. */
   limit: Int32Array;
   left: Int32Array;
   value: Float64Array;
@@ -22,13 +22,13 @@ export interface GrownTree {
 
 export function addLeafValues(tree: BinnedTree, rows: BinnedRows, scores: Float64Array): void {
   const { feature, limit, left, value } = tree;
-  const { ids, stride } = rows;
-  for (let i = 0, o = 0; i < scores.length; i++, o += stride) {
+  const { bins, rows: n } = rows;
+  for (let i = 0; i < n; i++) {
     let node = 0;
     let f = feature[0];
     while (f >= 0) {
       // Branch-free child choice: the comparison is unpredictable across rows.
-      node = left[node] + (ids[o + f] > limit[node] ? 1 : 0);
+      node = left[node] + (bins[f * n + i] > limit[node] ? 1 : 0);
       f = feature[node];
     }
     scores[i] += value[node];
@@ -42,13 +42,14 @@ export function addLeafValues(tree: BinnedTree, rows: BinnedRows, scores: Float6
  * the larger child of a split gets its histogram by subtraction from the parent's.
  */
 export class TreeGrower {
+  /** The rows the tree is grown on (ascending row numbers of the binned rows), each leaf's a segment. */
   private readonly rows: Int32Array;
   private readonly scratch: Int32Array;
-  // The rows a tree is grown on, in that tree's own dense numbering (see grow).
-  private activeIds: Uint16Array | Uint32Array;
-  private activeGrad: Float64Array;
-  private activeHess: Float64Array;
-  private compact: { ids: Uint16Array | Uint32Array; grad: Float64Array; hess: Float64Array } | null = null;
+  private grad: Float64Array;
+  private hess: Float64Array;
+  /** The gradients and hessians of one leaf's rows, gathered in its order for the histogram passes. */
+  private readonly leafGradients: Float64Array;
+  private readonly leafHessians: Float64Array;
   private readonly histograms: Float64Array[];
   // Open leaves, indexed by leaf slot (== its histogram slot).
   private readonly leafStart: Int32Array;
@@ -71,9 +72,10 @@ export class TreeGrower {
   ) {
     this.rows = new Int32Array(n);
     this.scratch = new Int32Array(n);
-    this.activeIds = binned.ids;
-    this.activeGrad = new Float64Array(0);
-    this.activeHess = new Float64Array(0);
+    this.grad = new Float64Array(0);
+    this.hess = new Float64Array(0);
+    this.leafGradients = new Float64Array(n);
+    this.leafHessians = new Float64Array(n);
     const slots = opts.maxLeaves;
     this.histograms = Array.from({ length: slots }, () => new Float64Array((binned.total + 1) * 3));
     this.leafStart = new Int32Array(slots);
@@ -96,14 +98,15 @@ export class TreeGrower {
     const gainByFeature = new Float64Array(this.thresholds.length);
     const limits: number[] = [0];
 
-    this.activate(grad, hess, sample);
+    this.grad = grad;
+    this.hess = hess;
     const m = sample.length;
-    for (let k = 0; k < m; k++) this.rows[k] = k;
+    this.rows.set(sample);
     let g = 0;
     let h = 0;
     for (let k = 0; k < m; k++) {
-      g += this.activeGrad[k];
-      h += this.activeHess[k];
+      g += grad[sample[k]];
+      h += hess[sample[k]];
     }
     this.openLeaf(0, 0, m, 0, 0, g, h);
     tree.cover[0] = h;
@@ -135,7 +138,7 @@ export class TreeGrower {
       const rightNode = leftNode + 1;
       tree.feature[node] = f;
       tree.threshold[node] = this.thresholds[f][b];
-      limits[node] = this.binned.offset[f] + b;
+      limits[node] = b;
       tree.left[node] = leftNode;
       tree.right[node] = rightNode;
       for (let k = 0; k < 2; k++) {
@@ -176,39 +179,6 @@ export class TreeGrower {
     return { tree, binned, gainByFeature };
   }
 
-  /**
-   * Makes the sample the active data. A GOSS sample (a third of the rows, scattered) is
-   * first gathered into dense buffers, so every histogram pass reads memory forward
-   * without gaps; a full-data tree uses the binned rows as they are.
-   */
-  private activate(grad: Float64Array, hess: Float64Array, sample: Int32Array): void {
-    const { ids, stride } = this.binned;
-    if (sample.length === this.rows.length) {
-      this.activeIds = ids;
-      this.activeGrad = grad;
-      this.activeHess = hess;
-      return;
-    }
-    if (this.compact === null) {
-      const n = this.rows.length;
-      this.compact = {
-        ids: ids instanceof Uint16Array ? new Uint16Array(n * stride) : new Uint32Array(n * stride),
-        grad: new Float64Array(n),
-        hess: new Float64Array(n),
-      };
-    }
-    const c = this.compact;
-    for (let k = 0, to = 0; k < sample.length; k++) {
-      const i = sample[k];
-      for (let from = i * stride, stop = from + stride; from < stop; from++) c.ids[to++] = ids[from];
-      c.grad[k] = grad[i];
-      c.hess[k] = hess[i];
-    }
-    this.activeIds = c.ids;
-    this.activeGrad = c.grad;
-    this.activeHess = c.hess;
-  }
-
   private openLeaf(slot: number, start: number, end: number, depth: number, node: number, g: number, h: number): void {
     this.leafStart[slot] = start;
     this.leafEnd[slot] = end;
@@ -219,44 +189,66 @@ export class TreeGrower {
     this.splitGain[slot] = 0;
   }
 
+  /**
+   * FEATURES_PER_PASS features at a time over the leaf's rows: each pass adds into those features'
+   * bins only, so the adds stay in L1. Each bin still sums its rows in the leaf's order.
+   */
   private buildHistogram(slot: number): void {
     const hist = this.histograms[slot];
     hist.fill(0);
-    const { rows, activeIds: ids, activeGrad: grad, activeHess: hess } = this;
-    const { stride } = this.binned;
-    const end = this.leafEnd[slot];
-    for (let k = this.leafStart[slot]; k < end; k++) {
-      const i = rows[k];
-      const gi = grad[i];
-      const hi = hess[i];
-      const o = i * stride;
-      for (let f = 0; f < stride; f += 3) {
-        const p = ids[o + f] * 3;
-        const q = ids[o + f + 1] * 3;
-        const r = ids[o + f + 2] * 3;
-        hist[p] += gi;
-        hist[p + 1] += hi;
+    const { rows, grad, hess, leafGradients, leafHessians } = this;
+    const { bins, rows: n, columns, offset, total } = this.binned;
+    const start = this.leafStart[slot];
+    const m = this.leafEnd[slot] - start;
+    for (let k = 0; k < m; k++) {
+      const i = rows[start + k];
+      leafGradients[k] = grad[i];
+      leafHessians[k] = hess[i];
+    }
+    const first = (f: number) => (f < offset.length ? offset[f] : total) * 3;
+    for (let f = 0; f < columns; f += FEATURES_PER_PASS) {
+      const a = f * n;
+      const b = a + n;
+      const c = b + n;
+      const e = c + n;
+      const ha = first(f);
+      const hb = first(f + 1);
+      const hc = first(f + 2);
+      const he = first(f + 3);
+      for (let k = 0; k < m; k++) {
+        const i = rows[start + k];
+        const g = leafGradients[k];
+        const h = leafHessians[k];
+        let p = ha + bins[a + i] * 3;
+        hist[p] += g;
+        hist[p + 1] += h;
         hist[p + 2] += 1;
-        hist[q] += gi;
-        hist[q + 1] += hi;
-        hist[q + 2] += 1;
-        hist[r] += gi;
-        hist[r + 1] += hi;
-        hist[r + 2] += 1;
+        p = hb + bins[b + i] * 3;
+        hist[p] += g;
+        hist[p + 1] += h;
+        hist[p + 2] += 1;
+        p = hc + bins[c + i] * 3;
+        hist[p] += g;
+        hist[p + 1] += h;
+        hist[p + 2] += 1;
+        p = he + bins[e + i] * 3;
+        hist[p] += g;
+        hist[p + 1] += h;
+        hist[p + 2] += 1;
       }
     }
   }
 
   /** Stable partition of a leaf's segment: rows with bin <= b first. Returns the boundary. */
   private partition(start: number, end: number, f: number, b: number): number {
-    const { rows, scratch, activeIds: ids } = this;
-    const { stride } = this.binned;
-    const limit = this.binned.offset[f] + b;
+    const { rows, scratch } = this;
+    const { bins, rows: n } = this.binned;
+    const column = f * n;
     let left = start;
     let right = 0;
     for (let k = start; k < end; k++) {
       const i = rows[k];
-      if (ids[i * stride + f] <= limit) rows[left++] = i;
+      if (bins[column + i] <= b) rows[left++] = i;
       else scratch[right++] = i;
     }
     rows.set(scratch.subarray(0, right), left);
