@@ -18,6 +18,10 @@ const UNSCOPED_BY_DESIGN: Record<string, string> = {
     "the worker's resumer finds every organization's deliveries left pending past their due time (Redis may have lost their jobs); each job it queues again names the delivery's organization",
   'predictions.unfinished-scoring-runs':
     "the worker's resumer finds every organization's scoring runs left queued or running (Redis may have lost their jobs); each job it queues again names the run's organization",
+  'domain-events.stranded-published':
+    "the worker's resumer finds every organization's published events left in the outbox (Redis may have lost their jobs); each event it queues again names its organization",
+  'webhooks.prediction-updates-wanted-by':
+    "the worker restores, from every organization's enabled webhooks, which organizations are re-scored on new events (Redis may have lost that set); it reads organization ids only",
 };
 
 /**
