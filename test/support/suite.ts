@@ -92,12 +92,15 @@ export interface ApiSuite {
   readonly api: RunningProcess;
 }
 
-/** Registers beforeAll/afterAll for the common shape: a suite, one organization, one API process. */
-export function withApiSuite(name: string): ApiSuite {
+/**
+ * Registers beforeAll/afterAll for the common shape: a suite, one organization, one API process.
+ * `organizationArgs` go to `organization create` (e.g. a rate limit that a large demo seed leaves room under).
+ */
+export function withApiSuite(name: string, organizationArgs: readonly string[] = []): ApiSuite {
   const context = {} as { suite: TestSuite; org: OrganizationWithToken; api: RunningProcess };
   beforeAll(async () => {
     context.suite = await TestSuite.create(name);
-    context.org = await context.suite.createOrganization(name);
+    context.org = await context.suite.createOrganization(name, [...organizationArgs]);
     context.api = await startApi(context.suite.env);
   });
   afterAll(async () => {
