@@ -275,7 +275,7 @@ async function benchScale(suite: TestSuite): Promise<void> {
       const rows = version.train_rows + version.validation_rows;
       const msPerRow = (run.seconds * 1000) / rows;
       const line =
-        `[${users} users] ${events} events; real run ${run.seconds.toFixed(1)} s, worker peak RSS ${run.peakMb.toFixed(0)} MB, ${(msPerRow * 1000).toFixed(1)} µs per row` +
+        `[${users} users] ${events} events; real run ${run.seconds.toFixed(1)} s (${run.phases}), worker peak RSS ${run.peakMb.toFixed(0)} MB, ${(msPerRow * 1000).toFixed(1)} µs per row` +
         ` (${rows} rows: ${version.trained_on.sampledUsers} of ${version.trained_on.users} users, cutoffs every ${version.trained_on.cutoffStepDays} d), validation AUC ${run.auc.toFixed(4)}`;
       console.log(line);
       runs.push({ users, events, line, peakMb: run.peakMb, msPerRow });
@@ -393,9 +393,13 @@ function cpuSeconds(pid: number): number {
 
 /** Where the run's wall time went, as the worker logged it ("training run finished"): matrix, fit, store. */
 function runPhases(output: string): string {
-  const logged = /"phaseSeconds":(\{[^}]*\})/.exec(output);
-  const phases = logged ? (JSON.parse(logged[1]) as Record<string, number>) : undefined;
-  return phases ? Object.entries(phases).map(([phase, seconds]) => `${phase} ${seconds.toFixed(1)} s`).join(', ') : 'phases not logged';
+  const logged = (key: string) => {
+    const found = new RegExp(`"${key}":(\\{[^}]*\\})`).exec(output);
+    return found ? Object.entries(JSON.parse(found[1]) as Record<string, number>).map(([phase, seconds]) => `${phase} ${seconds.toFixed(1)} s`) : undefined;
+  };
+  const phases = logged('phaseSeconds');
+  const matrix = logged('matrixSeconds');
+  return phases ? `${phases.join(', ')}${matrix ? `; matrix: ${matrix.join(', ')}` : ''}` : 'phases not logged';
 }
 
 /** Peak resident memory of a running process (VmHWM), in MB. */

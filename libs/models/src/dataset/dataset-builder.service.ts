@@ -57,6 +57,8 @@ export interface BuiltDataset {
   plan: TrainingPlan;
   /** `inactivity` only. */
   dormant?: DormantRate;
+  /** Where building the matrix took its time, in seconds: choosing the users, the candidates, the features, then reading the rows. */
+  stepSeconds: { users: number; candidates: number; selection: number; rows: number };
 }
 
 /** Users with a positive row and users with a negative row: what the eligibility gate counts. */
@@ -80,6 +82,7 @@ export class DatasetBuilderService {
   ) {}
 
   async build(model: ModelDefinition, now = Date.now()): Promise<BuiltDataset> {
+    const clock = stepClock();
     // The window's start does not depend on the cutoffs' step, which depends on the sample read here.
     const loadFrom = new Date(now - (TRAINING_WINDOW_DAYS + FEATURE_WINDOW_DAYS) * DAY_MS);
     const until = new Date(now);
@@ -89,8 +92,11 @@ export class DatasetBuilderService {
     const { users, sampled, firstSeen } = await this.userEvents.trainingUsers(model.organizationId, targetEventOf(target) ?? '', loadFrom, until, maxUsers);
     const sample = planUserSample(users, maxUsers);
     const plan = planTraining(now, model.horizonDays, cutoffStepDays(sample.sampledUsers));
+    const usersSeconds = clock();
     const candidates = buildManifest(await this.chooseCandidates(model, loadFrom, until));
+    const candidatesSeconds = clock();
     const manifest = await this.chooseFeatures(model, plan, candidates, firstSeen, loadFrom, until);
+    const selectionSeconds = clock();
     const withAmounts = target.kind === 'value';
     const train = new RowBuffer(manifest.names.length, withAmounts);
     const tuning = new RowBuffer(manifest.names.length, withAmounts);
@@ -125,7 +131,8 @@ export class DatasetBuilderService {
     this.requireEligible(model, classUsers);
     manifest.trainedOn = { users, sampledUsers: firstSeen.size, cutoffStepDays: plan.cutoffStepDays };
     const split = { train: train.toSet(manifest.names), tuning: tuning.toSet(manifest.names), validation: validation.toSet(manifest.names) };
-    return { split, manifest, plan, ...(target.kind === 'inactivity' && { dormant }) };
+    const stepSeconds = { users: usersSeconds, candidates: candidatesSeconds, selection: selectionSeconds, rows: clock() };
+    return { split, manifest, plan, ...(target.kind === 'inactivity' && { dormant }), stepSeconds };
   }
 
   private requireEligible(model: ModelDefinition, users: ClassUsers): void {
@@ -219,4 +226,15 @@ function topScreens(rows: ReadonlyArray<{ screen: string; views: number }>): str
     .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
     .slice(0, CANDIDATE_SCREENS)
     .map(([screen]) => screen);
+}
+
+/** Seconds since the clock's previous reading (its start, the first time). */
+function stepClock(): () => number {
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    const seconds = (now - last) / 1000;
+    last = now;
+    return seconds;
+  };
 }

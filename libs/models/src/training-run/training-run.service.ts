@@ -89,6 +89,7 @@ export class TrainingRunService {
           seconds: (Date.now() - startedAt) / 1000,
           // Where the run's time went: the matrix (events read, features), the fit (search, calibration, ONNX), storing.
           phaseSeconds: { matrix: (builtAt - startedAt) / 1000, fit: (fittedAt - builtAt) / 1000, store: (Date.now() - fittedAt) / 1000 },
+          matrixSeconds: dataset.stepSeconds,
         },
         'training run finished',
       );
