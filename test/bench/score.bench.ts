@@ -17,6 +17,11 @@
 // Each set of workers does one run first, printed beside but not compared: freshly started processes
 // pay about a second of CPU each (loading the models, compiling hot code) that a long-lived worker's
 // daily run does not, and with 4 workers that would be counted 4 times against one worker's once.
+// One worker runs twice: beside an idle second core, and beside a CPU burner that keeps the other core
+// busy. With 2 and 4 workers both cores are busy, and every process pays more per unit of work (shared
+// caches, memory bandwidth, vCPUs that may be SMT siblings on the host): the target's ratio is taken
+// against the busy-core case, which pays the same; the quiet one is printed beside it.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -45,8 +50,13 @@ const FEATURE_WINDOW_DAYS = 30;
 const LOGGED_DAYS = 30;
 /** Of the active users, those who send an event between the repeat run and the next (a day's traffic). */
 const CHANGED_SHARE = 0.2;
-/** Workers sharing one run's shards in the scaling cases. */
-const WORKER_COUNTS = [1, 2, 4];
+/** Workers sharing one run's shards in the scaling cases, and whether a CPU burner keeps the other core busy beside them. */
+const SCALING_CASES: ReadonlyArray<{ workers: number; burner: boolean }> = [
+  { workers: 1, burner: false },
+  { workers: 1, burner: true },
+  { workers: 2, burner: false },
+  { workers: 4, burner: false },
+];
 
 interface ScoreResult {
   run: string;
@@ -108,7 +118,7 @@ benchmark('bench_score', async (suite) => {
     await worker.stop();
     worker = undefined;
     const scaling: WorkersCase[] = [];
-    for (const count of WORKER_COUNTS) scaling.push(await repeatRunWith(count, env, cliEnv, score, postgresProcesses(suite)));
+    for (const { workers, burner } of SCALING_CASES) scaling.push(await repeatRunWith(workers, burner, env, cliEnv, score, postgresProcesses(suite)));
 
     const rate = (r: ScoreResult) => r.scored / r.seconds;
     console.log(`\nbench:score (${USERS} demo users, ${MODELS.length} models in one run, chunks of ${CHUNK_USERS}; worker on the same 2 cores as Postgres)`);
@@ -223,6 +233,8 @@ function runTimings(lines: readonly ShardLine[]): Record<string, number> {
 
 interface WorkersCase {
   workers: number;
+  /** A CPU burner kept the other core busy during the runs. */
+  burner: boolean;
   run: ScoreResult;
   /** Users each worker scored. */
   shares: number[];
@@ -233,40 +245,58 @@ interface WorkersCase {
   firstRun: ScoreResult;
 }
 
-/** The repeat run (kept windows) with `count` workers taking its shards; CPU of all of them and of Postgres. */
-async function repeatRunWith(count: number, env: Record<string, string>, cliEnv: Record<string, string>, score: string[], postgres: () => Promise<number[]>): Promise<WorkersCase> {
+/** The repeat run (kept windows) with `count` workers taking its shards, beside a CPU burner or not; CPU of the workers and of Postgres. */
+async function repeatRunWith(
+  count: number,
+  burner: boolean,
+  env: Record<string, string>,
+  cliEnv: Record<string, string>,
+  score: string[],
+  postgres: () => Promise<number[]>,
+): Promise<WorkersCase> {
   const workers: RunningProcess[] = [];
+  let burning: ChildProcess | undefined;
   try {
     for (let i = 0; i < count; i++) workers.push(await startWorker(env));
+    // A spinning process of its own: a core's worth of CPU that none of the measured processes is charged for.
+    if (burner) burning = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
     const sides = { postgres, workers: async () => workers.flatMap((w) => (w.child.pid === undefined ? [] : [w.child.pid])) };
     const first = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const { result: run, seconds } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const shares = workers.map((w) => shardLines(w, run.run).reduce((sum, line) => sum + line.scored, 0));
-    return { workers: count, run, shares, workerCpu: seconds.workers, postgresCpu: seconds.postgres, firstRunWorkerCpu: first.seconds.workers, firstRun: first.result };
+    return { workers: count, burner, run, shares, workerCpu: seconds.workers, postgresCpu: seconds.postgres, firstRunWorkerCpu: first.seconds.workers, firstRun: first.result };
   } finally {
+    burning?.kill('SIGKILL');
     await Promise.all(workers.map((w) => w.stop()));
   }
 }
 
 function printScaling(cases: readonly WorkersCase[]): void {
   const perUser = (cpu: number, run: ScoreResult) => (cpu * 1e6) / run.scored;
-  const one = cases[0];
+  const name = (c: WorkersCase) => `${c.workers}${c.burner ? ' + burner' : ''}`;
+  const quiet = cases.find((c) => c.workers === 1 && !c.burner);
+  const busy = cases.find((c) => c.workers === 1 && c.burner);
+  if (!quiet || !busy) throw new Error('the scaling cases need one worker with and without the burner');
   console.log(`\nrepeat run shared by N workers (${SHARDS ?? 'the default number of'} shards of user id hashes; every process on the same 2 cores, so wall time shows no speed-up):`);
   console.log(
-    `${'workers'.padEnd(9)}${'users/s'.padStart(9)}${'shares of users (target within 10% of 1/N)'.padStart(46)}${'worker µs/user'.padStart(16)}${'Postgres µs/user'.padStart(18)}${'first run worker µs/user'.padStart(26)}`,
+    `${'workers'.padEnd(13)}${'users/s'.padStart(9)}${'shares of users (target within 10% of 1/N)'.padStart(46)}${'worker µs/user'.padStart(16)}${'Postgres µs/user'.padStart(18)}${'first run worker µs/user'.padStart(26)}`,
   );
   for (const c of cases) {
     const shares = c.shares.map((n) => `${((n / c.run.scored) * 100).toFixed(1)}%`).join(' ');
     console.log(
-      `${String(c.workers).padEnd(9)}${(c.run.scored / c.run.seconds).toFixed(0).padStart(9)}${shares.padStart(46)}${perUser(c.workerCpu, c.run).toFixed(1).padStart(16)}${perUser(c.postgresCpu, c.run).toFixed(1).padStart(18)}${perUser(c.firstRunWorkerCpu, c.firstRun).toFixed(1).padStart(26)}`,
+      `${name(c).padEnd(13)}${(c.run.scored / c.run.seconds).toFixed(0).padStart(9)}${shares.padStart(46)}${perUser(c.workerCpu, c.run).toFixed(1).padStart(16)}${perUser(c.postgresCpu, c.run).toFixed(1).padStart(18)}${perUser(c.firstRunWorkerCpu, c.firstRun).toFixed(1).padStart(26)}`,
     );
   }
-  for (const c of cases) {
+  ratioLine('1 worker, other core busy / other core idle', perUser(busy.workerCpu, busy.run), perUser(quiet.workerCpu, quiet.run), '(in-run: what a busy second core costs)');
+  for (const c of cases.filter((c) => c.workers > 1)) {
     const worstShare = Math.max(...c.shares.map((n) => Math.abs(n / c.run.scored - 1 / c.workers) * c.workers));
     ratioLine(`${c.workers} workers: worst share off 1/N`, worstShare, 1, '<= 0.100 (relative to 1/N)');
-    ratioLine(`${c.workers} workers: worker CPU/user / 1 worker's`, perUser(c.workerCpu, c.run), perUser(one.workerCpu, one.run), '<= 1.100');
-    ratioLine(`${c.workers} workers: Postgres CPU/user / 1 worker's`, perUser(c.postgresCpu, c.run), perUser(one.postgresCpu, one.run), '(in-run)');
-    ratioLine(`${c.workers} workers: first-run worker CPU/user / 1 worker's`, perUser(c.firstRunWorkerCpu, c.firstRun), perUser(one.firstRunWorkerCpu, one.firstRun), '(start-up included)');
+    ratioLine(`${c.workers} workers: worker CPU/user / 1 worker's, busy`, perUser(c.workerCpu, c.run), perUser(busy.workerCpu, busy.run), '<= 1.100 (both cores busy in both)');
+    ratioLine(`${c.workers} workers: worker CPU/user / 1 worker's, idle`, perUser(c.workerCpu, c.run), perUser(quiet.workerCpu, quiet.run), '(in-run, against a run beside an idle core)');
+    ratioLine(`${c.workers} workers: Postgres CPU/user / 1 worker's, busy`, perUser(c.postgresCpu, c.run), perUser(busy.postgresCpu, busy.run), '(in-run)');
+    ratioLine(`${c.workers} workers: first-run worker CPU/user / 1's`, perUser(c.firstRunWorkerCpu, c.firstRun), perUser(busy.firstRunWorkerCpu, busy.firstRun), '(start-up included, busy)');
+  }
+  for (const c of cases.filter((c) => !c.burner)) {
     const workerUs = perUser(c.workerCpu, c.run);
     const postgresUs = perUser(c.postgresCpu, c.run);
     // With a core per worker, the workers' side reaches N cores' worth; Postgres needs its own CPU per user on top.
