@@ -87,7 +87,7 @@ describe('moving pending bulk scoring announcements into the domain events outbo
     // The earlier release published user-3's (into the outbox) and was killed before removing its scoring_announcements row.
     const [alreadyOut] = await staged(before, ANNOUNCED.slice(2));
     await before.dataSource.query(`UPDATE domain_event_outbox SET created_at = now() - interval '1 hour'`);
-    const [{ published }] = await before.dataSource.query(`SELECT created_at AS published FROM domain_event_outbox`);
+    const [{ published }] = await before.dataSource.query<Array<{ published: Date }>>(`SELECT created_at AS published FROM domain_event_outbox`);
     await before.dataSource.destroy();
 
     const after = await open(MIGRATIONS);

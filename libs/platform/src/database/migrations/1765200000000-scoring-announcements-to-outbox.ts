@@ -27,7 +27,7 @@ export class ScoringAnnouncementsToOutbox1765200000000 implements MigrationInter
     // Before the read: a chunk the earlier release commits meanwhile is either read here or, waiting
     // behind the lock, fails once the table is gone (its job is retried), never dropped unread.
     await queryRunner.query(`LOCK TABLE scoring_announcements IN ACCESS EXCLUSIVE MODE`);
-    const pending: PendingAnnouncement[] = await queryRunner.query(`SELECT organization_id, event_key, user_id, data FROM scoring_announcements ORDER BY organization_id, event_key`);
+    const pending = (await queryRunner.query(`SELECT organization_id, event_key, user_id, data FROM scoring_announcements ORDER BY organization_id, event_key`)) as PendingAnnouncement[];
     const createdAt = new Date().toISOString();
     for (let start = 0; start < pending.length; start += MOVE_AT_ONCE) {
       const rows = pending.slice(start, start + MOVE_AT_ONCE).map(({ organization_id, event_key, user_id, data }) => {
