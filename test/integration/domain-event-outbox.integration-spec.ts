@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
+import type { EntityManager } from 'typeorm';
 import { type DomainEvent, DomainEventsService, type JobPayloads, JOBS, QUEUES } from '@foresight/platform';
 import { DomainEventOutboxPersonalDataService } from '../../libs/platform/src/privacy/domain-event-outbox-personal-data.service';
 import { DeliveryJobsService } from '../../libs/webhooks/src/delivery/delivery-jobs.service';
@@ -85,6 +86,30 @@ describe('domain event outbox', () => {
     expect(await resumedLater()).toBe(1);
     await fannedOut();
     expect({ deliveries: await deliveryRows(event.id), outbox: await outboxRows() }).toEqual({ deliveries: [{ webhook_id: 'whk_a' }], outbox: [] });
+  });
+
+  it("stages events in the producer's transaction: rolled back, they are gone; committed by a producer that died before queueing them, the resumer queues them and each is delivered once", async () => {
+    const staged = (dedupeKey: string) => (manager: EntityManager) => domainEvents.stage(db.sql.within(manager), 'org_a', 'model.retrained', [{ data, dedupeKey }]);
+    await expect(
+      db.dataSource.transaction(async (manager) => {
+        await staged('ver_rolled_back')(manager);
+        throw new Error('the chunk failed after its events were staged');
+      }),
+    ).rejects.toThrow('the chunk failed');
+    expect(await outboxRows()).toEqual([]);
+
+    // Committed, then the producer dies: nothing queued.
+    const [event] = await db.dataSource.transaction(staged('ver_died'));
+    expect({ outbox: await outboxRows(), job: await announcements.getJob(event.id) }).toEqual({ outbox: [{ event_id: event.id }], job: undefined });
+    expect(await resumedLater()).toBe(1);
+    await fannedOut();
+    expect({ deliveries: await deliveryRows(event.id), outbox: await outboxRows() }).toEqual({ deliveries: [{ webhook_id: 'whk_a' }], outbox: [] });
+
+    // Committed and queued after the commit, as a live producer does: the same path as publish.
+    const [queued] = await db.dataSource.transaction(staged('ver_queued'));
+    await domainEvents.queueStaged([queued]);
+    await fannedOut();
+    expect({ deliveries: await deliveryRows(queued.id), outbox: await outboxRows() }).toEqual({ deliveries: [{ webhook_id: 'whk_a' }], outbox: [] });
   });
 
   it("erases the user's events from the outbox and takes the user out of audience batches, which are fanned out without them", async () => {

@@ -18,7 +18,7 @@ export type { SqlRunner } from './database/sql/sql-runner';
 export { type SqlStatement, sqlStatement } from './database/sql/sql-statement';
 export { AUDIENCE_BATCH_USERS, type AudienceChange, DELIVERED_EVENT_TYPES, DOMAIN_EVENT_TYPES, type DomainEvent, type DomainEventData, type DomainEventType, type SubscribableEventType, userOfEvent } from './domain-events/domain-event';
 export { DomainEventsModule } from './domain-events/domain-events.module';
-export { DomainEventsService } from './domain-events/domain-events.service';
+export { type Announcement, DomainEventsService } from './domain-events/domain-events.service';
 export { AppError, type ErrorCode, type ErrorDetail, invalidRequest, notFound } from './errors/app-error';
 export { isDatabasePoolExhausted, isInfrastructureUnavailable } from './errors/unavailable';
 export { HealthService, type Readiness } from './health/health.service';

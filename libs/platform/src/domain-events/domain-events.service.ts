@@ -40,6 +40,19 @@ export class DomainEventsService {
 
   /** `publish` of several events of one kind: one statement and one round trip to Redis for all. */
   async publishAll<T extends DomainEventType>(organizationId: string, type: T, announcements: ReadonlyArray<Announcement<T>>): Promise<Array<DomainEvent<T>>> {
+    const events = await this.stage(this.sql, organizationId, type, announcements);
+    await this.queueStaged(events);
+    return events;
+  }
+
+  /**
+   * The first half of `publishAll`, for a producer whose change commits in a transaction of its own:
+   * the events are stored in the outbox through `tx`, so they commit (or roll back) with the change.
+   * Answers them; once the transaction has committed, `queueStaged` queues their jobs. A process that
+   * dies in between leaves them to `resumeStranded` (queued at most about STRANDED_AFTER_SECONDS
+   * late, still once: the job id is the event id).
+   */
+  async stage<T extends DomainEventType>(tx: SqlRunner, organizationId: string, type: T, announcements: ReadonlyArray<Announcement<T>>): Promise<Array<DomainEvent<T>>> {
     const createdAt = new Date().toISOString();
     const events = announcements.map(({ data, dedupeKey }): DomainEvent<T> => ({
       id: dedupeKey === undefined ? newId('evt') : derivedId('evt', `${organizationId}/${type}/${dedupeKey}`),
@@ -49,14 +62,18 @@ export class DomainEventsService {
       data,
     }));
     if (events.length === 0) return events;
-    await this.sql.affected(STORE_PUBLISHED_EVENTS, [
+    await tx.affected(STORE_PUBLISHED_EVENTS, [
       organizationId,
       events.map((event) => event.id),
       events.map((event) => userOfEvent(event)),
       events.map((event) => JSON.stringify(event)),
     ]);
-    await this.queued(events);
     return events;
+  }
+
+  /** The second half of `publishAll`: the jobs of events `stage` stored, once their transaction has committed. */
+  async queueStaged(events: readonly DomainEvent[]): Promise<void> {
+    if (events.length > 0) await this.queue.addBulk(events.map((event) => contractJob(JOBS.domainEvents.announce, event, event.id)));
   }
 
   /**
@@ -82,11 +99,7 @@ export class DomainEventsService {
       const job = await this.queue.getJob(id);
       if (job && ((await job.isFailed()) || (await job.isCompleted()))) await job.remove();
     }
-    await this.queued(stranded);
+    await this.queueStaged(stranded);
     return stranded.length;
-  }
-
-  private async queued(events: readonly DomainEvent[]): Promise<void> {
-    if (events.length > 0) await this.queue.addBulk(events.map((event) => contractJob(JOBS.domainEvents.announce, event, event.id)));
   }
 }

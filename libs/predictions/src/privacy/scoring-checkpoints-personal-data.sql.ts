@@ -7,14 +7,3 @@ export const RUNS_STANDING_AT_USER = sqlStatement<{ scoringRun: string; shard: n
      FROM scoring_run_shards s JOIN scoring_runs r ON r.organization_id = s.organization_id AND r.id = s.run_id
     WHERE s.organization_id = $1 AND s.checkpoint_user_id = $2 ORDER BY r.created_at, s.shard`,
 );
-
-/** The user's prediction.updated announcements committed by a shard and not yet published. */
-export const ANNOUNCEMENTS_OF_USER = sqlStatement<{ scoringRun: string; data: unknown }, [organizationId: string, userId: string]>(
-  'predictions.announcements-of-user',
-  `SELECT run_id AS "scoringRun", data FROM scoring_announcements WHERE organization_id = $1 AND user_id = $2 ORDER BY run_id`,
-);
-
-export const ERASE_ANNOUNCEMENTS_OF_USER = sqlStatement<never, [organizationId: string, userId: string]>(
-  'predictions.erase-announcements-of-user',
-  `DELETE FROM scoring_announcements WHERE organization_id = $1 AND user_id = $2`,
-);

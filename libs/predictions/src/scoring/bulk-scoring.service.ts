@@ -3,13 +3,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type ActiveUsersStart, type StoredUserId, UserIdsService, UserWindowsService, windowToKeep } from '@foresight/events';
 import { FEATURE_WINDOW_DAYS, featuresOfEachAt } from '@foresight/features';
-import { APP_CONFIG, type AppConfig, DAY_MS, DomainEventsService, type JobPayloads, type JOBS, LOGGER, type Logger, SqlExecutor, type SqlRunner } from '@foresight/platform';
+import { type Announcement, APP_CONFIG, type AppConfig, DAY_MS, type DomainEvent, DomainEventsService, type JobPayloads, type JOBS, LOGGER, type Logger, SqlExecutor } from '@foresight/platform';
 import { labelChanges, readLatestLabels } from '../log/latest-labels';
 import { type LoggedPrediction, storePredictions } from '../log/prediction-rows';
 import { scoreUsers } from '../pipeline/scoring-pipeline';
 import { type ServingModel, ServingModelsService } from '../serving/serving-models.service';
 import { type ClaimedShard, type ScoringRun, ScoringRunsService } from './scoring-runs.service';
-import { type AnnouncementRow, PENDING_SCORING_ANNOUNCEMENTS, REMOVE_SCORING_ANNOUNCEMENTS, STORE_SCORING_ANNOUNCEMENTS } from './scoring-runs.sql';
 import { UserChunks } from './user-chunks';
 
 type ScoreShard = JobPayloads[typeof JOBS.scoring.scoreShard];
@@ -39,11 +38,11 @@ export interface ScoringTimings {
   readMs: number;
   featuresMs: number;
   inferenceMs: number;
-  /** Previous labels, the rows' COPY, the announcements' outbox rows and the checkpoint's commit. */
+  /** Previous labels, the rows' COPY, the announcements' outbox rows (domain_event_outbox) and the checkpoint's commit. */
   writeMs: number;
   /** Windows kept in user_windows (each chunk's, and the inactive users' read off the events), for serving and the next runs to read instead of the events. */
   windowsMs: number;
-  /** Publishing the committed chunks' announcements (prediction.updated). */
+  /** Queueing the jobs of the committed chunks' announcements (prediction.updated). */
   webhooksMs: number;
 }
 
@@ -64,12 +63,13 @@ interface ScoredChunk {
  * shards. Per chunk of SCORING_CHUNK_USERS users: the scoring pipeline (features, one ONNX Runtime
  * run per model, label rule, log rows) and label changes found against each user's previous latest
  * label (one query, run beside the pipeline); then, once the chunk before it is committed, the
- * chunk's log rows (one COPY; one INSERT on embedded PGlite), its announcements (an outbox) and the
- * shard's checkpoint committed together, fenced by the job's lock token, and only then the
- * announcements published under event ids derived from run, model and user. A killed shard
- * continues alone after its last committed chunk, publishing what its predecessor committed and did
- * not publish: no user is scored twice, no change announced twice. A chunk is scored while the one
- * before it commits (UserChunks): this process computes while Postgres writes.
+ * chunk's log rows (one COPY; one INSERT on embedded PGlite), its announcements (staged in the domain
+ * events' outbox, under event ids derived from run, model and user) and the shard's checkpoint
+ * committed together, fenced by the job's lock token, and only then the announcements' jobs queued.
+ * A killed shard continues alone after its last committed chunk; what it committed and did not get
+ * to queue, the outbox's resumer queues (DomainEventsService.resumeStranded, about a minute late):
+ * no user is scored twice, no change announced twice or lost. A chunk is scored while the one before
+ * it commits (UserChunks): this process computes while Postgres writes.
  */
 @Injectable()
 export class BulkScoringService {
@@ -95,7 +95,6 @@ export class BulkScoringService {
     const shard = await this.runs.claim(job, lockToken);
     if (!shard) return undefined;
     const { organizationId } = shard;
-    await this.publishPending(shard);
     const models = (await this.servingModels.forOrganization(organizationId)).models.filter((model) => shard.modelIds.includes(model.modelId));
     const now = shard.cutoff.getTime();
     const from = new Date(now - FEATURE_WINDOW_DAYS * DAY_MS);
@@ -134,21 +133,22 @@ export class BulkScoringService {
           const windows = users.flatMap(({ user, history, revisionToKeep, firstSeenAt }) => windowToKeep(organizationId, user, history, revisionToKeep, firstSeenAt, from.getTime(), now) ?? []);
           return { lastUser: ids[ids.length - 1], userCount: users.length, rows, changes: labelChanges(rows, previous), windows };
         },
-        // The database's part, chunk after chunk in cursor order: log rows, outbox and checkpoint, then announcements and kept windows.
+        // The database's part, chunk after chunk in cursor order: log rows, outbox and checkpoint, then the announcements' jobs and kept windows.
         commit: async ({ lastUser, userCount, rows, changes, windows }) => {
           let mark = performance.now();
           const announcements = changes.map((change) => this.announcement(shard, models, change));
-          await this.dataSource.transaction(async (manager) => {
+          const staged = await this.dataSource.transaction(async (manager): Promise<DomainEvent[]> => {
             const tx = this.sql.within(manager);
             await storePredictions(this.sql, manager, rows, this.config.embedded);
-            await this.storeAnnouncements(tx, shard, announcements);
+            const events = await this.domainEvents.stage(tx, organizationId, 'prediction.updated', announcements);
             await this.runs.checkpoint(tx, shard, { lastUser, scored: userCount, changed: changes.length });
+            return events;
           });
           at.scored += userCount;
           at.changed += changes.length;
           timings.writeMs += performance.now() - mark;
           mark = performance.now();
-          await this.publish(organizationId, announcements);
+          await this.domainEvents.queueStaged(staged);
           timings.webhooksMs += performance.now() - mark;
           mark = performance.now();
           await this.userWindows.keep(windows);
@@ -211,44 +211,19 @@ export class BulkScoringService {
   }
 
   /** prediction.updated for a change, as after new events; named by run, model and user (the user by hash: keys are not erased with the user). */
-  private announcement(shard: ClaimedShard, models: readonly ServingModel[], change: LoggedPrediction & { previousLabel: string }): AnnouncementRow {
+  private announcement(shard: ClaimedShard, models: readonly ServingModel[], change: LoggedPrediction & { previousLabel: string }): Announcement<'prediction.updated'> {
     const model = models.find((m) => m.modelId === change.modelId) as ServingModel;
     return {
-      event_key: `${shard.runId}/${change.modelId}/${this.userIds.userHash(shard.organizationId, change.userId)}`,
-      user_id: change.userId,
-      data: { model: model.name, modelId: model.modelId, version: model.version, label: change.label, previousLabel: change.previousLabel, confidence: change.confidence },
+      dedupeKey: `${shard.runId}/${change.modelId}/${this.userIds.userHash(shard.organizationId, change.userId)}`,
+      data: {
+        userId: change.userId,
+        model: model.name,
+        modelId: model.modelId,
+        version: model.version,
+        label: change.label,
+        previousLabel: change.previousLabel,
+        confidence: change.confidence,
+      },
     };
-  }
-
-  /** In the chunk's transaction: its announcements, published once it commits (or by the shard's next holder). */
-  private async storeAnnouncements(tx: SqlRunner, shard: ClaimedShard, announcements: readonly AnnouncementRow[]): Promise<void> {
-    if (announcements.length === 0) return;
-    await tx.affected(STORE_SCORING_ANNOUNCEMENTS, [
-      shard.organizationId,
-      shard.runId,
-      shard.shard,
-      announcements.map((a) => a.event_key),
-      announcements.map((a) => a.user_id),
-      announcements.map((a) => JSON.stringify(a.data)),
-    ]);
-  }
-
-  /** What the shard's previous holder committed and did not get to publish. */
-  private async publishPending(shard: ClaimedShard): Promise<void> {
-    await this.publish(shard.organizationId, await this.sql.rows(PENDING_SCORING_ANNOUNCEMENTS, [shard.organizationId, shard.runId, shard.shard]));
-  }
-
-  /**
-   * Committed announcements out: the event id derives from the key (DomainEventsService), so one
-   * published twice (a holder killed before removing it) is still delivered once.
-   */
-  private async publish(organizationId: string, announcements: readonly AnnouncementRow[]): Promise<void> {
-    if (announcements.length === 0) return;
-    await this.domainEvents.publishAll(
-      organizationId,
-      'prediction.updated',
-      announcements.map(({ event_key, user_id, data }) => ({ data: { userId: user_id, ...data }, dedupeKey: event_key })),
-    );
-    await this.sql.affected(REMOVE_SCORING_ANNOUNCEMENTS, [organizationId, announcements.map((a) => a.event_key)]);
   }
 }

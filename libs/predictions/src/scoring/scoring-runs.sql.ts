@@ -1,4 +1,4 @@
-import { type DomainEventData, type ScoringTrigger, sqlStatement } from '@foresight/platform';
+import { type ScoringTrigger, sqlStatement } from '@foresight/platform';
 
 export type ScoringRunState = 'queued' | 'running' | 'completed' | 'failed';
 
@@ -136,30 +136,4 @@ export const FAIL_SCORING_RUN = sqlStatement<never, [...Run, error: string, fina
 export const RECORD_SCORING_RUN = sqlStatement<never, [...Run, modelIds: readonly string[], trigger: ScoringTrigger]>(
   'predictions.record-scoring-run',
   `INSERT INTO scoring_runs (id, organization_id, model_ids, trigger) VALUES ($2, $1, $3, $4) ON CONFLICT (organization_id, id) DO NOTHING`,
-);
-
-export interface AnnouncementRow {
-  event_key: string;
-  user_id: string;
-  /** The event's data but the user id (kept in user_id, where erasure finds it). */
-  data: Omit<DomainEventData['prediction.updated'], 'userId'>;
-}
-
-/** A chunk's announcements, in its transaction ($4: dedupe keys, $5: user ids, $6: the events' data without the user id). */
-export const STORE_SCORING_ANNOUNCEMENTS = sqlStatement<never, [...Shard, eventKeys: readonly string[], userIds: readonly string[], data: readonly string[]]>(
-  'predictions.store-scoring-announcements',
-  `INSERT INTO scoring_announcements (organization_id, run_id, shard, event_key, user_id, data)
-   SELECT $1, $2, $3, a.event_key, a.user_id, a.data::jsonb FROM unnest($4::text[], $5::text[], $6::text[]) AS a (event_key, user_id, data)
-   ON CONFLICT DO NOTHING`,
-);
-
-/** The shard's announcements not yet published (a predecessor's, or a chunk's whose publishing failed). */
-export const PENDING_SCORING_ANNOUNCEMENTS = sqlStatement<AnnouncementRow, Shard>(
-  'predictions.pending-scoring-announcements',
-  `SELECT event_key, user_id, data FROM scoring_announcements WHERE organization_id = $1 AND run_id = $2 AND shard = $3`,
-);
-
-export const REMOVE_SCORING_ANNOUNCEMENTS = sqlStatement<never, [organizationId: string, eventKeys: readonly string[]]>(
-  'predictions.remove-scoring-announcements',
-  `DELETE FROM scoring_announcements WHERE organization_id = $1 AND event_key = ANY($2::text[])`,
 );

@@ -28,7 +28,8 @@ export class ShardedScoring1764810000000 implements MigrationInterface {
       )`);
     // The prediction.updated announcements of a shard's committed chunks (an outbox): written in
     // the chunk's transaction, removed once published. A shard taken over publishes what its
-    // predecessor left, under the same event ids.
+    // predecessor left, under the same event ids. (Replaced by the domain events' outbox:
+    // ScoringAnnouncementsToOutbox1765200000000 moves what is left there and drops the table.)
     await queryRunner.query(`
       CREATE TABLE scoring_announcements (
         organization_id text NOT NULL,
