@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Counter, Registry } from 'prom-client';
 import { DataSource, Repository } from 'typeorm';
-import { DomainEventsService, LOGGER, type Logger, newId, SqlExecutor } from '@foresight/platform';
+import { type DomainEvent, DomainEventsService, LOGGER, type Logger, newId, SqlExecutor } from '@foresight/platform';
 import { type BuiltDataset, DatasetBuilderService } from '../dataset/dataset-builder.service';
 import { type PredictionTarget, predictionTargetOf } from '../dataset/training-target';
 import { Model } from '../registry/model.entity';
@@ -94,20 +94,7 @@ export class TrainingRunService {
         'training run finished',
       );
       this.runs.inc({ algorithm: model.algorithm, result: stored.state === 'serving' ? 'promoted' : 'rejected' });
-      await this.domainEvents.publish(
-        model.organizationId,
-        'model.retrained',
-        {
-          modelId: model.id,
-          model: model.name,
-          version: stored.version,
-          promoted: stored.state === 'serving',
-          auc: trained.metrics.auc,
-          accuracy: trained.metrics.accuracy,
-          rejectionReason: stored.rejectionReason,
-        },
-        stored.id,
-      );
+      await this.domainEvents.queueStaged(stored.announced);
       // Named by the version: a repeated step queues one run.
       if (stored.state === 'serving') await this.modelRegistry.scoreAfterPromotion(model.organizationId, model.id, `scr_promotion_${stored.id}`);
     } catch (error) {
@@ -117,25 +104,40 @@ export class TrainingRunService {
     }
   }
 
-  /** Also called after the last attempt failed outside run() (a crashed or stalled worker). */
+  /**
+   * Also called after the last attempt failed outside run() (a crashed or stalled worker). The model
+   * leaves `retraining` and its model.failed is staged in one transaction: a process that dies between
+   * them and the job leaves the event to the outbox's resumer, and a second call finds nothing to fail.
+   */
   async fail(job: TrainingJob, reason: string): Promise<void> {
     this.logger.warn({ modelId: job.modelId, reason }, 'training run failed');
-    const failed = await this.sql.first(FAIL_TRAINING, [job.modelId, job.organizationId, reason]);
+    const failed = await this.sql.transaction(async (tx) => {
+      const row = await tx.first(FAIL_TRAINING, [job.modelId, job.organizationId, reason]);
+      if (!row) return undefined;
+      const data = { modelId: job.modelId, model: row.name, error: reason };
+      return { algorithm: row.algorithm, announced: await this.domainEvents.stage(tx, job.organizationId, 'model.failed', [{ data, dedupeKey: `${job.modelId}:${job.startedAt}` }]) };
+    });
     if (!failed) return;
     this.runs.inc({ algorithm: failed.algorithm, result: 'failed' });
-    await this.domainEvents.publish(job.organizationId, 'model.failed', { modelId: job.modelId, model: failed.name, error: reason }, `${job.modelId}:${job.startedAt}`);
+    await this.domainEvents.queueStaged(failed.announced);
   }
 
+  /**
+   * The version, its promotion and its model.retrained (staged in the outbox) in one transaction, while
+   * the job still holds the run: a process that dies after the commit leaves the event to the outbox's
+   * resumer, and the job's retry finds the run over.
+   */
   private async store(
     model: Model,
     lockToken: string,
     version: Omit<ModelVersion, 'id' | 'modelId' | 'organizationId' | 'version' | 'state' | 'rejectionReason' | 'createdAt'>,
-  ): Promise<Pick<ModelVersion, 'id' | 'version' | 'state' | 'rejectionReason'>> {
+  ): Promise<Pick<ModelVersion, 'id' | 'version' | 'state' | 'rejectionReason'> & { announced: DomainEvent[] }> {
     return this.dataSource.transaction(async (manager) => {
-      if (!(await this.sql.within(manager).first(LOCK_TRAINING_HOLDER, [model.id, model.organizationId, lockToken]))) throw new LostTrainingLockError(model.id);
+      const tx = this.sql.within(manager);
+      if (!(await tx.first(LOCK_TRAINING_HOLDER, [model.id, model.organizationId, lockToken]))) throw new LostTrainingLockError(model.id);
       const serving = model.servingVersionId ? await manager.findOneBy(ModelVersion, { id: model.servingVersionId, organizationId: model.organizationId }) : null;
       const promote = !serving || version.metrics.auc >= serving.metrics.auc - PROMOTION_AUC_TOLERANCE;
-      const [{ next }] = await this.sql.within(manager).rows(NEXT_VERSION, [model.organizationId, model.id]);
+      const [{ next }] = await tx.rows(NEXT_VERSION, [model.organizationId, model.id]);
       const state: VersionState = promote ? 'serving' : 'rejected';
       const id = newId('ver');
       const rejectionReason = promote
@@ -148,7 +150,17 @@ export class TrainingRunService {
         { id: model.id, organizationId: model.organizationId },
         { status: 'active', servingVersionId: promote ? id : model.servingVersionId, lastRetrainedAt: new Date(), lastError: null },
       );
-      return { id, version: Number(next), state, rejectionReason };
+      const retrained = {
+        modelId: model.id,
+        model: model.name,
+        version: Number(next),
+        promoted: promote,
+        auc: version.metrics.auc,
+        accuracy: version.metrics.accuracy,
+        rejectionReason,
+      };
+      const announced = await this.domainEvents.stage(tx, model.organizationId, 'model.retrained', [{ data: retrained, dedupeKey: id }]);
+      return { id, version: Number(next), state, rejectionReason, announced };
     });
   }
 }

@@ -112,8 +112,9 @@ export class MonitoringQueriesService {
     return this.sql.replica.rows(HEALTH_BY_DAY, [organizationId, modelIds, since.toISOString(), MIN_DRIFT_SAMPLE]);
   }
 
-  async insertSnapshot(s: NewSnapshot): Promise<string> {
-    const [{ id }] = await this.sql.rows(INSERT_SNAPSHOT, [
+  /** Through `tx`: the snapshot commits with what the run announces of it. */
+  async insertSnapshot(tx: SqlRunner, s: NewSnapshot): Promise<string> {
+    const [{ id }] = await tx.rows(INSERT_SNAPSHOT, [
       s.organizationId, s.modelId, s.versionId, s.version, s.computedAt.toISOString(), s.accuracy, s.accuracySource, s.maturedPredictions,
       s.latencyP95Ms, s.throughputPerMin, s.predictions24h, s.meanConfidence24h, s.driftDelta, s.psi, s.driftStatus,
     ]);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge, Registry } from 'prom-client';
 import { CONFIDENCE_BIN_EDGES, type Model, ModelsService, type ModelVersion } from '@foresight/models';
-import { DomainEventsService, LOGGER, type Logger } from '@foresight/platform';
+import { DomainEventsService, LOGGER, type Logger, SqlExecutor } from '@foresight/platform';
 import { compareWithBaseline, driftClimbed } from './drift';
 import { currentAccuracy } from './model-monitoring.service';
 import { MonitoringQueriesService } from './monitoring-queries.service';
@@ -19,6 +19,7 @@ export class MonitoringRunService {
     private readonly models: ModelsService,
     private readonly queries: MonitoringQueriesService,
     private readonly domainEvents: DomainEventsService,
+    private readonly sql: SqlExecutor,
     registry: Registry,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -58,33 +59,33 @@ export class MonitoringRunService {
     ]);
     const { accuracy, source } = currentAccuracy(live, version);
     const drift = compareWithBaseline(buckets, version.confidenceBaseline);
-    const snapshotId = await this.queries.insertSnapshot({
-      organizationId: model.organizationId,
-      modelId: model.id,
-      versionId: version.id,
-      version: version.version,
-      computedAt: now,
-      accuracy,
-      accuracySource: source ?? 'validation',
-      maturedPredictions: live.matured,
-      latencyP95Ms: load.latencyP95Ms,
-      throughputPerMin: load.perMinute,
-      predictions24h: drift.predictions,
-      meanConfidence24h: drift.meanConfidence,
-      driftDelta: drift.delta,
-      psi: drift.psi,
-      driftStatus: drift.status,
-    });
-    if (drift.psi !== null) this.psiGauge.set({ model_id: model.id }, drift.psi);
     const previousStatus = previous?.versionId === version.id ? previous.driftStatus : undefined;
-    if (driftClimbed(previousStatus, drift.status)) {
-      await this.domainEvents.publish(
-        model.organizationId,
-        'drift.detected',
-        { modelId: model.id, model: model.name, version: version.version, status: drift.status, psi: drift.psi as number, delta: drift.delta },
-        `snapshot-${snapshotId}`,
-      );
-    }
+    // The snapshot and its drift.detected commit together: a run that dies after the commit leaves the
+    // event to the outbox's resumer (the next run compares with this snapshot and would not announce it).
+    const announced = await this.sql.transaction(async (tx) => {
+      const snapshotId = await this.queries.insertSnapshot(tx, {
+        organizationId: model.organizationId,
+        modelId: model.id,
+        versionId: version.id,
+        version: version.version,
+        computedAt: now,
+        accuracy,
+        accuracySource: source ?? 'validation',
+        maturedPredictions: live.matured,
+        latencyP95Ms: load.latencyP95Ms,
+        throughputPerMin: load.perMinute,
+        predictions24h: drift.predictions,
+        meanConfidence24h: drift.meanConfidence,
+        driftDelta: drift.delta,
+        psi: drift.psi,
+        driftStatus: drift.status,
+      });
+      if (!driftClimbed(previousStatus, drift.status)) return [];
+      const data = { modelId: model.id, model: model.name, version: version.version, status: drift.status, psi: drift.psi as number, delta: drift.delta };
+      return this.domainEvents.stage(tx, model.organizationId, 'drift.detected', [{ data, dedupeKey: `snapshot-${snapshotId}` }]);
+    });
+    await this.domainEvents.queueStaged(announced);
+    if (drift.psi !== null) this.psiGauge.set({ model_id: model.id }, drift.psi);
     this.logger.info({ modelId: model.id, outcomes, driftStatus: drift.status, psi: drift.psi }, 'model monitored');
   }
 }
