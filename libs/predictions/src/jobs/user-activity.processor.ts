@@ -26,7 +26,8 @@ export class UserActivityProcessor extends WorkerHost {
 
   private async rescore(job: Job<Rescore>): Promise<{ changed: number }> {
     const { organizationId, userId } = job.data;
-    const changes = await this.predictions.rescore(organizationId, storedUserIdFromStorage(userId));
+    // Against the labels before the job was queued: a retry after a death between the log rows and the announcement announces the same changes, under the same ids.
+    const changes = await this.predictions.rescore(organizationId, storedUserIdFromStorage(userId), new Date(job.timestamp));
     for (const change of changes) {
       await this.domainEvents.publish(
         organizationId,

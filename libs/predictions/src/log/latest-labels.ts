@@ -4,16 +4,18 @@ import { LATEST_LABELS } from './prediction-log.sql';
 
 /**
  * The label of each user's latest logged prediction of each model (LATEST_LABELS), keyed by
- * previousLabelKey. A user a model never predicted for has no entry. On the primary: the log rows
- * just written (this process's flushed buffer, a run's earlier chunks) must count.
+ * previousLabelKey; only predictions made before `before` when given. A user a model never predicted
+ * for has no entry. On the primary: the log rows just written (this process's flushed buffer, a run's
+ * earlier chunks) must count.
  */
 export async function readLatestLabels(
   sql: SqlRunner,
   organizationId: string,
   users: readonly StoredUserId[],
   modelIds: readonly string[],
+  before?: Date,
 ): Promise<Map<string, string>> {
-  const rows = await sql.rows(LATEST_LABELS, [organizationId, users, modelIds]);
+  const rows = await sql.rows(LATEST_LABELS, [organizationId, users, modelIds, before?.toISOString() ?? null]);
   return new Map(rows.map((row) => [previousLabelKey(row.user_id, row.model_id), row.label]));
 }
 

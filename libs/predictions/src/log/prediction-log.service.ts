@@ -49,9 +49,9 @@ export class PredictionLogService implements BeforeApplicationShutdown {
   }
 
   /** readLatestLabels, after this process's buffered rows are written. */
-  async latestLabels(organizationId: string, users: readonly StoredUserId[], modelIds: readonly string[]): Promise<Map<string, string>> {
+  async latestLabels(organizationId: string, users: readonly StoredUserId[], modelIds: readonly string[], before?: Date): Promise<Map<string, string>> {
     await this.flush();
-    return readLatestLabels(this.sql, organizationId, users, modelIds);
+    return readLatestLabels(this.sql, organizationId, users, modelIds, before);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

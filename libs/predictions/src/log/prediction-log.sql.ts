@@ -36,12 +36,15 @@ export const COPY_PREDICTIONS = sqlStatement<never, []>('predictions.copy-predic
  * The label of each user's latest logged prediction of each model: one step back along
  * predictions_user_model_idx per user, model and partition, however long each user's log has grown.
  */
-export const LATEST_LABELS = sqlStatement<{ user_id: string; model_id: string; label: string }, [organizationId: string, users: readonly string[], modelIds: readonly string[]]>(
+export const LATEST_LABELS = sqlStatement<
+  { user_id: string; model_id: string; label: string },
+  [organizationId: string, users: readonly string[], modelIds: readonly string[], before: string | null]
+>(
   'predictions.latest-labels',
   `SELECT u.user_id, m.model_id, p.label
      FROM unnest($2::text[]) AS u(user_id) CROSS JOIN unnest($3::text[]) AS m(model_id)
     CROSS JOIN LATERAL (
           SELECT label FROM predictions
-           WHERE organization_id = $1 AND user_id = u.user_id AND model_id = m.model_id
+           WHERE organization_id = $1 AND user_id = u.user_id AND model_id = m.model_id AND ($4::timestamptz IS NULL OR predicted_at < $4)
            ORDER BY predicted_at DESC, id DESC LIMIT 1) p`,
 );

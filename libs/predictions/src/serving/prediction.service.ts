@@ -72,11 +72,13 @@ export class PredictionService {
 
   /**
    * After new events: predicts again (logged like any served prediction) and returns the models whose
-   * label differs from the user's previous logged prediction. A user never predicted before has no change.
+   * label differs from the user's latest prediction logged before `eventsAt` (when the new events
+   * asked for this). A retry after this call's log rows were written therefore finds the same changes,
+   * and a prediction someone asked for in between does not hide one. A user never predicted before has no change.
    */
-  async rescore(organizationId: string, userId: StoredUserId): Promise<LabelChange[]> {
+  async rescore(organizationId: string, userId: StoredUserId, eventsAt: Date): Promise<LabelChange[]> {
     const { models } = await this.servingModels.forOrganization(organizationId);
-    const previous = await this.log.latestLabels(organizationId, [userId], models.map((model) => model.modelId));
+    const previous = await this.log.latestLabels(organizationId, [userId], models.map((model) => model.modelId), eventsAt);
     const { predictions } = await this.predict(organizationId, { user: userId });
     return labelChanges(predictions.map((prediction) => ({ ...prediction, userId })), previous);
   }
