@@ -2,7 +2,7 @@ import { type ValidationCurves, validationCurves } from '../curves/validation-cu
 import { applyCalibration, fitPlattScaling, PlattCalibration } from './calibration';
 import { FeatureDirection, featureDirections, withDirections } from './feature-direction';
 import { FeatureImportance, normalizeImportance } from './feature-importance';
-import { binRefitAsSearched, fitGbdt, type GbdtOptions } from './gbdt';
+import { fitGbdt, type GbdtOptions, refitBinning } from './gbdt';
 import { predictGbdtMargins } from './gbdt';
 import { DEFAULT_SEARCH_BUDGET_CELLS, searchGbdt, searchLogistic } from './hyperparameter-search';
 import { sigmoid } from './log-loss';
@@ -93,8 +93,7 @@ export function trainModel(input: TrainModelInput): TrainedModel {
   if (input.algorithm === 'gbdt') {
     const search = searchGbdt(split, input.options ?? {}, budgetCells, input.search !== false);
     // The refit's rows are the search's training and tuning rows: binned already, they are not binned again.
-    if (refit) binRefitAsSearched(split, refit);
-    const fit = refit ? fitGbdt(refit, { ...search.options, maxTrees: search.fit.bestIteration }) : search.fit;
+    const fit = refit ? fitGbdt(refit, { ...search.options, maxTrees: search.fit.bestIteration }, refitBinning(search.fit.binned, refit)) : search.fit;
     ({ parameters: raw, featureGain: importance, bestIteration: iterations } = fit);
     searched = search;
   } else {

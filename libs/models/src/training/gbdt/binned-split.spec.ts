@@ -1,5 +1,5 @@
 import { refitSplit, trainingSetFromRows } from '../training-set';
-import { binnedSplit, binRefitAsSearched } from './binned-split';
+import { binnedSplit, refitBinning } from './binned-split';
 import { binRows, computeBinThresholds } from './binning';
 
 describe('binnedSplit', () => {
@@ -29,8 +29,7 @@ describe('binnedSplit', () => {
     const searched = binnedSplit(train, tuning, 16);
     const refit = refitSplit(split);
     if (!refit) throw new Error('a split with tuning rows has a refit');
-    binRefitAsSearched(split, refit);
-    const binned = binnedSplit(refit.train, refit.tuning as typeof tuning, 16);
+    const binned = refitBinning(searched, refit);
     expect(binned.thresholds).toBe(searched.thresholds);
     expect(binned.trainBins).toEqual(binRows(refit.train.features, 302, 2, searched.thresholds));
     expect(binned.tuningBins.rows).toBe(0);

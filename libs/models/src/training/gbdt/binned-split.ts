@@ -26,19 +26,14 @@ export function binnedSplit(train: TrainingSet, tuning: TrainingSet, maxBins: nu
 }
 
 /**
- * Makes `refit` (refitSplit of `split`: its training rows, then its tuning rows) binned as the search
- * binned `split`, with the same thresholds, so the refit bins nothing again. Nothing changes when
- * `split` was not the last one binned.
+ * A refit's rows (refitSplit of the searched split: its training rows, then its tuning rows) binned as
+ * the search binned them, with the same thresholds: the training rows' bins are appended, not binned again.
  */
-export function binRefitAsSearched(split: TrainingSplit, refit: TrainingSplit): void {
-  const searched = lastBinning.get(split.train.features);
-  if (!searched || !split.tuning || searched.tuning !== split.tuning.features) return;
+export function refitBinning(searched: BinnedSplit, refit: TrainingSplit): BinnedSplit {
   const tuning = tuningSet(refit);
-  lastBinning.set(refit.train.features, {
+  return {
     thresholds: searched.thresholds,
     trainBins: appendRows(searched.trainBins, searched.tuningBins),
     tuningBins: binRows(tuning.features, rowCount(tuning), searched.thresholds.length, searched.thresholds),
-    maxBins: searched.maxBins,
-    tuning: tuning.features,
-  });
+  };
 }

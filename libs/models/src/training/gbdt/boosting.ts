@@ -1,7 +1,7 @@
 import { resolvePositiveWeight } from '../class-weight';
 import { marginLogLoss } from '../log-loss';
 import { rowCount, TrainingSplit, tuningSet } from '../training-set';
-import { binnedSplit } from './binned-split';
+import { type BinnedSplit, binnedSplit } from './binned-split';
 import { GbdtOptions, resolveGbdtOptions } from './gbdt-options';
 import { GossSampler } from './goss-sampler';
 import type { GbdtParameters, RegressionTree } from './regression-tree';
@@ -19,6 +19,8 @@ export interface GbdtFit {
   bestIteration: number;
   /** Class-weighted log loss on the tuning rows at bestIteration (the objective being early-stopped); Infinity without tuning rows. */
   bestTuningLoss: number;
+  /** The training and tuning rows as this fit binned them (a refit on both reuses them: refitBinning). */
+  binned: BinnedSplit;
 }
 
 /**
@@ -32,7 +34,8 @@ interface Objective {
 }
 
 /** Binary log loss with the positive class weighted: the classifier every model kind serves. */
-export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}): GbdtFit {
+/** `binned`: the split's rows binned already (refitBinning); binned here otherwise. */
+export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}, binned?: BinnedSplit): GbdtFit {
   const opts = resolveGbdtOptions(options);
   const { train } = split;
   const tuning = tuningSet(split);
@@ -44,7 +47,7 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
     if (train.labels[i] === 1) weightedPositives += positiveWeight;
     else negatives++;
   }
-  return boost(split, opts, {
+  return boost(split, opts, binned, {
     baseScore: Math.fround(Math.log(weightedPositives / negatives)),
     gradients(scores, grad, hess) {
       for (let i = 0; i < scores.length; i++) {
@@ -77,7 +80,7 @@ export function fitGbdtRegression(split: TrainingSplit, targets: { train: Float3
   const opts = resolveGbdtOptions(options);
   let sum = 0;
   for (const y of targets.train) sum += y;
-  return boost(split, opts, {
+  return boost(split, opts, undefined, {
     baseScore: Math.fround(targets.train.length > 0 ? sum / targets.train.length : 0),
     gradients(scores, grad, hess) {
       for (let i = 0; i < scores.length; i++) {
@@ -93,7 +96,7 @@ export function fitGbdtRegression(split: TrainingSplit, targets: { train: Float3
   });
 }
 
-function boost(split: TrainingSplit, opts: GbdtOptions, objective: Objective): GbdtFit {
+function boost(split: TrainingSplit, opts: GbdtOptions, given: BinnedSplit | undefined, objective: Objective): GbdtFit {
   const { train } = split;
   // Early stopping chooses the number of trees: on the tuning rows, never on those that calibrate and measure.
   const tuning = tuningSet(split);
@@ -101,7 +104,8 @@ function boost(split: TrainingSplit, opts: GbdtOptions, objective: Objective): G
   const n = rowCount(train);
   const nt = rowCount(tuning);
 
-  const { thresholds, trainBins, tuningBins } = binnedSplit(train, tuning, opts.maxBins);
+  const binned = given ?? binnedSplit(train, tuning, opts.maxBins);
+  const { thresholds, trainBins, tuningBins } = binned;
   const grower = new TreeGrower(trainBins, n, thresholds, opts);
   const sampler = n >= opts.gossMinRows ? new GossSampler(n, opts) : null;
   // Early gradients are nearly uniform, so sampling by their size would only add noise.
@@ -153,6 +157,7 @@ function boost(split: TrainingSplit, opts: GbdtOptions, objective: Objective): G
     treesTrained: trees.length,
     bestIteration,
     bestTuningLoss: bestLoss,
+    binned,
   };
 }
 

@@ -1,4 +1,4 @@
-export { binRefitAsSearched } from './binned-split';
+export { refitBinning } from './binned-split';
 export type { BinnedRows } from './binning';
 export { binOf, binRows, computeBinThresholds } from './binning';
 export type { GbdtFit } from './boosting';
