@@ -135,8 +135,10 @@ function breakdown(samples: RssSample[], figure: (s: RssSample) => number | unde
  * RSS less V8's heap size: what lives outside V8 (native allocations of node, ONNX Runtime and the
  * allocator's retained pages, Buffers, code), in MiB per hour: V8's heap size swings by tens of MiB
  * as its old space fills between full collections (minutes apart), which a slope over a few of those
- * swings reads as growth or shrinkage; this part does not swing with it (a worker's does, with each
- * training thread, whose heap is not in these figures).
+ * swings reads as growth or shrinkage; this part swings less (a worker's does, with each training
+ * thread, whose heap is not in these figures). Approximate: the heap size counts pages V8 committed
+ * and has not all touched, so this part moves against it when V8 resizes (in a 15-minute soak the
+ * API's RSS read at 3-minute points stayed within 7 MiB while this slope said +33 MiB/h).
  */
 function outsideV8(samples: RssSample[]): string {
   const known = samples.filter((s) => Number.isFinite(s.heapTotalKiB));
