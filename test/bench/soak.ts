@@ -9,6 +9,10 @@
 // SOAK_MINUTES (default 30): the load. SOAK_SEED (default 41): the fault order and the load's draws.
 // SOAK_RATE (default 10): ingestion requests per second (predictions at half). SOAK_RECOVERY_BOUND_S
 // (default 60): errors must be over this long after each fault ends.
+// SOAK_HEAP_SNAPSHOTS (e.g. 5,12): minutes into the load at which the first API and worker write a
+// heap snapshot (to SOAK_HEAP_SNAPSHOT_DIR, default the current directory); a run for finding a leak.
+// SOAK_MEMORY_SAMPLES: a file to write every memory sample to (JSON), to see the shape of a growth.
+import { writeFileSync } from 'node:fs';
 import { printChecks } from '../support/soak/checks';
 import { runSoak } from '../support/soak/scenario';
 
@@ -16,6 +20,9 @@ const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const SEED = Number(process.env.SOAK_SEED ?? 41);
 const RATE = Number(process.env.SOAK_RATE ?? 10);
 const RECOVERY_BOUND_S = Number(process.env.SOAK_RECOVERY_BOUND_S ?? 60);
+const HEAP_SNAPSHOTS_AT_MIN = process.env.SOAK_HEAP_SNAPSHOTS?.split(',').map(Number);
+const HEAP_SNAPSHOT_DIR = process.env.SOAK_HEAP_SNAPSHOT_DIR ?? process.cwd();
+const MEMORY_SAMPLES = process.env.SOAK_MEMORY_SAMPLES;
 
 async function main(): Promise<void> {
   console.log(`soak: ${MINUTES} min, seed ${SEED}, started ${new Date().toISOString()}`);
@@ -30,6 +37,8 @@ async function main(): Promise<void> {
     recoveryBoundMs: RECOVERY_BOUND_S * 1000,
     warmupMs: Math.max(30_000, MINUTES * 60_000 * 0.15),
     judgeMemory: true,
+    heapSnapshots: HEAP_SNAPSHOTS_AT_MIN && { atMs: HEAP_SNAPSHOTS_AT_MIN.map((min) => min * 60_000), dir: HEAP_SNAPSHOT_DIR },
+    onMemorySamples: MEMORY_SAMPLES === undefined ? undefined : (samples) => writeFileSync(MEMORY_SAMPLES, JSON.stringify(samples)),
   });
   const failures = printChecks(checks);
   console.log(`\nsoak finished ${new Date().toISOString()}: ${failures.length === 0 ? 'every check passed' : `${failures.length} failures`}`);

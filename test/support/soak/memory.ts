@@ -8,7 +8,7 @@ const JUDGED_SPAN_MS = 10 * 60_000;
 const MAX_SLOPE_PERCENT_PER_HOUR = 10;
 const METRICS_TIMEOUT_MS = 2_000;
 
-interface RssSample {
+export interface RssSample {
   process: string;
   pid: number;
   at: number;
@@ -16,6 +16,9 @@ interface RssSample {
   /** The process's own view (prom-client on its METRICS_PORT), when it answered: V8's heap as reserved (its young generation included, which V8 grows and shrinks with the load), and memory outside the heap (Buffers, native addons' reported allocations). */
   heapTotalKiB?: number;
   externalKiB?: number;
+  /** V8's heap in use, and its old space in use (what survives scavenges: where a leak of JS objects shows). */
+  heapUsedKiB?: number;
+  oldSpaceUsedKiB?: number;
 }
 
 /**
@@ -36,6 +39,11 @@ export class RssSampler {
 
   stop(): void {
     clearInterval(this.timer);
+  }
+
+  /** Every sample taken, for a look at the shape of the growth (SOAK_MEMORY_SAMPLES writes them to a file). */
+  all(): readonly RssSample[] {
+    return this.samples;
   }
 
   private sample(): void {
@@ -62,8 +70,9 @@ export class RssSampler {
    * Per process incarnation, from `warmupMs` after it was first seen (the load's start for the first
    * ones, the restart for those a fault killed: a restarted process warms up again): RSS at the start
    * of that stretch and at its end, and the least-squares slope of its samples in % of their mean per
-   * hour, beside the same for V8's heap size and external memory. Judged (< 10%/h) only when
-   * `judge` and the incarnation was followed for at least 10 minutes after its warm-up.
+   * hour, beside the same for V8's heap size, its old space in use and external memory, and the slope
+   * of RSS less the heap size (context, not judged; see outsideV8). Judged (< 10%/h) only when `judge`
+   * and the incarnation was followed for at least 10 minutes after its warm-up.
    */
   check(warmupMs: number, judge: boolean): Check {
     const byIncarnation = new Map<string, RssSample[]>();
@@ -74,7 +83,8 @@ export class RssSampler {
     const lines = [
       `warm-up left out: the first ${(warmupMs / 60_000).toFixed(1)} min of each process (V8 growing its heap and young generation to the load, ONNX sessions and bounded caches filling)`,
       `${'process'.padEnd(26)}${'followed min'.padStart(13)}${'first MiB'.padStart(11)}${'last MiB'.padStart(10)}${'max MiB'.padStart(9)}${'slope %/h'.padStart(11)}` +
-        `${'V8 heap MiB'.padStart(16)}${'slope %/h'.padStart(11)}${'external MiB'.padStart(15)}${'slope %/h'.padStart(11)}`,
+        `${'V8 heap MiB'.padStart(16)}${'slope %/h'.padStart(11)}${'old in use MiB'.padStart(17)}${'slope %/h'.padStart(11)}${'external MiB'.padStart(15)}${'slope %/h'.padStart(11)}` +
+        `${'outside V8 MiB'.padStart(16)}${'MiB/h'.padStart(10)}`,
     ];
     const failures: string[] = [];
     for (const [name, all] of byIncarnation) {
@@ -86,7 +96,8 @@ export class RssSampler {
       lines.push(
         `${name.padEnd(26)}${(span / 60_000).toFixed(1).padStart(13)}${mib(samples[0].rssKiB).padStart(11)}${mib(samples[samples.length - 1].rssKiB).padStart(10)}` +
           `${mib(Math.max(...samples.map((s) => s.rssKiB))).padStart(9)}${slope.toFixed(1).padStart(11)}` +
-          `${breakdown(samples, (s) => s.heapTotalKiB, 16)}${breakdown(samples, (s) => s.externalKiB, 15)}${judged ? '' : '  (not judged: followed < 10 min after its warm-up)'}`,
+          `${breakdown(samples, (s) => s.heapTotalKiB, 16)}${breakdown(samples, (s) => s.oldSpaceUsedKiB, 17)}${breakdown(samples, (s) => s.externalKiB, 15)}` +
+          `${outsideV8(samples)}${judged ? '' : '  (not judged: followed < 10 min after its warm-up)'}`,
       );
       if (judged && slope > MAX_SLOPE_PERCENT_PER_HOUR) failures.push(`${name}: RSS grows ${slope.toFixed(1)}%/h after warm-up (bound ${MAX_SLOPE_PERCENT_PER_HOUR}%/h)`);
     }
@@ -94,11 +105,16 @@ export class RssSampler {
   }
 }
 
-async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapTotalKiB' | 'externalKiB'>> {
+async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapTotalKiB' | 'externalKiB' | 'heapUsedKiB' | 'oldSpaceUsedKiB'>> {
   try {
     const text = await (await fetch(`${metricsUrl}/metrics`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) })).text();
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]) / 1024;
-    return { heapTotalKiB: gauge('nodejs_heap_size_total_bytes'), externalKiB: gauge('nodejs_external_memory_bytes') };
+    return {
+      heapTotalKiB: gauge('nodejs_heap_size_total_bytes'),
+      externalKiB: gauge('nodejs_external_memory_bytes'),
+      heapUsedKiB: gauge('nodejs_heap_size_used_bytes'),
+      oldSpaceUsedKiB: gauge('nodejs_heap_space_size_used_bytes\\{space="old"\\}'),
+    };
   } catch {
     // A process busy past the timeout, or killed meanwhile: its RSS sample stands alone.
     return {};
@@ -113,6 +129,24 @@ function breakdown(samples: RssSample[], figure: (s: RssSample) => number | unde
   if (known.length < 3) return `${'-'.padStart(width)}${'-'.padStart(11)}`;
   const value = (s: RssSample) => figure(s) as number;
   return `${`${mib(value(known[0]))}→${mib(value(known[known.length - 1]))}`.padStart(width)}${slopePercentPerHour(known, value).toFixed(1).padStart(11)}`;
+}
+
+/**
+ * RSS less V8's heap size: what lives outside V8 (native allocations of node, ONNX Runtime and the
+ * allocator's retained pages, Buffers, code), in MiB per hour: V8's heap size swings by tens of MiB
+ * as its old space fills between full collections (minutes apart), which a slope over a few of those
+ * swings reads as growth or shrinkage; this part swings less (a worker's does, with each training
+ * thread, whose heap is not in these figures). Approximate: the heap size counts pages V8 committed
+ * and has not all touched, so this part moves against it when V8 resizes (in a 15-minute soak the
+ * API's RSS read at 3-minute points stayed within 7 MiB while this slope said +33 MiB/h).
+ */
+function outsideV8(samples: RssSample[]): string {
+  const known = samples.filter((s) => Number.isFinite(s.heapTotalKiB));
+  if (known.length < 3) return `${'-'.padStart(16)}${'-'.padStart(10)}`;
+  const outside = (s: RssSample) => s.rssKiB - (s.heapTotalKiB as number);
+  const mean = known.reduce((a, s) => a + outside(s), 0) / known.length;
+  const mibPerHour = (slopePercentPerHour(known, outside) / 100) * (mean / 1024);
+  return `${`${mib(outside(known[0]))}→${mib(outside(known[known.length - 1]))}`.padStart(16)}${mibPerHour.toFixed(1).padStart(10)}`;
 }
 
 function slopePercentPerHour(samples: RssSample[], value: (s: RssSample) => number): number {

@@ -8,7 +8,7 @@ import { type Check, erasureCheck, eventsCheck, exitsCheck, faultsCheck, latency
 import { SoakCluster } from './cluster';
 import { FAULT_KINDS, injectFaults } from './faults';
 import { SoakLoad } from './load';
-import { RssSampler } from './memory';
+import { type RssSample, RssSampler } from './memory';
 
 export interface SoakOptions {
   seed: number;
@@ -28,6 +28,14 @@ export interface SoakOptions {
   warmupMs: number;
   /** Whether RSS slopes are judged (only meaningful over a long run). */
   judgeMemory: boolean;
+  /**
+   * Heap snapshots of the first API and the first worker (the ones no fault kills) at these offsets
+   * into the load, written to `dir` (node's --heapsnapshot-signal). Writing one stops the process for
+   * seconds and doubles its heap meanwhile: a run that takes them is for finding a leak, not for judging.
+   */
+  heapSnapshots?: { atMs: number[]; dir: string };
+  /** Given every memory sample once the load is over. */
+  onMemorySamples?: (samples: readonly RssSample[]) => void;
 }
 
 /** The receiver's share of requests answered 500: deliveries must be retried until one gets a 2xx. */
@@ -58,7 +66,8 @@ export async function runSoak(options: SoakOptions): Promise<Check[]> {
     answers.push({ status, signed: secret !== undefined && verifySignature(secret, receiver.requests[n - 1]) });
     return status;
   });
-  const cluster = await SoakCluster.start({ apis: 2, workers: 2, env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE } });
+  const snapshotEnv: Record<string, string> = options.heapSnapshots ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${options.heapSnapshots.dir}` } : {};
+  const cluster = await SoakCluster.start({ apis: 2, workers: 2, env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE, ...snapshotEnv } });
   const memory = new RssSampler(cluster);
   try {
     console.log(`own PostgreSQL on port ${cluster.postgres.port}, own Redis on port ${cluster.redis.port} (AOF on), APIs at ${cluster.apiUrls.join(', ')}, 2 workers`);
@@ -99,6 +108,7 @@ export async function runSoak(options: SoakOptions): Promise<Check[]> {
       console.log(`recovery bound of ${options.recoveryBoundMs / 1000} s not judged: a fault every ${(faultEveryMs / 1000).toFixed(0)} s leaves less load than that after each`);
     }
     memory.start();
+    const snapshotTimers = (options.heapSnapshots?.atMs ?? []).map((atMs) => setTimeout(() => snapshot(cluster), atMs));
     console.log(`load: ${options.loadMs / 60_000} min at ${options.rate} ingestion + ${options.rate / 2} prediction requests/s; ${options.faultRounds * FAULT_KINDS.length} faults (seed ${options.seed})`);
     const quietMs = boundMs === undefined ? 0 : boundMs + QUIET_MARGIN_MS;
     const faults = injectFaults(cluster, random, begin, warmupMs, options.loadMs - warmupMs / 2, options.faultRounds, quietMs);
@@ -106,6 +116,8 @@ export async function runSoak(options: SoakOptions): Promise<Check[]> {
     const [, windows] = await Promise.all([load.run(options.loadMs, faults.then(() => sleep(Math.max(warmupMs / 2, quietMs)))), faults]);
     const loadEnd = Date.now();
     memory.stop();
+    snapshotTimers.forEach(clearTimeout);
+    options.onMemorySamples?.(memory.all());
     console.log(`load over at ${new Date().toISOString()}; draining scoring runs and webhook retries`);
     await drain(cluster);
 
@@ -124,6 +136,15 @@ export async function runSoak(options: SoakOptions): Promise<Check[]> {
     memory.stop();
     await cluster.stop();
     await receiver.close();
+  }
+}
+
+/** SIGUSR2 to the first API and worker: node writes a heap snapshot of each (--heapsnapshot-signal). */
+function snapshot(cluster: SoakCluster): void {
+  for (const process of [cluster.apis[0], cluster.workers[0]]) {
+    const pid = process.current?.child.pid;
+    console.log(`[${new Date().toISOString()}] heap snapshot of ${process.name} (pid ${pid})`);
+    process.current?.child.kill('SIGUSR2');
   }
 }
 
