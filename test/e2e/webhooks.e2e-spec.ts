@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
@@ -22,6 +23,7 @@ describe('webhooks', () => {
   let suite: TestSuite;
   let api: RunningProcess;
   let worker: RunningProcess;
+  let redis: Redis;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
@@ -35,11 +37,13 @@ describe('webhooks', () => {
     };
     api = await startApi(env);
     worker = await startWorker(env);
+    redis = new Redis(suite.env.REDIS_URL);
   });
 
   afterAll(async () => {
     // Hanging receivers let go first, so the worker's graceful stop does not wait for their timeouts.
     await Promise.all(receivers.map((r) => r.close()));
+    redis?.disconnect();
     await worker?.stop();
     await api?.stop();
     await suite?.destroy();
@@ -147,7 +151,10 @@ describe('webhooks', () => {
   it('disables an endpoint that keeps failing past WEBHOOK_DISABLE_AFTER and stops delivering to it', async () => {
     const org = await suite.createOrganization('Disabled');
     const down = await receiver(() => 500);
-    const webhook = await subscribe(org, { url: down.url, events: ['model.failed'] });
+    const webhook = await subscribe(org, { url: down.url, events: ['model.failed', 'prediction.updated'] });
+    // Ingestion re-scores the organization's users after new events only while an enabled webhook wants prediction.updated.
+    const followed = () => redis.sismember(`${suite.env.REDIS_PREFIX}user-activity:wanted`, org.organization.id);
+    expect(await followed()).toBe(1);
     // Arranged: failing for six days already (the default limit is five).
     await suite.sql(`UPDATE webhooks SET failing_since = now() - interval '6 days' WHERE id = $1`, [webhook.body.id]);
     await failingRetrain(org, 'long_down');
@@ -159,6 +166,7 @@ describe('webhooks', () => {
     expect(abandoned).toMatchObject({ attempts: 1, lastResponseCode: 500 });
     const [state] = (await request<Array<{ enabled: boolean; disabledReason: string | null }>>(`${api.baseUrl}/v1/webhooks`, as(org))).body;
     expect(state).toMatchObject({ enabled: false, disabledReason: expect.stringContaining('WEBHOOK_DISABLE_AFTER') });
+    expect(await followed()).toBe(0);
     const retry = await request(`${api.baseUrl}/v1/webhooks/${webhook.body.id}/deliveries/${abandoned.id}/retry`, { ...as(org), method: 'POST' });
     expect(retry).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodeFlags from '../../scripts/node-flags.json';
 import { eventually } from './eventually';
@@ -108,4 +109,43 @@ export async function cliJson<T>(env: Record<string, string>, args: string[]): P
   const result = await runCli(env, args);
   if (result.code !== 0) throw new Error(`cli ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
+}
+
+/** The processes `pid` started that are still its children (a worker's fit processes), from /proc. */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return []; // gone meanwhile
+  }
+}
+
+/** Whether `pid` still runs: a zombie (exited, not yet reaped by whoever adopted it) does not. */
+export function isRunning(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== 'Z' && state !== 'X';
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds (user + system) a process has used so far; 0 once it has exited. With `endedChildren`,
+ * also what its children used that have ended and been waited for (a worker's fit processes). Linux /proc only.
+ */
+export function processCpuSeconds(pid: number, { endedChildren = false } = {}): number {
+  const fields = statFields(pid)?.map(Number);
+  if (!fields) return 0;
+  // utime, stime, cutime and cstime are the stat file's fields 14 to 17.
+  return (fields[11] + fields[12] + (endedChildren ? fields[13] + fields[14] : 0)) / TICKS_PER_SECOND;
+}
+
+/** /proc/<pid>/stat's fields from the third (state) on, after the command name (in parentheses, and it may hold spaces); undefined once the process is gone. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
 }

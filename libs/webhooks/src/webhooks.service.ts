@@ -49,7 +49,7 @@ export class WebhooksService {
         disabledReason: null,
         failingSince: null,
       });
-      await this.followUserActivity(manager, organizationId);
+      await this.followUserActivity(organizationId, manager);
     });
     return { webhook: await this.get(organizationId, id), secret };
   }
@@ -63,7 +63,7 @@ export class WebhooksService {
     const webhook = await this.get(organizationId, webhookId);
     await this.webhooks.manager.transaction(async (manager) => {
       await manager.delete(Webhook, { id: webhookId, organizationId });
-      await this.followUserActivity(manager, organizationId);
+      await this.followUserActivity(organizationId, manager);
     });
     return webhook;
   }
@@ -144,9 +144,12 @@ export class WebhooksService {
     return organizations.length;
   }
 
-  /** prediction.updated needs users re-scored after their new events; ingestion queues that only while someone listens. */
-  private async followUserActivity(manager: EntityManager, organizationId: string): Promise<void> {
-    const [{ wanted }] = await this.sql.within(manager).rows(PREDICTION_UPDATES_WANTED, [organizationId]);
+  /**
+   * prediction.updated needs users re-scored after their new events; ingestion queues that only while
+   * an enabled webhook listens. After a webhook is made, deleted or disabled (in `manager`'s transaction, if given).
+   */
+  async followUserActivity(organizationId: string, manager?: EntityManager): Promise<void> {
+    const [{ wanted }] = await (manager ? this.sql.within(manager) : this.sql).rows(PREDICTION_UPDATES_WANTED, [organizationId]);
     await this.activity.setWanted(organizationId, wanted);
   }
 

@@ -1,21 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { processCpuSeconds } from '../../support/processes';
 import type { TestSuite } from '../../support/suite';
-
-/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/** CPU seconds (user + system) a process has used so far; 0 once it has exited. Linux /proc only. */
-export function processCpuSeconds(pid: number): number {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return 0;
-  }
-  // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are fields 14 and 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
 
 /** The processes whose CPU one measurement charges to each named side (the API, Postgres, the load generator…). */
 export type CpuSides = Record<string, () => Promise<number[]>>;

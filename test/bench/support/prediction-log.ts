@@ -2,8 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { finished } from 'node:stream/promises';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { processCpuSeconds } from '../../support/processes';
 import type { TestSuite } from '../../support/suite';
-import { processCpuSeconds } from './cpu';
 
 /** A logged prediction's columns but its time and run, which logEarlierRuns writes anew. */
 const PREDICTION_COLUMNS = 'organization_id, user_id, model_id, model_name, version_id, version, label, positive, confidence, inference_ms';

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { childrenOf } from '../processes';
 import type { Check } from './checks';
 import type { SoakCluster } from './cluster';
 
@@ -29,6 +30,8 @@ export interface RssSample {
  */
 export class RssSampler {
   private readonly samples: RssSample[] = [];
+  /** Per worker, its fit processes (one per training run, gone when it ends): how many were seen, and the most RSS one held. */
+  private readonly fits = new Map<string, { pids: Set<number>; peakKiB: number }>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly cluster: SoakCluster) {}
@@ -55,7 +58,7 @@ export class RssSampler {
     for (const { process, pid, metricsUrl } of targets) {
       if (pid === undefined) continue;
       try {
-        const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+        const rssKiB = rssKiBOf(pid);
         if (!Number.isFinite(rssKiB)) continue;
         const sample: RssSample = { process, pid, at, rssKiB };
         this.samples.push(sample);
@@ -63,6 +66,26 @@ export class RssSampler {
       } catch {
         // The process is gone (a fault killed it) between listing and reading.
       }
+    }
+    for (const worker of this.cluster.workers) {
+      const pid = worker.current?.child.pid;
+      if (pid !== undefined) this.sampleFits(worker.name, pid);
+    }
+  }
+
+  private sampleFits(process: string, pid: number): void {
+    for (const child of childrenOf(pid)) {
+      let rssKiB: number;
+      try {
+        rssKiB = rssKiBOf(child);
+      } catch {
+        continue; // its run ended between listing and reading
+      }
+      if (!Number.isFinite(rssKiB)) continue;
+      const fits = this.fits.get(process) ?? { pids: new Set<number>(), peakKiB: 0 };
+      fits.pids.add(child);
+      fits.peakKiB = Math.max(fits.peakKiB, rssKiB);
+      this.fits.set(process, fits);
     }
   }
 
@@ -101,6 +124,8 @@ export class RssSampler {
       );
       if (judged && slope > MAX_SLOPE_PERCENT_PER_HOUR) failures.push(`${name}: RSS grows ${slope.toFixed(1)}%/h after warm-up (bound ${MAX_SLOPE_PERCENT_PER_HOUR}%/h)`);
     }
+    // A fit process lives for one training run and returns its memory when it exits: its size is shown, not a slope.
+    for (const [process, fits] of this.fits) lines.push(`${process}'s fit processes: ${fits.pids.size} seen, the largest held ${mib(fits.peakKiB)} MiB (not judged: each exits after its run)`);
     return { title: `memory: RSS slope after warm-up below ${MAX_SLOPE_PERCENT_PER_HOUR}%/h`, lines, failures };
   }
 }
@@ -119,6 +144,11 @@ async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapTotalKiB
     // A process busy past the timeout, or killed meanwhile: its RSS sample stands alone.
     return {};
   }
+}
+
+/** VmRSS from /proc, in KiB (NaN when the process is gone; a reading throws when it went between listing and reading). */
+function rssKiBOf(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 }
 
 const mib = (kib: number) => (kib / 1024).toFixed(0);

@@ -10,7 +10,7 @@ import { ModelVersion, type VersionState } from '../registry/model-version.entit
 import { ModelsService } from '../registry/models.service';
 import type { VersionTarget } from '../registry/version-target';
 import { rowCount, type TrainedModel } from '../training';
-import { fitInThread } from './fit-in-thread';
+import { fitInProcess } from './fit-in-process';
 import { CLAIM_TRAINING, FAIL_TRAINING, LOCK_TRAINING_HOLDER, NEXT_VERSION } from './training-run.sql';
 
 /** A challenger serves only if its validation AUC is at least the serving version's minus this. */
@@ -23,7 +23,7 @@ export interface TrainingJob {
 }
 
 /**
- * One training run: build the matrix, fit off the event loop, store the version, promote it if it
+ * One training run: build the matrix, fit in a process of its own, store the version, promote it if it
  * is good enough, and move the model out of `retraining` whatever happens.
  */
 @Injectable()
@@ -62,7 +62,7 @@ export class TrainingRunService {
       const target = predictionTargetOf(model);
       const dataset = await this.datasets.build({ organizationId: model.organizationId, target, horizonDays: model.horizonDays });
       const builtAt = Date.now();
-      const trained = await fitInThread({ algorithm: model.algorithm, split: dataset.split });
+      const { model: trained, peakRssMiB } = await fitInProcess({ algorithm: model.algorithm, split: dataset.split });
       const fittedAt = Date.now();
       const stored = await this.store(model, lockToken, {
         algorithm: trained.algorithm,
@@ -90,6 +90,7 @@ export class TrainingRunService {
           // Where the run's time went: the matrix (events read, features), the fit (search, calibration, ONNX), storing.
           phaseSeconds: { matrix: (builtAt - startedAt) / 1000, fit: (fittedAt - builtAt) / 1000, store: (Date.now() - fittedAt) / 1000 },
           matrixSeconds: dataset.stepSeconds,
+          fitPeakRssMiB: Math.round(peakRssMiB),
         },
         'training run finished',
       );

@@ -4,6 +4,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig, Encryptor, isInfrastructureUnavailable, LOGGER, type Logger, SERVICE_VERSION, SqlExecutor } from '@foresight/platform';
 import { Webhook } from '../webhook.entity';
+import { WebhooksService } from '../webhooks.service';
 import { type DeliveryStatus, WebhookDelivery } from '../webhook-delivery.entity';
 import { secretContext, signatureHeader } from '../webhook-signature';
 import { NOTE_WEBHOOK_FAILURE, RECORD_ATTEMPT, RECORD_SUCCESS } from './delivery.sql';
@@ -30,6 +31,7 @@ export class DeliveryService {
     private readonly encryptor: Encryptor,
     private readonly sender: WebhookSenderService,
     private readonly sql: SqlExecutor,
+    private readonly subscriptions: WebhooksService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -108,7 +110,13 @@ export class DeliveryService {
   /** NOTE_WEBHOOK_FAILURE after WEBHOOK_DISABLE_AFTER. Returns whether the webhook is still enabled (false: it is gone). */
   private async noteFailure(organizationId: string, webhookId: string): Promise<boolean> {
     const enabled = (await this.sql.first(NOTE_WEBHOOK_FAILURE, [webhookId, organizationId, this.config.webhooks.disableAfterMs, this.disabledReason]))?.enabled ?? false;
-    if (!enabled) this.logger.warn({ webhookId }, 'webhook disabled: its deliveries kept failing');
+    if (!enabled) {
+      this.logger.warn({ webhookId }, 'webhook disabled: its deliveries kept failing');
+      // Re-scoring after new events stops when it was the organization's last prediction.updated listener.
+      await this.subscriptions.followUserActivity(organizationId).catch((error: unknown) => {
+        this.logger.warn({ err: error, organizationId }, 'could not update who follows user activity; the organization stays followed until a webhook changes');
+      });
+    }
     return enabled;
   }
 }
