@@ -2,12 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Client } from 'pg';
+import { type DomainEvent, queuePrefix, QUEUES } from '@foresight/platform';
+import { EMBEDDED_SOCKET_PORT } from '../../libs/platform/src/database/embedded-postgres';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
+import { queuedWorkDone } from '../support/queues';
 import { REDIS_URL } from '../support/services';
 import { deleteRedisKeys, type OrganizationWithToken } from '../support/suite';
 import { learnablePopulation, sendEvents, settledModel } from '../support/training';
+import { Receiver, verifySignature, type WebhookBody } from '../support/webhook-receiver';
 
 interface ScoringRunView {
   id: string;
@@ -19,12 +25,32 @@ interface ScoringRunView {
 /** The zero-configuration path of the README: no DATABASE_URL, PGlite in DATA_DIR, worker inline. */
 describe('embedded mode (PGlite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'foresight-embedded-'));
-  const env = { DATA_DIR: dataDir, REDIS_URL, REDIS_PREFIX: `e2e:embedded:${randomBytes(4).toString('hex')}:`, SCORING_CHUNK_USERS: '20' };
+  const env = {
+    DATA_DIR: dataDir,
+    REDIS_URL,
+    REDIS_PREFIX: `e2e:embedded:${randomBytes(4).toString('hex')}:`,
+    SCORING_CHUNK_USERS: '20',
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+  };
   let api: RunningProcess | undefined;
   let created: OrganizationWithToken | undefined;
+  let modelId: string | undefined;
+  let receiver: Receiver | undefined;
+
+  /** SQL on the embedded database through the running service's socket, as the CLI reaches it. */
+  const embeddedSql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => {
+    const pg = new Client({ host: dataDir, port: EMBEDDED_SOCKET_PORT, user: 'postgres', database: 'postgres' });
+    await pg.connect();
+    try {
+      return (await pg.query(text, params)).rows as T[];
+    } finally {
+      await pg.end();
+    }
+  };
 
   afterAll(async () => {
     await api?.stop();
+    await receiver?.close();
     rmSync(dataDir, { recursive: true, force: true });
     await deleteRedisKeys(env.REDIS_PREFIX);
   });
@@ -61,8 +87,9 @@ describe('embedded mode (PGlite)', () => {
     const model = await request<{ id: string }>(`${baseUrl}/v1/models`, {
       token, method: 'POST', body: { name: 'pricing_view_7d', targetEvent: 'screen_view', horizonDays: 7, algorithm: 'logistic' },
     });
-    await request(`${baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId: model.body.id } });
-    expect(await settledModel(baseUrl, token, model.body.id, api)).toMatchObject({ status: 'active' });
+    modelId = model.body.id;
+    await request(`${baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId } });
+    expect(await settledModel(baseUrl, token, modelId, api)).toMatchObject({ status: 'active' });
 
     const audience = await request<{ id: string }>(`${baseUrl}/v1/audiences`, { token, method: 'POST', body: { name: 'top decile', modelId: model.body.id, label: 'likely', rule: { topPercent: 10 } } });
     expect(audience.status).toBe(200);
@@ -103,4 +130,46 @@ describe('embedded mode (PGlite)', () => {
     api = await startApi(env);
     expect(await members(api.baseUrl)).toEqual(before);
   }, 300_000);
+
+  // The outbox on PGlite across a crash: the event committed with its version, its job never run (the
+  // announcements' queue paused), then the process killed and Redis emptied, as a crash and a Redis
+  // without its data leave it. After the restart, the resumer of the inline worker queues it again.
+  it('delivers once, after the service is killed and restarts, a model.retrained committed to the outbox whose job Redis lost', async () => {
+    if (!api || !created || !modelId) throw new Error('the earlier tests did not train a model');
+    const token = created.token.secret;
+    const organizationId = created.organization.id;
+    const hooks = await Receiver.start(() => 200);
+    receiver = hooks;
+    const webhook = await request<{ secret: string }>(`${api.baseUrl}/v1/webhooks`, { token, method: 'POST', body: { url: hooks.url, events: ['model.retrained'] } });
+    expect(webhook.status).toBe(200);
+    const announcements = new Queue<DomainEvent>(QUEUES.domainEvents, { connection: { url: REDIS_URL }, prefix: queuePrefix('server', env.REDIS_PREFIX) });
+    try {
+      await announcements.pause();
+      await request(`${api.baseUrl}/v1/models/retrain`, { token, method: 'POST', body: { modelId } });
+      expect(await settledModel(api.baseUrl, token, modelId, api)).toMatchObject({ status: 'active' });
+    } finally {
+      await announcements.close();
+    }
+    const retrainedInOutbox = () =>
+      embeddedSql<{ event: DomainEvent }>(`SELECT event FROM domain_event_outbox WHERE organization_id = $1 AND event->>'type' = 'model.retrained'`, [organizationId]);
+    const [{ event }] = await retrainedInOutbox();
+    expect(event).toMatchObject({ type: 'model.retrained', data: { modelId, version: 2 } });
+    expect(hooks.requests).toEqual([]);
+
+    await api.kill();
+    await deleteRedisKeys(env.REDIS_PREFIX);
+    api = await startApi(env);
+
+    // The resumer looks once a minute for events older than a minute: a few rounds on a busy machine.
+    await eventually('the model.retrained delivered after the restart', () => (hooks.requests.length > 0 ? true : undefined), 5 * 60_000);
+    await eventually('its outbox row taken out by the fan-out', async () => ((await retrainedInOutbox()).length === 0 ? true : undefined));
+    // Every announcement and delivery of the organization has run: a second delivery would show by now.
+    await queuedWorkDone(env, [QUEUES.domainEvents, QUEUES.webhooks], (data) => data.organizationId === organizationId);
+    const [delivered, ...again] = hooks.requests;
+    expect(again).toEqual([]);
+    expect(JSON.parse(delivered.body) as WebhookBody).toEqual({ id: event.id, type: 'model.retrained', createdAt: event.createdAt, data: event.data });
+    expect(verifySignature(webhook.body.secret, delivered)).toBe(true);
+    // The version the event announces survived the kill too, and no run stored another.
+    expect(await embeddedSql(`SELECT version FROM model_versions WHERE model_id = $1 ORDER BY version`, [modelId])).toEqual([{ version: 1 }, { version: 2 }]);
+  }, 600_000);
 });

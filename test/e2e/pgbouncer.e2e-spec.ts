@@ -1,11 +1,13 @@
+import { derivedId } from '@foresight/platform';
 import { eventually } from '../support/eventually';
 import { type JsonResponse, request } from '../support/http';
 import { PgBouncer } from '../support/pgbouncer';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
+import { queuedWorkDone } from '../support/queues';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { Answers, idle, lookUpUser, predictRound } from '../support/traffic';
 import { promotionRunsDone, settledModel } from '../support/training';
-import { Receiver } from '../support/webhook-receiver';
+import { Receiver, verifySignature, type WebhookBody } from '../support/webhook-receiver';
 
 const USERS_PER_ROUND = 30;
 const ROUNDS = 3;
@@ -34,7 +36,7 @@ describe('behind PgBouncer in transaction pooling mode', () => {
   let worker: RunningProcess;
   let receiver: Receiver;
   let modelId: string;
-  let webhookId: string;
+  let webhook: { id: string; secret: string };
   /** Users the promotion's bulk scoring scored, each asked for once (first-time for the API). */
   let scored: string[];
   const answers = new Answers();
@@ -82,8 +84,11 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     org = await cliJson<OrganizationWithToken>(env, ['org', 'create', '--name', 'pgbouncer', '--rate-limit', '100000', '--burst', '200000']);
     await cliJson(env, ['demo', 'seed', '--org', org.organization.id, '--users', '400', '--days', '45']);
     [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
-    const webhook = await answers.expect('POST /v1/webhooks', request<{ id: string }>(url('/webhooks'), { token: token(), method: 'POST', body: { url: receiver.url, events: ['model.retrained', 'prediction.updated', 'audience.entered'] } }));
-    webhookId = webhook.body.id;
+    const subscribed = await answers.expect(
+      'POST /v1/webhooks',
+      request<{ id: string; secret: string }>(url('/webhooks'), { token: token(), method: 'POST', body: { url: receiver.url, events: ['model.retrained', 'prediction.updated', 'audience.entered'] } }),
+    );
+    webhook = subscribed.body;
     const model = await answers.expect('POST /v1/models', request<{ id: string }>(url('/models'), { token: token(), method: 'POST', body: { name: 'checkout_7d', targetEvent: 'checkout', algorithm: 'logistic' } }));
     modelId = model.body.id;
     await answers.expect('POST /v1/models/retrain', request(url('/models/retrain'), { token: token(), method: 'POST', body: { modelId } }));
@@ -92,6 +97,22 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     scored = (await suite.sql<{ user_id: string }>(`SELECT DISTINCT user_id FROM predictions WHERE organization_id = $1 ORDER BY 1`, [org.organization.id])).map((r) => r.user_id);
     expect(scored.length).toBeGreaterThanOrEqual(ROUNDS * USERS_PER_ROUND * 2);
   }, 240_000);
+
+  it("delivers the retrain's model.retrained, staged with its version through the pooler, once and signed, and leaves the outbox empty", async () => {
+    const [{ servingVersionId }] = await suite.sql<{ servingVersionId: string }>('SELECT serving_version_id AS "servingVersionId" FROM models WHERE id = $1', [modelId]);
+    const retrained = () => receiver.requests.filter((received) => (JSON.parse(received.body) as WebhookBody).type === 'model.retrained');
+    await eventually('model.retrained at the receiver', () => (retrained().length > 0 ? true : undefined));
+    // Everything the retrain set off has run (its announcement, the promotion's scoring and theirs, every delivery): a second delivery would show by now.
+    await queuedWorkDone(env, ['training', 'scoring', 'domain-events', 'webhooks'], (data) => data.organizationId === org.organization.id);
+    const [delivered, ...again] = retrained();
+    expect(again).toEqual([]);
+    expect(JSON.parse(delivered.body)).toMatchObject({
+      id: derivedId('evt', `${org.organization.id}/model.retrained/${servingVersionId}`),
+      data: { modelId, version: 1, promoted: true },
+    });
+    expect(verifySignature(webhook.secret, delivered)).toBe(true);
+    expect(await suite.sql('SELECT event_id FROM domain_event_outbox WHERE organization_id = $1', [org.organization.id])).toEqual([]);
+  });
 
   it('serves first-time predictions, single and batch, across idle gaps longer than every idle timeout', async () => {
     for (let round = 0; round < ROUNDS; round++) {
@@ -151,9 +172,9 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     expect(entered.sort()).toEqual(members.sort());
 
     await idle(IDLE_GAP_MS);
-    await answers.expect('POST /v1/webhooks/:id/test', request(url(`/webhooks/${webhookId}/test`), { token: token(), method: 'POST' }));
+    await answers.expect('POST /v1/webhooks/:id/test', request(url(`/webhooks/${webhook.id}/test`), { token: token(), method: 'POST' }));
     const delivered = await eventually('model.retrained and webhook.test delivered', async () => {
-      const log = await answers.expect('GET /v1/webhooks/:id/deliveries', request<Delivery[]>(url(`/webhooks/${webhookId}/deliveries`), { token: token() }));
+      const log = await answers.expect('GET /v1/webhooks/:id/deliveries', request<Delivery[]>(url(`/webhooks/${webhook.id}/deliveries`), { token: token() }));
       const succeeded = new Set(log.body.filter((d) => d.status === 'succeeded').map((d) => d.eventType));
       return succeeded.has('model.retrained') && succeeded.has('webhook.test') ? log.body : undefined;
     });

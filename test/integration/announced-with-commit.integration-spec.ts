@@ -1,22 +1,53 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Registry } from 'prom-client';
-import { derivedId, type DomainEvent, DomainEventsService, type DomainEventType, type Logger, QUEUES } from '@foresight/platform';
-import { TrainingRunService } from '../../libs/models/src/training-run/training-run.service';
+import { derivedId, type DomainEvent, DomainEventsService, type DomainEventType, type JobPayloads, type JOBS, type Logger, QUEUES } from '@foresight/platform';
+import { UserEventsService } from '../../libs/events/src/users/user-events.service';
+import { DatasetBuilderService } from '../../libs/models/src/dataset/dataset-builder.service';
+import { Model } from '../../libs/models/src/registry/model.entity';
+import { ModelVersion } from '../../libs/models/src/registry/model-version.entity';
+import type { TrainModelInput } from '../../libs/models/src/training';
+import { type TrainingJob, TrainingRunService } from '../../libs/models/src/training-run/training-run.service';
+import { DeliveryJobsService } from '../../libs/webhooks/src/delivery/delivery-jobs.service';
+import { FanOutService } from '../../libs/webhooks/src/delivery/fan-out.service';
+import { WebhookDelivery } from '../../libs/webhooks/src/webhook-delivery.entity';
+import { fanOutQueued } from '../support/outbox';
 import { openServiceDatabase, type ServiceDatabase } from '../support/service-database';
 import { REDIS_URL } from '../support/services';
+import { learnablePopulation } from '../support/training';
+
+// Under Jest the fit's thread script (fit.thread.js) exists only in the build: the same fit runs in the test's thread.
+jest.mock('../../libs/models/src/training-run/fit-in-thread', () => {
+  const { trainModel } = jest.requireActual<typeof import('../../libs/models/src/training')>('../../libs/models/src/training');
+  return { fitInThread: async (input: TrainModelInput) => trainModel(input) };
+});
 
 const ORGANIZATION = 'org_announcedwithcommit';
-const MODEL = 'mdl_announcedwithcommit';
+const FAILING_MODEL = 'mdl_announcedwithcommit';
+const TRAINED_MODEL = 'mdl_announcedtrained';
+const WEBHOOK = 'whk_announcedwithcommit';
 
-/** Domain events whose process dies the moment its producer's transaction has committed: nothing after the commit happens. */
+/**
+ * Domain events of a process that dies the moment its producer's transaction has committed: the first
+ * call after the commit (queueing what was staged, or publishing anew) never returns, so nothing after
+ * it happens, not even the producer's own error handling. `died` answers the events the producer
+ * staged in that transaction.
+ */
 class DiesAfterCommit extends DomainEventsService {
-  override async publishAll(): Promise<never> {
-    throw new Error('the process died after the commit');
+  private die: (staged: readonly DomainEvent[]) => void = () => undefined;
+  readonly died = new Promise<readonly DomainEvent[]>((resolve) => (this.die = resolve));
+
+  override publishAll(): Promise<never> {
+    return this.dead([]);
   }
 
-  override async queueStaged(): Promise<never> {
-    throw new Error('the process died after the commit');
+  override queueStaged(events: readonly DomainEvent[]): Promise<never> {
+    return this.dead(events);
+  }
+
+  private dead(staged: readonly DomainEvent[]): Promise<never> {
+    this.die(staged);
+    return new Promise<never>(() => undefined);
   }
 }
 
@@ -24,58 +55,142 @@ const silent = { warn: () => undefined, info: () => undefined, error: () => unde
 
 /**
  * A producer's event commits with the change it announces (the domain events' outbox, staged in the
- * producer's transaction): a process that dies right after the commit loses no event, and the retry,
- * which finds the change made, does not need to announce it again.
+ * producer's transaction): a process that dies right after the commit loses no event, the retry,
+ * which finds the change made, does not announce it again, and the resumer's fan-out delivers it once.
  */
 describe('events announced with their commit', () => {
   let db: ServiceDatabase;
   let queue: Queue<DomainEvent>;
+  let deliveries: Queue<JobPayloads[typeof JOBS.webhooks.deliver]>;
   let domainEvents: DomainEventsService;
+  let fanOut: FanOutService;
   const prefix = `it-announced-${randomBytes(4).toString('hex')}`;
 
-  /** TrainingRunService as far as failing a run goes: its other collaborators are not reached. */
+  /**
+   * TrainingRunService on the real database, its matrix built from the organization's events. The
+   * model registry is reached only after the events are queued (a promotion's bulk scoring), which
+   * no run here gets to.
+   */
   const trainingRuns = (events: DomainEventsService) =>
-    new TrainingRunService(undefined as never, db.dataSource, db.sql, undefined as never, events, undefined as never, silent, new Registry());
+    new TrainingRunService(
+      new DatasetBuilderService(new UserEventsService(db.sql, undefined as never, undefined as never), db.config),
+      db.dataSource,
+      db.sql,
+      db.dataSource.getRepository(Model),
+      events,
+      undefined as never,
+      silent,
+      new Registry(),
+    );
 
   beforeAll(async () => {
-    db = await openServiceDatabase('announced_with_commit');
+    db = await openServiceDatabase('announced_with_commit', { entities: [Model, ModelVersion, WebhookDelivery] });
     queue = new Queue<DomainEvent>(QUEUES.domainEvents, { connection: { url: REDIS_URL }, prefix });
+    deliveries = new Queue<JobPayloads[typeof JOBS.webhooks.deliver]>(QUEUES.webhooks, { connection: { url: REDIS_URL }, prefix });
     domainEvents = new DomainEventsService(queue, db.sql);
+    fanOut = new FanOutService(db.sql, db.dataSource.getRepository(WebhookDelivery), new DeliveryJobsService(deliveries, db.config, db.sql), domainEvents);
     await db.dataSource.query(`INSERT INTO organizations (id, name, region) VALUES ($1, $1, 'eu')`, [ORGANIZATION]);
+    await db.dataSource.query(`INSERT INTO webhooks (id, organization_id, url, events, secret_encrypted) VALUES ($1, $2, 'https://example.test/hook', '{model.failed,model.retrained}', 'sealed')`, [
+      WEBHOOK,
+      ORGANIZATION,
+    ]);
+    for (const [id, algorithm] of [[FAILING_MODEL, 'gbdt'], [TRAINED_MODEL, 'logistic']]) {
+      await db.dataSource.query(
+        `INSERT INTO models (id, organization_id, name, target_event, horizon_days, algorithm, labels, status) VALUES ($1, $2, $1, 'checkout', 7, $3, '{unlikely,likely}', 'untrained')`,
+        [id, ORGANIZATION, algorithm],
+      );
+    }
+    const events = learnablePopulation(200, 60);
     await db.dataSource.query(
-      `INSERT INTO models (id, organization_id, name, target_event, horizon_days, algorithm, labels, status, retrain_started_at)
-       VALUES ($1, $2, 'checkout_7d', 'checkout', 7, 'gbdt', '{unlikely,likely}', 'retraining', now())`,
-      [MODEL, ORGANIZATION],
+      `INSERT INTO events (organization_id, message_id, event, user_id, occurred_at, received_at, screen, dwell_ms)
+       SELECT $1, 'm' || e.n, e.event, e.user_id, e.occurred_at, now(), e.screen, e.dwell_ms
+         FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::int[]) WITH ORDINALITY AS e (event, user_id, occurred_at, screen, dwell_ms, n)`,
+      [
+        ORGANIZATION,
+        events.map((e) => e.event),
+        events.map((e) => e.userId),
+        events.map((e) => e.timestamp),
+        events.map((e) => (e.properties as { screen?: string } | undefined)?.screen ?? null),
+        events.map((e) => (e.properties as { dwellMs?: number } | undefined)?.dwellMs ?? null),
+      ],
     );
   });
 
   afterAll(async () => {
     await queue?.obliterate({ force: true });
-    await queue?.close();
+    await deliveries?.obliterate({ force: true });
+    await Promise.all([queue?.close(), deliveries?.close()]);
     await db?.close();
   });
 
+  /** The model as POST /v1/models/retrain leaves it: retraining since now, the job that names that start. */
+  const retrainingStarted = async (modelId: string): Promise<TrainingJob> => {
+    const startedAt = new Date().toISOString();
+    await db.dataSource.query(`UPDATE models SET status = 'retraining', retrain_started_at = $2 WHERE id = $1`, [modelId, startedAt]);
+    return { organizationId: ORGANIZATION, modelId, startedAt };
+  };
   const outboxed = async (type: DomainEventType): Promise<DomainEvent[]> =>
     (await db.dataSource.query<Array<{ event: DomainEvent }>>(`SELECT event FROM domain_event_outbox WHERE organization_id = $1 AND event->>'type' = $2`, [ORGANIZATION, type])).map(
       (row) => row.event,
     );
+  const deliveriesOf = (eventId: string): Promise<Array<{ webhook_id: string }>> =>
+    db.dataSource.query(`SELECT webhook_id FROM webhook_deliveries WHERE organization_id = $1 AND event_id = $2`, [ORGANIZATION, eventId]);
+  /** The worker's resumer once the outbox's events have waited past its bound, then the fan-out of what it queued; answers how many it queued. */
+  const resumedAndFannedOut = async (): Promise<number> => {
+    await db.dataSource.query(`UPDATE domain_event_outbox SET created_at = now() - interval '5 minutes'`);
+    const resumed = await domainEvents.resumeStranded();
+    await fanOutQueued(fanOut, prefix);
+    return resumed;
+  };
 
-  it("keeps a failed training run's model.failed when the worker dies after failing the model, and the resumer queues it once", async () => {
-    const job = { organizationId: ORGANIZATION, modelId: MODEL, startedAt: new Date().toISOString() };
-    await expect(trainingRuns(new DiesAfterCommit(queue, db.sql)).fail(job, 'out of memory')).rejects.toThrow('the process died after the commit');
+  it("keeps a failed training run's model.failed when the worker dies after failing the model, and the resumer's fan-out delivers it once", async () => {
+    const job = await retrainingStarted(FAILING_MODEL);
+    const dying = new DiesAfterCommit(queue, db.sql);
+    void trainingRuns(dying).fail(job, 'out of memory');
+    const [staged] = await dying.died;
 
-    const [{ status }] = await db.dataSource.query<Array<{ status: string }>>(`SELECT status FROM models WHERE id = $1`, [MODEL]);
+    const [{ status }] = await db.dataSource.query<Array<{ status: string }>>(`SELECT status FROM models WHERE id = $1`, [FAILING_MODEL]);
     expect(status).toBe('failed');
     const [event] = await outboxed('model.failed');
-    expect(event).toMatchObject({ id: derivedId('evt', `${ORGANIZATION}/model.failed/${MODEL}:${job.startedAt}`), data: { modelId: MODEL, model: 'checkout_7d', error: 'out of memory' } });
+    expect(event).toEqual(staged);
+    expect(event).toMatchObject({ id: derivedId('evt', `${ORGANIZATION}/model.failed/${FAILING_MODEL}:${job.startedAt}`), data: { modelId: FAILING_MODEL, error: 'out of memory' } });
 
     // The job's next attempt finds the run failed already: nothing more to announce.
     await trainingRuns(domainEvents).fail(job, 'out of memory');
     expect(await outboxed('model.failed')).toHaveLength(1);
     expect(await queue.getJob(event.id)).toBeUndefined();
 
-    await db.dataSource.query(`UPDATE domain_event_outbox SET created_at = now() - interval '5 minutes'`);
-    expect(await domainEvents.resumeStranded()).toBe(1);
-    expect((await queue.getJob(event.id))?.data).toMatchObject({ id: event.id, type: 'model.failed' });
+    expect(await resumedAndFannedOut()).toBe(1);
+    expect({ deliveries: await deliveriesOf(event.id), outbox: await outboxed('model.failed') }).toEqual({ deliveries: [{ webhook_id: WEBHOOK }], outbox: [] });
+  });
+
+  it("keeps a training run's version, its promotion and its model.retrained when the worker dies right after they commit; the retry stores nothing more, and the resumer's fan-out delivers it once", async () => {
+    const job = await retrainingStarted(TRAINED_MODEL);
+    const dying = new DiesAfterCommit(queue, db.sql);
+    void trainingRuns(dying).run(job, 'lock-of-the-first-attempt');
+    const [staged] = await dying.died;
+
+    const versions = () => db.dataSource.query<Array<{ id: string; version: number; state: string }>>(`SELECT id, version, state FROM model_versions WHERE model_id = $1`, [TRAINED_MODEL]);
+    const [stored] = await versions();
+    expect(await versions()).toEqual([{ id: stored.id, version: 1, state: 'serving' }]);
+    const model = () => db.dataSource.query<Array<{ status: string; serving_version_id: string }>>(`SELECT status, serving_version_id FROM models WHERE id = $1`, [TRAINED_MODEL]);
+    expect(await model()).toEqual([{ status: 'active', serving_version_id: stored.id }]);
+    expect(await outboxed('model.retrained')).toEqual([staged]);
+    expect(staged).toMatchObject({ id: derivedId('evt', `${ORGANIZATION}/model.retrained/${stored.id}`), data: { modelId: TRAINED_MODEL, version: 1, promoted: true } });
+    expect(await queue.getJob(staged.id)).toBeUndefined();
+
+    // The job's retry, under the lock of whichever worker takes the stalled job over: the run is over, nothing is stored or announced again.
+    await trainingRuns(domainEvents).run(job, 'lock-of-the-retry');
+    expect({ versions: await versions(), model: await model(), outbox: await outboxed('model.retrained') }).toEqual({
+      versions: [{ id: stored.id, version: 1, state: 'serving' }],
+      model: [{ status: 'active', serving_version_id: stored.id }],
+      outbox: [staged],
+    });
+
+    expect(await resumedAndFannedOut()).toBe(1);
+    expect({ deliveries: await deliveriesOf(staged.id), outbox: await outboxed('model.retrained') }).toEqual({ deliveries: [{ webhook_id: WEBHOOK }], outbox: [] });
+    // Nothing left for a later look of the resumer either.
+    expect(await resumedAndFannedOut()).toBe(0);
+    expect(await deliveriesOf(staged.id)).toHaveLength(1);
   });
 });

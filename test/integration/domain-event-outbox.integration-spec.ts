@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { Queue, Worker } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { EntityManager } from 'typeorm';
 import { type DomainEvent, DomainEventsService, type JobPayloads, JOBS, QUEUES } from '@foresight/platform';
 import { DomainEventOutboxPersonalDataService } from '../../libs/platform/src/privacy/domain-event-outbox-personal-data.service';
 import { DeliveryJobsService } from '../../libs/webhooks/src/delivery/delivery-jobs.service';
 import { FanOutService } from '../../libs/webhooks/src/delivery/fan-out.service';
 import { WebhookDelivery } from '../../libs/webhooks/src/webhook-delivery.entity';
+import { fanOutQueued } from '../support/outbox';
 import { openServiceDatabase, type ServiceDatabase } from '../support/service-database';
 import { REDIS_URL } from '../support/services';
 import { deleteRedisKeys } from '../support/suite';
@@ -49,18 +50,7 @@ describe('domain event outbox', () => {
     return domainEvents.resumeStranded();
   }
 
-  /** Fans out what the domain events queue holds, as the worker's processor does, until it is empty. */
-  async function fannedOut(): Promise<void> {
-    const worker = new Worker<DomainEvent>(QUEUES.domainEvents, (job) => fanOut.announce(job.data), { connection: { url: REDIS_URL }, prefix });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        worker.on('drained', () => resolve());
-        worker.on('failed', (_job, error) => reject(error));
-      });
-    } finally {
-      await worker.close();
-    }
-  }
+  const fannedOut = () => fanOutQueued(fanOut, prefix);
 
   const deliveryRows = (eventId: string): Promise<Array<{ webhook_id: string }>> => db.dataSource.query(`SELECT webhook_id FROM webhook_deliveries WHERE organization_id = 'org_a' AND event_id = $1`, [eventId]);
   const outboxRows = (): Promise<Array<{ event_id: string }>> => db.dataSource.query(`SELECT event_id FROM domain_event_outbox`);
