@@ -16,10 +16,10 @@ import { openServiceDatabase, type ServiceDatabase } from '../support/service-da
 import { REDIS_URL } from '../support/services';
 import { learnablePopulation } from '../support/training';
 
-// Under Jest the fit's thread script (fit.thread.js) exists only in the build: the same fit runs in the test's thread.
-jest.mock('../../libs/models/src/training-run/fit-in-thread', () => {
+// Under Jest the fit process's script (fit.process.js) exists only in the build: the same fit runs in the test's thread.
+jest.mock('../../libs/models/src/training-run/fit-in-process', () => {
   const { trainModel } = jest.requireActual<typeof import('../../libs/models/src/training')>('../../libs/models/src/training');
-  return { fitInThread: async (input: TrainModelInput) => trainModel(input) };
+  return { fitInProcess: async (input: TrainModelInput) => ({ model: trainModel(input), peakRssMiB: 0 }) };
 });
 
 const ORGANIZATION = 'org_announcedwithcommit';
