@@ -4,9 +4,9 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig, Encryptor, isInfrastructureUnavailable, LOGGER, type Logger, SERVICE_VERSION, SqlExecutor } from '@foresight/platform';
 import { Webhook } from '../webhook.entity';
-import { WebhooksService } from '../webhooks.service';
 import { type DeliveryStatus, WebhookDelivery } from '../webhook-delivery.entity';
 import { secretContext, signatureHeader } from '../webhook-signature';
+import { WebhooksService } from '../webhooks.service';
 import { NOTE_WEBHOOK_FAILURE, RECORD_ATTEMPT, RECORD_SUCCESS } from './delivery.sql';
 import { type AttemptResult, WebhookSenderService } from './webhook-sender.service';
 
