@@ -2,7 +2,7 @@ import { createRandom } from '@foresight/platform';
 import { sigmoid } from '../log-loss';
 import { fitLogistic, predictLogisticMargins } from '../logistic.trainer';
 import { rocAuc } from '../metrics';
-import { gaussian, makeSyntheticData } from '../synthetic-data.fixture';
+import { gaussian, makeAdditiveSplit, makeSyntheticData } from '../synthetic-data.fixture';
 import { refitSplit, trainingSetFromRows, TrainingSplit } from '../training-set';
 import {
   binOf,
@@ -135,14 +135,8 @@ describe('fitGbdt', () => {
   });
 
   it('boosts from a linear base: its margins start every row, and a smooth many-feature signal is learnt in fewer trees', () => {
-    // Log-odds additive in 20 features with small weights: trees need many steps for what one linear fit finds at once.
-    const random = createRandom(12);
     const d = 20;
-    const weights = Array.from({ length: d }, (_, j) => (j % 2 === 0 ? 0.3 : -0.25));
-    const rows = Array.from({ length: 5000 }, () => Array.from({ length: d }, () => gaussian(random)));
-    const labels = rows.map((x) => (random() < sigmoid(x.reduce((m, v, j) => m + weights[j] * v, -1.5)) ? 1 : 0));
-    const names = weights.map((_, j) => `x${j}`);
-    const split = { train: trainingSetFromRows(names, rows.slice(0, 3000), labels.slice(0, 3000)), validation: trainingSetFromRows(names, rows.slice(3000), labels.slice(3000)) };
+    const split = makeAdditiveSplit({ train: 3000, validation: 2000 }, d, 12);
     const options = { maxTrees: 10, positiveWeight: 1 };
     const linearBase = { l2: 1e-2, maxIterations: 5 };
     const based = fitGbdt(split, { ...options, linearBase });
