@@ -43,6 +43,27 @@ function explainTrees({ baseScore, trees, linear }: GbdtParameters, row: ArrayLi
   return { base, contributions };
 }
 
+/** Rows meanAbsoluteContributions averages over at most: an evenly spaced share of them beyond. */
+const MAX_IMPORTANCE_ROWS = 2000;
+
+/**
+ * Mean |contribution| of each feature to the raw margin over the rows of a row-major matrix: how much a
+ * feature moves the scores it explains, in the margin's units whatever part of the model (trees or a
+ * linear base) it acts through.
+ */
+export function meanAbsoluteContributions(parameters: ModelParameters, features: Float32Array, d: number): Float64Array {
+  const n = features.length / d;
+  const step = Math.max(1, Math.ceil(n / MAX_IMPORTANCE_ROWS));
+  const sums = new Float64Array(d);
+  let rows = 0;
+  for (let i = 0; i < n; i += step) {
+    const { contributions } = explainRow({ parameters, calibration: { a: 1, b: 0 } }, features.subarray(i * d, (i + 1) * d));
+    for (let j = 0; j < d; j++) sums[j] += Math.abs(contributions[j]);
+    rows++;
+  }
+  return sums.map((sum) => sum / Math.max(1, rows));
+}
+
 function explainLogistic(parameters: LogisticParameters, row: ArrayLike<number>): Explanation {
   return { base: parameters.offset, contributions: Float64Array.from({ length: row.length }, (_, j) => logisticTerm(parameters, j, row[j])) };
 }
