@@ -44,14 +44,14 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
   const { train } = split;
   const tuning = tuningSet(split);
   const positiveWeight = resolvePositiveWeight(train.labels, opts.positiveWeight);
-  // Start from the weighted log-odds, so the first tree already sees centred gradients.
+  // Start from the weighted log-odds, or from a linear fit's margins (its intercept centres them), so the
+  // first tree already sees centred gradients.
   let weightedPositives = 0;
   let negatives = 0;
   for (let i = 0; i < train.labels.length; i++) {
     if (train.labels[i] === 1) weightedPositives += positiveWeight;
     else negatives++;
   }
-  // The linear fit's intercept already centres the margins: the trees then start from it alone.
   const linear = opts.linearBase ? fitLinearBase(train, opts.linearBase, positiveWeight) : undefined;
   return boost(split, opts, binned, {
     baseScore: linear ? 0 : Math.fround(Math.log(weightedPositives / negatives)),
@@ -81,7 +81,7 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
 
 /**
  * Squared error on `targets` (one per row of each set, e.g. log1p of an amount): the regression a
- * `value` model serves beside its classifier. Labels are not read; `positiveWeight` is ignored.
+ * `value` model serves beside its classifier. Labels are not read; `positiveWeight` and `linearBase` are ignored.
  */
 export function fitGbdtRegression(split: TrainingSplit, targets: { train: Float32Array; tuning: Float32Array }, options: Partial<GbdtOptions> = {}): GbdtFit {
   const opts = resolveGbdtOptions(options);
