@@ -54,6 +54,26 @@ describe('applyCalibration', () => {
     after.forEach((m, i) => expect(m).toBeCloseTo(0.7 * before[i] - 0.4, 6));
   });
 
+  it('folds a * margin + b into trees boosted from a linear margin, stretching the linear part too', () => {
+    const linear: LogisticParameters = {
+      kind: 'logistic',
+      logScaled: [false],
+      coefficients: [Math.fround(0.9)],
+      center: [Math.fround(1)],
+      offset: Math.fround(-0.3),
+      intercept: -0.3 - Math.fround(0.9),
+    };
+    const gbdt: GbdtParameters = {
+      kind: 'gbdt',
+      baseScore: 0,
+      trees: [{ feature: [0, -1, -1], threshold: [Math.fround(0.75), 0, 0], left: [1, -1, -1], right: [2, -1, -1], value: [0, Math.fround(-0.2), Math.fround(0.4)], cover: [10, 4, 6] }],
+      linear,
+    };
+    const before = predictMargins(gbdt, features, 1);
+    const after = predictMargins(applyCalibration(gbdt, calibration), features, 1);
+    after.forEach((m, i) => expect(m).toBeCloseTo(0.7 * before[i] - 0.4, 6));
+  });
+
   it('folds a * margin + b into logistic coefficients', () => {
     const logistic: LogisticParameters = {
       kind: 'logistic',

@@ -88,6 +88,8 @@ function calibrateGbdt(parameters: GbdtParameters, { a, b }: PlattCalibration): 
     kind: 'gbdt',
     baseScore: Math.fround(a * parameters.baseScore + b),
     trees: parameters.trees.map((tree) => ({ ...tree, value: tree.value.map((v) => Math.fround(a * v)) })),
+    // The shift b is in the base score already: the linear part is only stretched.
+    ...(parameters.linear && { linear: calibrateLogistic(parameters.linear, { a, b: 0 }) }),
   };
 }
 

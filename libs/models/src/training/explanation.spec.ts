@@ -2,7 +2,7 @@ import { type ExplainableModel, explainableModelOf, explainRow } from './explana
 import { leafOf } from './gbdt';
 import { sigmoid } from './log-loss';
 import { predictLogisticMargins } from './logistic.trainer';
-import { predictMargins } from './model-parameters';
+import { type ModelParameters, predictMargins } from './model-parameters';
 import { ONNX_EXPLANATION_KEY, onnxModelType } from './onnx-export';
 import { runOnnx } from './onnx-runtime.fixture';
 import { makeSyntheticData } from './synthetic-data.fixture';
@@ -20,12 +20,17 @@ const rowOf = (i: number) => validation.features.subarray(i * D, (i + 1) * D);
  * folded-in Platt map taken back out.
  */
 function rawScore({ parameters, calibration }: ExplainableModel, row: Float32Array): number {
-  const margin =
-    parameters.kind === 'gbdt'
-      ? parameters.trees.reduce((sum, tree) => sum + tree.value[leafOf(tree, row)], parameters.baseScore)
-      : predictLogisticMargins(parameters, row, row.length)[0];
+  const linear = parameters.kind === 'gbdt' ? parameters.linear : parameters;
+  const linearMargin = linear ? predictLogisticMargins(linear, row, row.length)[0] : 0;
+  const margin = parameters.kind === 'gbdt' ? parameters.trees.reduce((sum, tree) => sum + tree.value[leafOf(tree, row)], parameters.baseScore + linearMargin) : linearMargin;
   return (margin - calibration.b) / calibration.a;
 }
+
+const linearPartOf = (parameters: ModelParameters) => {
+  if (parameters.kind !== 'gbdt' || !parameters.linear) return undefined;
+  const { logScaled, coefficients, center, offset } = parameters.linear;
+  return { logScaled, coefficients, center, offset };
+};
 
 const explained = (model: ExplainableModel, i: number) => {
   const { base, contributions } = explainRow(model, rowOf(i));
@@ -37,6 +42,7 @@ const MODELS: Array<[string, () => TrainedModel]> = [
   ['gbdt, depth 4', () => trainModel({ algorithm: 'gbdt', split: data.split, search: false, options: { maxDepth: 4, maxLeaves: 12 } })],
   ['gbdt, depth 6 (searched)', () => trainModel({ algorithm: 'gbdt', split: data.split })],
   ['logistic', () => trainModel({ algorithm: 'logistic', split: data.split })],
+  ['gbdt on a linear base', () => trainModel({ algorithm: 'gbdt', split: data.split, search: false, options: { linearBase: { l2: 1e-2, maxIterations: 5 } } })],
 ];
 
 describe('explanations of trained models', () => {
@@ -47,6 +53,8 @@ describe('explanations of trained models', () => {
     it('reads back from the ONNX bytes the model the graph computes, with its calibration', () => {
       expect(model).not.toBeNull();
       expect(model.parameters.kind).toBe(trained.algorithm);
+      // A linear base, when the trees have one, is read back too (its intercept is derived for readers, not stored).
+      expect(linearPartOf(model.parameters)).toEqual(linearPartOf(trained.parameters));
       expect(model.calibration).toEqual(trained.calibration);
       // The graph's model is the trained one: the same margins, up to the float32 rounding of ONNX's sums.
       const margins = predictMargins(trained.parameters, validation.features, D);

@@ -32,14 +32,36 @@ export function explainRow({ parameters, calibration }: ExplainableModel, row: A
   return { base: (base - b) / a, contributions: contributions.map((c) => c / a) };
 }
 
-function explainTrees({ baseScore, trees }: GbdtParameters, row: ArrayLike<number>): Explanation {
-  const contributions = new Float64Array(row.length);
-  let base = baseScore;
+/** TreeSHAP of the trees, plus the linear part's exact terms when they were boosted from one: both are additive in the margin. */
+function explainTrees({ baseScore, trees, linear }: GbdtParameters, row: ArrayLike<number>): Explanation {
+  const { base: linearBase, contributions } = linear ? explainLogistic(linear, row) : { base: 0, contributions: new Float64Array(row.length) };
+  let base = baseScore + linearBase;
   for (const tree of trees) {
     base += expectedTreeValue(tree);
     addTreeShap(tree, row, contributions);
   }
   return { base, contributions };
+}
+
+/** Rows meanAbsoluteContributions averages over at most: an evenly spaced share of them beyond. */
+const MAX_IMPORTANCE_ROWS = 2000;
+
+/**
+ * Mean |contribution| of each feature to the raw margin over the rows of a row-major matrix: how much a
+ * feature moves the scores it explains, in the margin's units whatever part of the model (trees or a
+ * linear base) it acts through.
+ */
+export function meanAbsoluteContributions(parameters: ModelParameters, features: Float32Array, d: number): Float64Array {
+  const n = features.length / d;
+  const step = Math.max(1, Math.ceil(n / MAX_IMPORTANCE_ROWS));
+  const sums = new Float64Array(d);
+  let rows = 0;
+  for (let i = 0; i < n; i += step) {
+    const { contributions } = explainRow({ parameters, calibration: { a: 1, b: 0 } }, features.subarray(i * d, (i + 1) * d));
+    for (let j = 0; j < d; j++) sums[j] += Math.abs(contributions[j]);
+    rows++;
+  }
+  return sums.map((sum) => sum / Math.max(1, rows));
 }
 
 function explainLogistic(parameters: LogisticParameters, row: ArrayLike<number>): Explanation {
@@ -61,7 +83,7 @@ interface DecodedTensor {
 interface DecodedModel {
   metadata_props?: Array<{ key: string; value: string }>;
   graph: {
-    node: Array<{ op_type: string; attribute?: DecodedAttribute[] }>;
+    node: Array<{ name?: string; op_type: string; attribute?: DecodedAttribute[] }>;
     initializer?: DecodedTensor[];
     input: Array<{ name: string; type: { tensor_type: { shape: { dim: Array<{ dim_value?: number }> } } } }>;
   };
@@ -80,12 +102,17 @@ export function explainableModelOf(onnx: Uint8Array): ExplainableModel | null {
   if (stored === undefined) return null;
   const explanation = JSON.parse(stored) as OnnxExplanationData;
   const d = model.graph.input.find((input) => input.name === ONNX_INPUT)?.type.tensor_type.shape.dim[1]?.dim_value ?? 0;
-  const parameters = metadata.get(ONNX_ALGORITHM_KEY) === 'gbdt' ? gbdtOf(model, explanation.covers ?? []) : logisticOf(model, d);
+  const parameters = metadata.get(ONNX_ALGORITHM_KEY) === 'gbdt' ? gbdtOf(model, explanation.covers ?? [], d) : logisticOf(model, d);
   return { parameters, calibration: explanation.calibration };
 }
 
-function gbdtOf(model: DecodedModel, covers: number[][]): GbdtParameters {
-  const ensemble = model.graph.node.find((node) => node.op_type === 'TreeEnsembleClassifier');
+/**
+ * The trees are the node named `trees`: a classifier, or a regressor (target_* leaves) when they were
+ * boosted from a linear margin, whose coefficients are then the graph's initializers.
+ */
+function gbdtOf(model: DecodedModel, covers: number[][], d: number): GbdtParameters {
+  const ensemble = model.graph.node.find((node) => node.name === 'trees');
+  const leafPrefix = ensemble?.op_type === 'TreeEnsembleRegressor' ? 'target' : 'class';
   const attributes = new Map((ensemble?.attribute ?? []).map((attribute) => [attribute.name, attribute]));
   const ints = (name: string) => attributes.get(name)?.ints ?? [];
   const floats = (name: string) => attributes.get(name)?.floats ?? [];
@@ -112,10 +139,11 @@ function gbdtOf(model: DecodedModel, covers: number[][]): GbdtParameters {
     tree.left[node] = leaf ? -1 : trueIds[k];
     tree.right[node] = leaf ? -1 : falseIds[k];
   });
-  const weights = floats('class_weights');
-  const leafNodes = ints('class_nodeids');
-  ints('class_treeids').forEach((t, k) => (trees[t].value[leafNodes[k]] = weights[k]));
-  return { kind: 'gbdt', baseScore: floats('base_values')[0] ?? 0, trees };
+  const weights = floats(`${leafPrefix}_weights`);
+  const leafNodes = ints(`${leafPrefix}_nodeids`);
+  ints(`${leafPrefix}_treeids`).forEach((t, k) => (trees[t].value[leafNodes[k]] = weights[k]));
+  const linear = model.graph.initializer?.some((tensor) => tensor.name === 'coefficients');
+  return { kind: 'gbdt', baseScore: floats('base_values')[0] ?? 0, trees, ...(linear && { linear: logisticOf(model, d) }) };
 }
 
 function logisticOf(model: DecodedModel, d: number): LogisticParameters {

@@ -1,8 +1,8 @@
 import { fitGbdt, type GbdtOptions } from './gbdt';
-import { MIN_SEARCH_TUNING_ROWS, searchHyperparameters } from './hyperparameter-search';
+import { GBDT_CANDIDATES, MIN_SEARCH_TUNING_ROWS, searchGbdt, searchHyperparameters } from './hyperparameter-search';
 import { rocAuc } from './metrics';
 import { predictMargins } from './model-parameters';
-import { makeSyntheticData } from './synthetic-data.fixture';
+import { makeAdditiveSplit, makeSyntheticData } from './synthetic-data.fixture';
 
 describe('searchHyperparameters', () => {
   const { split } = makeSyntheticData({ trainRows: 3000, validationRows: MIN_SEARCH_TUNING_ROWS, features: 6, positiveRate: 0.3, seed: 5 });
@@ -27,6 +27,14 @@ describe('searchHyperparameters', () => {
     expect(searched.options).toEqual(forest);
     const onFlipped = searchHyperparameters({ train: split.train, validation: flipped }, fitGbdt, [stump, forest], {}, 1e9);
     expect(onFlipped.options).toEqual(stump); // the same search without a tuning split: the contrast that makes the test mean something
+  });
+
+  it('boosts the GBDT from a linear margin when the signal is additive over many features', () => {
+    // Trees from a constant rank such a signal worse than trees from the linear fit (fitGbdt's own test): the search must offer and keep that candidate.
+    const additive = makeAdditiveSplit({ train: 3000, tuning: MIN_SEARCH_TUNING_ROWS, validation: 500 }, 20, 14);
+    const searched = searchGbdt(additive, {}, 1e9, true);
+    expect(searched.candidatesTried).toBe(GBDT_CANDIDATES.length);
+    expect(searched.options.linearBase).toEqual(expect.objectContaining({ maxIterations: expect.any(Number) }));
   });
 
   it('fits only the first candidate when the budget has no room for a second', () => {

@@ -24,8 +24,12 @@ describe('exportOnnx', () => {
   const data = makeSyntheticData({ trainRows: 3000, validationRows: 1000, features: 10, positiveRate: 0.3, seed: 11 });
   const { validation } = data.split;
 
-  it.each(['gbdt', 'logistic'] as const)('%s: onnxruntime reproduces the TypeScript probabilities', async (algorithm) => {
-    const model = trainModel({ algorithm, split: data.split });
+  it.each([
+    ['gbdt', { algorithm: 'gbdt' }],
+    ['logistic', { algorithm: 'logistic' }],
+    ['gbdt on a linear base', { algorithm: 'gbdt', search: false, options: { linearBase: { l2: 1e-2, maxIterations: 5 } } }],
+  ] as const)('%s: onnxruntime reproduces the TypeScript probabilities', async (_, input) => {
+    const model = trainModel({ ...input, split: data.split });
     const onnx = await runOnnx(model.onnx, validation.features, 10);
     const expected = predictProbabilities(model, validation.features);
     expectParity(onnx, expected);

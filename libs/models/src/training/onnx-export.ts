@@ -203,14 +203,14 @@ export function exportOnnx(
   amount?: GbdtParameters,
 ): Uint8Array {
   const d = featureNames.length;
-  const graph = parameters.kind === 'gbdt' ? gbdtGraph(parameters) : logisticGraph(parameters, d);
+  const graph = parameters.kind === 'logistic' ? logisticGraph(parameters, d) : parameters.linear ? linearGbdtGraph(parameters, parameters.linear, d) : gbdtGraph(parameters);
   graph.input = [tensorInfo(ONNX_INPUT, ElemType.FLOAT, [BATCH, { dim_value: d }])];
   graph.output = [
     tensorInfo(ONNX_LABEL_OUTPUT, ElemType.INT64, [BATCH]),
     tensorInfo(ONNX_PROBABILITIES_OUTPUT, ElemType.FLOAT, [BATCH, { dim_value: 2 }]),
   ];
   if (amount) {
-    graph.node.push(amountNode(amount));
+    graph.node.push(regressorNode(amount, ONNX_AMOUNT_OUTPUT, 'amount_trees'));
     graph.output.push(tensorInfo(ONNX_AMOUNT_OUTPUT, ElemType.FLOAT, [BATCH, { dim_value: 1 }]));
   }
   const opsets = [{ domain: '', version: DEFAULT_OPSET }];
@@ -274,13 +274,13 @@ function gbdtGraph(parameters: GbdtParameters): Graph {
   };
 }
 
-/** The amount regression of a `value` model: the sum of its trees' leaves plus its base, no transform. */
-function amountNode({ trees, baseScore }: GbdtParameters): Node {
+/** Trees as a score [N, 1] into `output`: the sum of their leaves plus the base, no transform (a `value` model's amount, or trees boosted from a linear margin). */
+function regressorNode({ trees, baseScore }: GbdtParameters, output: string, name: string): Node {
   const { branches, leaves } = treeAttributes(trees);
   return {
     input: [ONNX_INPUT],
-    output: [ONNX_AMOUNT_OUTPUT],
-    name: 'amount_trees',
+    output: [output],
+    name,
     op_type: 'TreeEnsembleRegressor',
     domain: ML_DOMAIN,
     attribute: [
@@ -353,6 +353,16 @@ function withNegativeLeaf(parameters: GbdtParameters): GbdtParameters {
   };
 }
 
+const floatTensor = (name: string, dims: number[], values: number[]): Tensor => ({ name, dims, data_type: ElemType.FLOAT, float_data: values });
+const plainNode = (op_type: string, input: string[], output: string[], attribute: Attribute[] = []): Node => ({ input, output, name: output[0], op_type, attribute });
+
+/** The constants the linear margin and the probability nodes read. */
+const CONSTANTS: Tensor[] = [
+  floatTensor('one', [1], [1]),
+  floatTensor('zero', [1], [0]),
+  { name: 'flat', dims: [1], data_type: ElemType.INT64, int64_data: [-1] },
+];
+
 /**
  * Standard operators only: probabilities = [1 - s, s] with s = sigmoid((x' - center) . coef
  * + offset), label = margin > 0, where x' is log(1 + max(x, 0)) for log-scaled features and x
@@ -360,54 +370,74 @@ function withNegativeLeaf(parameters: GbdtParameters): GbdtParameters {
  * keeps float32 inference accurate when features have large means.
  */
 function logisticGraph(parameters: LogisticParameters, d: number): Graph {
-  const floatTensor = (name: string, dims: number[], values: number[]): Tensor => ({
-    name,
-    dims,
-    data_type: ElemType.FLOAT,
-    float_data: values,
-  });
-  const node = (op_type: string, input: string[], output: string[], attribute: Attribute[] = []): Node => ({
-    input,
-    output,
-    name: output[0],
-    op_type,
-    attribute,
-  });
-  const scaled = parameters.logScaled.includes(true);
-  const mask = parameters.logScaled.map(Number);
+  const linear = linearMargin(parameters, d, 'margin');
   return {
     name: 'foresight_logistic',
     input: [],
     output: [],
+    initializer: [...linear.initializer, ...CONSTANTS],
+    node: [...linear.node, ...probabilityNodes('margin')],
+  };
+}
+
+/**
+ * Trees boosted from a linear margin (GbdtOptions.linearBase): the trees' sum plus base as a
+ * regressor's score, the linear margin beside it as the logistic graph computes it, added in float32
+ * (the order predictGbdtMargins follows), then the same probabilities and label as a logistic graph.
+ */
+function linearGbdtGraph(parameters: GbdtParameters, linear: LogisticParameters, d: number): Graph {
+  const margin = linearMargin(linear, d, 'linear_margin');
+  return {
+    name: 'foresight_gbdt',
+    input: [],
+    output: [],
+    initializer: [...margin.initializer, ...CONSTANTS],
+    node: [
+      regressorNode(parameters, 'tree_margin', 'trees'),
+      ...margin.node,
+      plainNode('Add', ['tree_margin', 'linear_margin'], ['margin']),
+      ...probabilityNodes('margin'),
+    ],
+  };
+}
+
+/** Nodes computing a logistic model's margin [N, 1] into `output`, and the tensors they read besides CONSTANTS. */
+function linearMargin(parameters: LogisticParameters, d: number, output: string): Pick<Graph, 'initializer' | 'node'> {
+  const scaled = parameters.logScaled.includes(true);
+  const mask = parameters.logScaled.map(Number);
+  return {
     initializer: [
       ...(scaled ? [floatTensor('log_mask', [d], mask), floatTensor('plain_mask', [d], mask.map((m) => 1 - m))] : []),
       floatTensor('center', [d], parameters.center),
       floatTensor('coefficients', [d, 1], parameters.coefficients),
       floatTensor('offset', [1], [parameters.offset]),
-      floatTensor('one', [1], [1]),
-      floatTensor('zero', [1], [0]),
-      { name: 'flat', dims: [1], data_type: ElemType.INT64, int64_data: [-1] },
     ],
     node: [
       ...(scaled
         ? [
-            node('Max', [ONNX_INPUT, 'zero'], ['nonnegative']),
-            node('Add', ['nonnegative', 'one'], ['shifted']),
-            node('Log', ['shifted'], ['logged']),
-            node('Mul', ['logged', 'log_mask'], ['logged_part']),
-            node('Mul', [ONNX_INPUT, 'plain_mask'], ['plain_part']),
-            node('Add', ['logged_part', 'plain_part'], ['scaled']),
+            plainNode('Max', [ONNX_INPUT, 'zero'], ['nonnegative']),
+            plainNode('Add', ['nonnegative', 'one'], ['shifted']),
+            plainNode('Log', ['shifted'], ['logged']),
+            plainNode('Mul', ['logged', 'log_mask'], ['logged_part']),
+            plainNode('Mul', [ONNX_INPUT, 'plain_mask'], ['plain_part']),
+            plainNode('Add', ['logged_part', 'plain_part'], ['scaled']),
           ]
         : []),
-      node('Sub', [scaled ? 'scaled' : ONNX_INPUT, 'center'], ['centered']),
-      node('MatMul', ['centered', 'coefficients'], ['product']),
-      node('Add', ['product', 'offset'], ['margin']),
-      node('Sigmoid', ['margin'], ['positive']),
-      node('Sub', ['one', 'positive'], ['negative']),
-      node('Concat', ['negative', 'positive'], [ONNX_PROBABILITIES_OUTPUT], [{ name: 'axis', type: AttrType.INT, i: 1 }]),
-      node('Greater', ['margin', 'zero'], ['is_positive']),
-      node('Cast', ['is_positive'], ['label_column'], [{ name: 'to', type: AttrType.INT, i: ElemType.INT64 }]),
-      node('Reshape', ['label_column', 'flat'], [ONNX_LABEL_OUTPUT]),
+      plainNode('Sub', [scaled ? 'scaled' : ONNX_INPUT, 'center'], ['centered']),
+      plainNode('MatMul', ['centered', 'coefficients'], ['product']),
+      plainNode('Add', ['product', 'offset'], [output]),
     ],
   };
+}
+
+/** The graph's outputs from a margin [N, 1]: probabilities [1 - s, s] with s = sigmoid(margin), label = margin > 0. */
+function probabilityNodes(margin: string): Node[] {
+  return [
+    plainNode('Sigmoid', [margin], ['positive']),
+    plainNode('Sub', ['one', 'positive'], ['negative']),
+    plainNode('Concat', ['negative', 'positive'], [ONNX_PROBABILITIES_OUTPUT], [{ name: 'axis', type: AttrType.INT, i: 1 }]),
+    plainNode('Greater', [margin, 'zero'], ['is_positive']),
+    plainNode('Cast', ['is_positive'], ['label_column'], [{ name: 'to', type: AttrType.INT, i: ElemType.INT64 }]),
+    plainNode('Reshape', ['label_column', 'flat'], [ONNX_LABEL_OUTPUT]),
+  ];
 }

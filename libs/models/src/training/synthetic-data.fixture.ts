@@ -60,3 +60,25 @@ export function makeSyntheticData(options: SyntheticOptions): SyntheticData {
     validationTruth: truth.slice(options.trainRows),
   };
 }
+
+/**
+ * Log-odds additive over `features` standard normal columns with small weights of alternating sign
+ * (intercept -1.5, about 25% positives): a signal one linear fit finds at once and trees only step by step.
+ * Parts in order, each the given number of rows; `tuning` only when asked for.
+ */
+export function makeAdditiveSplit(rows: { train: number; tuning?: number; validation: number }, features: number, seed: number): TrainingSplit {
+  const random = createRandom(seed);
+  const featureNames = Array.from({ length: features }, (_, j) => `x${j}`);
+  const part = (n: number): TrainingSet => {
+    const x = Float32Array.from({ length: n * features }, () => gaussian(random));
+    const labels = Uint8Array.from({ length: n }, (_, i) => {
+      let logit = -1.5;
+      for (let j = 0; j < features; j++) logit += (j % 2 === 0 ? 0.3 : -0.25) * x[i * features + j];
+      return random() < sigmoid(logit) ? 1 : 0;
+    });
+    return { features: x, labels, featureNames: [...featureNames] };
+  };
+  const train = part(rows.train);
+  const tuning = rows.tuning === undefined ? undefined : part(rows.tuning);
+  return { train, ...(tuning && { tuning }), validation: part(rows.validation) };
+}

@@ -108,6 +108,15 @@ describe('trainModel', () => {
     expect(model.featureImportance[0].feature).toBe('x');
   });
 
+  it("credits a gbdt's linear base in its importance, not only its trees' splits", () => {
+    const data = makeSyntheticData({ trainRows: 4000, validationRows: 2000, features: 10, positiveRate: 0.3, seed: 19 });
+    const model = trainModel({ algorithm: 'gbdt', split: data.split, search: false, options: { linearBase: { l2: 1e-2, maxIterations: 5 } } });
+    const ranked = model.featureImportance.map((f) => f.feature);
+    // feature_0 has the largest linear weight, which the linear base fits and the trees then hardly split on.
+    expect(ranked[0]).toBe('feature_0');
+    expect(ranked.slice(-4).sort()).toEqual(['feature_6', 'feature_7', 'feature_8', 'feature_9']);
+  });
+
   it('separates a linearly separable set with the logistic model', () => {
     const xs = Array.from({ length: 300 }, (_, i) => (i - 150) / 10 + 0.05);
     const set = trainingSetFromRows(['x'], xs.map((x) => [x]), xs.map((x) => (x > 0 ? 1 : 0)));

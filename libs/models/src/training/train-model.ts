@@ -1,5 +1,6 @@
 import { type ValidationCurves, validationCurves } from '../curves/validation-curves';
 import { applyCalibration, fitPlattScaling, PlattCalibration } from './calibration';
+import { meanAbsoluteContributions } from './explanation';
 import { FeatureDirection, featureDirections, withDirections } from './feature-direction';
 import { FeatureImportance, normalizeImportance } from './feature-importance';
 import { fitGbdt, type GbdtOptions, refitBinning } from './gbdt';
@@ -95,6 +96,8 @@ export function trainModel(input: TrainModelInput): TrainedModel {
     // The refit's rows are the search's training and tuning rows: binned already, they are not binned again.
     const fit = refit ? fitGbdt(refit, { ...search.options, maxTrees: search.fit.bestIteration }, refitBinning(search.fit.binned, refit)) : search.fit;
     ({ parameters: raw, featureGain: importance, bestIteration: iterations } = fit);
+    // Split gains leave out what a linear base does: its model's importance is what each feature moves the margin by.
+    if (raw.kind === 'gbdt' && raw.linear) importance = meanAbsoluteContributions(raw, split.validation.features, d);
     searched = search;
   } else {
     const search = searchLogistic(split, input.options ?? {}, budgetCells, input.search !== false);

@@ -1,10 +1,12 @@
 import { resolvePositiveWeight } from '../class-weight';
 import { marginLogLoss } from '../log-loss';
+import type { LogisticParameters } from '../logistic.trainer';
 import { rowCount, TrainingSplit, tuningSet } from '../training-set';
 import { type BinnedSplit, binnedSplit } from './binned-split';
 import { GbdtOptions, resolveGbdtOptions } from './gbdt-options';
 import { GossSampler } from './goss-sampler';
-import type { GbdtParameters, RegressionTree } from './regression-tree';
+import { fitLinearBase } from './linear-base';
+import { type GbdtParameters, predictGbdtMargins, type RegressionTree } from './regression-tree';
 import { addLeafValues, TreeGrower } from './tree-grower';
 
 /** Floor on per-row hessian so confident rows cannot make a leaf's denominator vanish. */
@@ -29,6 +31,8 @@ export interface GbdtFit {
  */
 interface Objective {
   baseScore: number;
+  /** A linear model whose margins every row starts from, before baseScore and the trees. */
+  linear?: LogisticParameters;
   gradients(scores: Float64Array, grad: Float64Array, hess: Float64Array): void;
   tuningLoss(tuningScores: Float64Array): number;
 }
@@ -40,15 +44,18 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
   const { train } = split;
   const tuning = tuningSet(split);
   const positiveWeight = resolvePositiveWeight(train.labels, opts.positiveWeight);
-  // Start from the weighted log-odds, so the first tree already sees centred gradients.
+  // Start from the weighted log-odds, or from a linear fit's margins (its intercept centres them), so the
+  // first tree already sees centred gradients.
   let weightedPositives = 0;
   let negatives = 0;
   for (let i = 0; i < train.labels.length; i++) {
     if (train.labels[i] === 1) weightedPositives += positiveWeight;
     else negatives++;
   }
+  const linear = opts.linearBase ? fitLinearBase(train, opts.linearBase, positiveWeight) : undefined;
   return boost(split, opts, binned, {
-    baseScore: Math.fround(Math.log(weightedPositives / negatives)),
+    baseScore: linear ? 0 : Math.fround(Math.log(weightedPositives / negatives)),
+    ...(linear && { linear }),
     gradients(scores, grad, hess) {
       for (let i = 0; i < scores.length; i++) {
         const y = train.labels[i];
@@ -74,7 +81,7 @@ export function fitGbdt(split: TrainingSplit, options: Partial<GbdtOptions> = {}
 
 /**
  * Squared error on `targets` (one per row of each set, e.g. log1p of an amount): the regression a
- * `value` model serves beside its classifier. Labels are not read; `positiveWeight` is ignored.
+ * `value` model serves beside its classifier. Labels are not read; `positiveWeight` and `linearBase` are ignored.
  */
 export function fitGbdtRegression(split: TrainingSplit, targets: { train: Float32Array; tuning: Float32Array }, options: Partial<GbdtOptions> = {}): GbdtFit {
   const opts = resolveGbdtOptions(options);
@@ -111,10 +118,12 @@ function boost(split: TrainingSplit, opts: GbdtOptions, given: BinnedSplit | und
   // Early gradients are nearly uniform, so sampling by their size would only add noise.
   const gossWarmup = Math.ceil(1 / opts.learningRate);
   const allRows = Int32Array.from({ length: n }, (_, i) => i);
-  const { baseScore } = objective;
+  const { baseScore, linear } = objective;
 
-  const scores = new Float64Array(n).fill(baseScore);
-  const tuningScores = new Float64Array(nt).fill(baseScore);
+  const startScores = (set: TrainingSplit['train'], rows: number) =>
+    linear ? predictGbdtMargins({ kind: 'gbdt', baseScore, trees: [], linear }, set.features, d) : new Float64Array(rows).fill(baseScore);
+  const scores = startScores(train, n);
+  const tuningScores = startScores(tuning, nt);
   const grad = new Float64Array(n);
   const hess = new Float64Array(n);
   const trees: RegressionTree[] = [];
@@ -152,7 +161,7 @@ function boost(split: TrainingSplit, opts: GbdtOptions, given: BinnedSplit | und
     for (let f = 0; f < d; f++) featureGain[f] += gains[t][f];
   }
   return {
-    parameters: { kind: 'gbdt', baseScore, trees: trees.slice(0, bestIteration) },
+    parameters: { kind: 'gbdt', baseScore, trees: trees.slice(0, bestIteration), ...(linear && { linear }) },
     featureGain,
     treesTrained: trees.length,
     bestIteration,

@@ -31,6 +31,13 @@ export interface GbdtOptions {
   gossOtherRate: number;
   /** Seed of the GOSS sampling, so a retrain on the same data gives the same model. */
   seed: number;
+  /**
+   * Boost the trees from an L2 logistic regression's margins instead of one constant: when the signal
+   * is mostly additive and smooth in many features (counts on a log scale), trees approximate it with
+   * many steps while the linear part fits it at once and the trees add what it misses (interactions,
+   * thresholds). The penalty and Newton steps of that fit; null boosts from a constant.
+   */
+  linearBase: { l2: number; maxIterations: number } | null;
 }
 
 export const DEFAULT_GBDT_OPTIONS: Readonly<GbdtOptions> = {
@@ -48,6 +55,7 @@ export const DEFAULT_GBDT_OPTIONS: Readonly<GbdtOptions> = {
   gossTopRate: 0.2,
   gossOtherRate: 0.1,
   seed: 1,
+  linearBase: null,
 };
 
 
@@ -66,6 +74,7 @@ export function resolveGbdtOptions(options: Partial<GbdtOptions> = {}): GbdtOpti
     [o.gossMinRows >= 0, 'gossMinRows must be >= 0 (Infinity disables sampling)'],
     [o.gossTopRate > 0 && o.gossOtherRate > 0 && o.gossTopRate + o.gossOtherRate < 1, 'gossTopRate and gossOtherRate must be > 0 with a sum < 1'],
     [Number.isInteger(o.seed), 'seed must be an integer'],
+    [o.linearBase === null || (o.linearBase.l2 >= 0 && Number.isInteger(o.linearBase.maxIterations) && o.linearBase.maxIterations >= 1), 'linearBase needs l2 >= 0 and an integer maxIterations >= 1'],
   ];
   const failed = checks.filter(([ok]) => !ok).map(([, message]) => message);
   if (failed.length > 0) throw new RangeError(`invalid GBDT options: ${failed.join('; ')}`);

@@ -1,7 +1,8 @@
 import { createRandom } from '@foresight/platform';
 import { sigmoid } from '../log-loss';
+import { fitLogistic, predictLogisticMargins } from '../logistic.trainer';
 import { rocAuc } from '../metrics';
-import { makeSyntheticData } from '../synthetic-data.fixture';
+import { gaussian, makeAdditiveSplit, makeSyntheticData } from '../synthetic-data.fixture';
 import { refitSplit, trainingSetFromRows, TrainingSplit } from '../training-set';
 import {
   binOf,
@@ -12,6 +13,7 @@ import {
   predictGbdtMargins,
   resolveGbdtOptions,
 } from './index';
+import { fitLinearBase, LINEAR_BASE_MAX_ROWS } from './linear-base';
 
 /** x = 0..99, positive from 37 on: the only perfect split is x <= 36. */
 function steppedSplit(): TrainingSplit {
@@ -130,6 +132,39 @@ describe('fitGbdt', () => {
     expect(first.parameters).not.toEqual(exact.parameters);
     const auc = (fit: typeof first) => rocAuc(split.validation.labels, predictGbdtMargins(fit.parameters, split.validation.features, 6));
     expect(auc(first)).toBeGreaterThan(auc(exact) - 0.02);
+  });
+
+  it('boosts from a linear base: its margins start every row, and a smooth many-feature signal is learnt in fewer trees', () => {
+    const d = 20;
+    const split = makeAdditiveSplit({ train: 3000, validation: 2000 }, d, 12);
+    const options = { maxTrees: 10, positiveWeight: 1 };
+    const linearBase = { l2: 1e-2, maxIterations: 5 };
+    const based = fitGbdt(split, { ...options, linearBase });
+    const constant = fitGbdt(split, options);
+    const { linear } = based.parameters;
+    expect(linear?.coefficients).toHaveLength(d);
+    expect(constant.parameters.linear).toBeUndefined();
+    // The served margin is the trees' plus the linear margin.
+    const treesOnly = predictGbdtMargins({ ...based.parameters, linear: undefined }, split.validation.features, d);
+    const linearMargins = predictLogisticMargins(linear!, split.validation.features, d);
+    const margins = predictGbdtMargins(based.parameters, split.validation.features, d);
+    margins.forEach((m, i) => expect(m).toBeCloseTo(treesOnly[i] + linearMargins[i], 5));
+    const auc = (fit: typeof based) => rocAuc(split.validation.labels, predictGbdtMargins(fit.parameters, split.validation.features, d));
+    expect(auc(based)).toBeGreaterThan(auc(constant) + 0.03);
+  });
+
+  it('fits the linear base on every k-th row beyond LINEAR_BASE_MAX_ROWS rows', () => {
+    const random = createRandom(13);
+    const n = 2 * LINEAR_BASE_MAX_ROWS + 1;
+    const rows = Array.from({ length: n }, () => [gaussian(random), gaussian(random)]);
+    const labels = rows.map(([a, b]) => (random() < sigmoid(a - 0.5 * b) ? 1 : 0));
+    const train = trainingSetFromRows(['a', 'b'], rows, labels);
+    const options = { l2: 1e-2, maxIterations: 5 };
+    // Step 3 leaves 13,334 rows: 0, 3, 6, ...
+    const kept = rows.flatMap((_, i) => (i % 3 === 0 ? [i] : []));
+    const everyThird = trainingSetFromRows(['a', 'b'], kept.map((i) => rows[i]), kept.map((i) => labels[i]));
+    const onSample = fitLogistic({ train: everyThird, validation: everyThird }, { ...options, positiveWeight: 1 }).parameters;
+    expect(fitLinearBase(train, options, 1)).toEqual(onSample);
   });
 
   it('rejects invalid options, naming each problem', () => {

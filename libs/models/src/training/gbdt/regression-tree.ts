@@ -1,3 +1,5 @@
+import { type LogisticParameters, predictLogisticMargins } from '../logistic.trainer';
+
 /**
  * Node arrays of one tree; node 0 is the root. Numbers are float32 values so that
  * ONNX (which stores and compares float) reproduces every decision exactly.
@@ -23,6 +25,8 @@ export interface GbdtParameters {
   /** Margin before any tree, float32. */
   baseScore: number;
   trees: RegressionTree[];
+  /** The linear margin the trees were boosted from (GbdtOptions.linearBase), added to theirs; absent: a constant base. */
+  linear?: LogisticParameters;
 }
 
 
@@ -37,15 +41,17 @@ export function leafOf(tree: RegressionTree, features: ArrayLike<number>, rowOff
 
 /**
  * Margins (log-odds) as ONNX Runtime computes them: leaf values summed in float32,
- * tree by tree, then the base score added.
+ * tree by tree, then the base score added, then the linear margin if any (one float32 Add).
  */
 export function predictGbdtMargins(parameters: GbdtParameters, features: Float32Array, d: number): Float64Array {
   const n = features.length / d;
   const margins = new Float64Array(n);
+  const linear = parameters.linear ? predictLogisticMargins(parameters.linear, features, d) : undefined;
   for (let i = 0; i < n; i++) {
     let sum = 0;
     for (const tree of parameters.trees) sum = Math.fround(sum + tree.value[leafOf(tree, features, i * d)]);
     margins[i] = Math.fround(sum + parameters.baseScore);
+    if (linear) margins[i] = Math.fround(margins[i] + Math.fround(linear[i]));
   }
   return margins;
 }
