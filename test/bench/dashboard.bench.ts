@@ -11,6 +11,7 @@ import { launchChromium } from '../support/chromium';
 import { signIn } from '../support/dashboard-browser';
 import { request } from '../support/http';
 import { cliJson, startApi } from '../support/processes';
+import { median } from '../support/statistics';
 import { settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
 import { ratioLine } from './support/measure';
@@ -46,7 +47,6 @@ benchmark('bench_dashboard', async (suite) => {
       modelsPage.push(await firstRender(page, `${dashboard}#/models`, modelsPageComplete));
       bootOnly.push(await withoutToken(page, () => firstRender(page, dashboard, signInFormShown)));
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const models = median(modelsPage);
     const baseline = median(bootOnly);
     console.log(`\nDashboard first render, median of ${RUNS} loads (Chromium, ${MODELS} trained models)`);

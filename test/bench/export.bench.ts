@@ -1,9 +1,8 @@
 // npm run bench:export — GET /v1/export/predictions over 1,000,000 logged predictions: rows/s and the
 // API's peak RSS, beside a raw COPY of the same rows in the same order by psql in the same run.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { seededSince, seedPredictionLog } from '../support/prediction-log';
-import { startApi } from '../support/processes';
+import { startApi, statusKiB } from '../support/processes';
 import { benchmark } from './support/benchmark';
 
 const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
@@ -32,7 +31,7 @@ benchmark('bench_export', async (suite) => {
       }
       return rows;
     });
-    const peakMb = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${api.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    const peakMb = statusKiB(api.child.pid as number, 'VmHWM') / 1024;
     for (const [name, result] of [['NDJSON', ndjson], ['paged JSON', paged]] as const) {
       if (result.rows !== ROWS) throw new Error(`${name} export returned ${result.rows} rows, expected ${ROWS}`);
     }

@@ -11,13 +11,13 @@
 // SOAK_MINUTES (default 10): the hostile phase. SOAK_BASELINE_MINUTES (default 2, at most SOAK_MINUTES).
 // SOAK_SLOW_SOCKETS (default 200): slow clients held open at once. SOAK_RATE (default 20): the
 // well-behaved organization's requests per second, half ingestion, half predictions.
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { request } from '../support/http';
-import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
+import { cliJson, type RunningProcess, startApi, startWorker, statusKiB } from '../support/processes';
 import { promotionRunsDone, settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
 import { DAYS, MODELS } from './support/demo-models';
@@ -120,7 +120,7 @@ async function phase(name: string, api: RunningProcess, wellBehaved: WellBehaved
 
 /** The API's resident memory and open file descriptors (sockets among them), from /proc. */
 function resourcesOf(pid: number): { rssMiB: number; fds: number; sockets: number } {
-  const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+  const rssKiB = statusKiB(pid, 'VmRSS');
   const fds = readdirSync(`/proc/${pid}/fd`);
   const sockets = fds.filter((fd) => {
     try {

@@ -26,7 +26,7 @@ import { UserEventsService } from '@foresight/events';
 import { DatasetBuilderService, DEFAULT_ACTIVE_DAYS, planTraining, type PredictionTarget, rocAuc, type TrainingSet, type TrainingSplit, trainModel } from '@foresight/models';
 import { type AppConfig, loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
 import { request } from '../support/http';
-import { cliJson, processCpuSeconds, type RunningProcess, startApi, startWorker } from '../support/processes';
+import { cliJson, processCpuSeconds, type RunningProcess, startApi, startWorker, statusKiB } from '../support/processes';
 import type { TestSuite } from '../support/suite';
 import { benchmark } from './support/benchmark';
 import { copySeedEvents } from './support/copy-seed';
@@ -405,10 +405,7 @@ function runPhases(output: string): string {
 }
 
 /** Peak resident memory of a running process (VmHWM), in MB. */
-function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-}
+const peakRssMb = (pid: number) => statusKiB(pid, 'VmHWM') / 1024;
 
 /** AUC of the generator's true probabilities on the validation rows (validation users at the run's validation cutoffs). */
 function oracleAuc(rows: readonly ReferenceRow[], truth: Map<string, DemoTruth>, target: string, horizonDays: number) {

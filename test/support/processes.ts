@@ -21,9 +21,19 @@ export interface RunningProcess {
   kill(): Promise<void>;
 }
 
+/** How node runs a process: its command-line flags and the environment beside the service's own settings. */
+export interface NodeRuntime {
+  flags: readonly string[];
+  env: Readonly<Record<string, string>>;
+}
+
+/** How the service runs in production (scripts/node-flags.json); NODE_DEFAULTS is plain node, the baseline bench:node-flags compares it with. */
+export const SERVICE_RUNTIME: NodeRuntime = nodeFlags;
+export const NODE_DEFAULTS: NodeRuntime = { flags: [], env: {} };
+
 /** Starts the built API (`dist/apps/api/src/main.js`) with the flags and environment it runs with in production, and waits until /livez answers. */
-export function startApi(env: Record<string, string>, port?: number): Promise<RunningProcess> {
-  return startServer([...nodeFlags.flags, join(ROOT, 'dist/apps/api/src/main.js')], { ...nodeFlags.env, ...env }, 3, port);
+export function startApi(env: Record<string, string>, port?: number, runtime = SERVICE_RUNTIME): Promise<RunningProcess> {
+  return startServer([...runtime.flags, join(ROOT, 'dist/apps/api/src/main.js')], { ...runtime.env, ...env }, 3, port);
 }
 
 /**
@@ -48,11 +58,11 @@ export async function startServer(nodeArgs: string[], env: Record<string, string
 }
 
 /** Starts the built worker, with the flags and environment it runs with in production, and waits until it reports that its processors run. */
-export async function startWorker(env: Record<string, string>): Promise<RunningProcess> {
+export async function startWorker(env: Record<string, string>, runtime = SERVICE_RUNTIME): Promise<RunningProcess> {
   const metricsPort = await freePort();
-  const child = spawn(process.execPath, [...nodeFlags.flags, join(ROOT, 'dist/apps/worker/src/main.js')], {
+  const child = spawn(process.execPath, [...runtime.flags, join(ROOT, 'dist/apps/worker/src/main.js')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...nodeFlags.env, ...env, METRICS_PORT: String(metricsPort) },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...runtime.env, ...env, METRICS_PORT: String(metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const running = wrap(child, '', `http://127.0.0.1:${metricsPort}`);
@@ -124,6 +134,14 @@ export function childrenOf(pid: number): number[] {
 export function isRunning(pid: number): boolean {
   const state = statFields(pid)?.[0];
   return state !== undefined && state !== 'Z' && state !== 'X';
+}
+
+/**
+ * A memory figure of /proc/<pid>/status in KiB: VmRSS (resident now) or VmHWM (the most it was resident).
+ * NaN when the field is missing (a zombie); throws when the process is gone.
+ */
+export function statusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */

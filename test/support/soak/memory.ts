@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { childrenOf } from '../processes';
+import { childrenOf, statusKiB } from '../processes';
+import { leastSquaresSlope } from '../statistics';
 import type { Check } from './checks';
 import type { SoakCluster } from './cluster';
 
@@ -146,10 +146,8 @@ async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapTotalKiB
   }
 }
 
-/** VmRSS from /proc, in KiB (NaN when the process is gone; a reading throws when it went between listing and reading). */
-function rssKiBOf(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-}
+/** VmRSS from /proc, in KiB (NaN for a zombie; a reading throws when the process went between listing and reading). */
+const rssKiBOf = (pid: number) => statusKiB(pid, 'VmRSS');
 
 const mib = (kib: number) => (kib / 1024).toFixed(0);
 
@@ -180,11 +178,7 @@ function outsideV8(samples: RssSample[]): string {
 }
 
 function slopePercentPerHour(samples: RssSample[], value: (s: RssSample) => number): number {
-  const n = samples.length;
-  const meanT = samples.reduce((a, s) => a + s.at, 0) / n;
-  const meanV = samples.reduce((a, s) => a + value(s), 0) / n;
-  const cov = samples.reduce((a, s) => a + (s.at - meanT) * (value(s) - meanV), 0);
-  const varT = samples.reduce((a, s) => a + (s.at - meanT) ** 2, 0);
-  const perMs = varT === 0 ? 0 : cov / varT;
+  const meanV = samples.reduce((a, s) => a + value(s), 0) / samples.length;
+  const perMs = leastSquaresSlope(samples.map((s) => [s.at, value(s)] as const));
   return ((perMs * 3_600_000) / meanV) * 100;
 }
