@@ -58,7 +58,7 @@ export class RssSampler {
     for (const { process, pid, metricsUrl } of targets) {
       if (pid === undefined) continue;
       try {
-        const rssKiB = rssKiBOf(pid);
+        const rssKiB = statusKiB(pid, 'VmRSS');
         if (!Number.isFinite(rssKiB)) continue;
         const sample: RssSample = { process, pid, at, rssKiB };
         this.samples.push(sample);
@@ -77,7 +77,7 @@ export class RssSampler {
     for (const child of childrenOf(pid)) {
       let rssKiB: number;
       try {
-        rssKiB = rssKiBOf(child);
+        rssKiB = statusKiB(child, 'VmRSS');
       } catch {
         continue; // its run ended between listing and reading
       }
@@ -145,9 +145,6 @@ async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapTotalKiB
     return {};
   }
 }
-
-/** VmRSS from /proc, in KiB (NaN for a zombie; a reading throws when the process went between listing and reading). */
-const rssKiBOf = (pid: number) => statusKiB(pid, 'VmRSS');
 
 const mib = (kib: number) => (kib / 1024).toFixed(0);
 
