@@ -92,7 +92,7 @@ async function retraining(): Promise<void> {
     const judged = after.slice(FIRST_READ_RETRAIN - 1);
     console.log(
       `${side}: from retrain ${FIRST_READ_RETRAIN} on, ${judged[0].toFixed(0)} -> ${judged[judged.length - 1].toFixed(0)} MiB, ` +
-        `least-squares ${leastSquaresSlope(judged.map((rss, i) => [i, rss] as const)).toFixed(2)} MiB a retrain; the most it held ${peakMiB.toFixed(0)} MiB; worker CPU ${cpuSeconds.toFixed(1)} s (fits' processes not counted)`,
+        `least-squares ${leastSquaresSlope(judged.map((rss, i) => [i, rss] as const)).toFixed(2)} MiB a retrain; the most it held ${peakMiB.toFixed(0)} MiB; worker CPU ${cpuSeconds.toFixed(1)} s (training processes not counted)`,
     );
   }
   console.log(`node-flags.json / plain node: the most RSS ${(runs[1].peakMiB / runs[0].peakMiB).toFixed(3)}, worker CPU ${(runs[1].cpuSeconds / runs[0].cpuSeconds).toFixed(3)}`);

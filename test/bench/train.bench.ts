@@ -22,8 +22,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { DEMO_INTENT_SIGNALS, type DemoIntentSignal, demoOracleProbability, type DemoTruth } from '@foresight/demo';
-import { UserEventsService } from '@foresight/events';
-import { DatasetBuilderService, DEFAULT_ACTIVE_DAYS, planTraining, type PredictionTarget, rocAuc, type TrainingSet, type TrainingSplit, trainModel } from '@foresight/models';
+import { TrainingEvents } from '@foresight/events';
+import { DatasetBuilder, DEFAULT_ACTIVE_DAYS, planTraining, type PredictionTarget, rocAuc, type TrainingSet, type TrainingSplit, trainModel } from '@foresight/models';
 import { type AppConfig, loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
 import { request } from '../support/http';
 import { cliJson, processCpuSeconds, type RunningProcess, startApi, startWorker, statusKiB } from '../support/processes';
@@ -85,11 +85,9 @@ benchmark('bench_train', async (suite) => {
   const python = ONLY_REAL ? undefined : ensureReferenceLearners();
   const api = await startApi({ ...suite.env, LOG_LEVEL: 'warn' });
   const dataSource = await new DataSource({ type: 'postgres', url: suite.env.DATABASE_URL }).initialize();
-  // The matrix is read, never written: the events writer and kept windows UserEventsService also holds are not needed here.
   const config = loadConfig({ ...suite.env, ...TRAINING_ENV });
   const sql = new SqlExecutor(dataSource, config, console as unknown as Logger);
-  const userEvents = new UserEventsService(sql, undefined as never, undefined as never);
-  const builder = new DatasetBuilderService(userEvents, config);
+  const builder = new DatasetBuilder(new TrainingEvents(sql), config);
   const report: string[] = [];
   const loads = [loadavg()[0]];
   try {
@@ -104,7 +102,7 @@ benchmark('bench_train', async (suite) => {
   console.log('targets: real run <= 60 s for 50,000 users; Foresight AUC >= XGBoost - 0.005 and >= generic features; Foresight fit <= 3x XGBoost fit; ECE <= 0.03');
 });
 
-async function benchMode(suite: TestSuite, api: RunningProcess, builder: DatasetBuilderService, config: AppConfig, signal: DemoIntentSignal, python: string | undefined): Promise<string[]> {
+async function benchMode(suite: TestSuite, api: RunningProcess, builder: DatasetBuilder, config: AppConfig, signal: DemoIntentSignal, python: string | undefined): Promise<string[]> {
   const { organization, token } = await suite.createOrganization(`Bench ${signal}`, ['--rate-limit', '100000000', '--burst', '200000000']);
   const truthFile = join(tmpdir(), `foresight-bench-truth-${process.pid}-${signal}.ndjson`);
   const seeded = await cliJson<{ accepted: number; seconds: number }>(suite.env, [
@@ -181,7 +179,7 @@ interface BenchedMode {
   api: RunningProcess;
   token: string;
   organizationId: string;
-  builder: DatasetBuilderService;
+  builder: DatasetBuilder;
   config: AppConfig;
   python: string | undefined;
   label: string;
@@ -320,15 +318,15 @@ async function realTrainingRun(suite: TestSuite, api: RunningProcess, token: str
     const seconds = (Date.now() - started) / 1000;
     if (details.status !== 'active') throw new Error(`${String(details.status)} ${String(details.lastError)}\n${worker.output().slice(-2000)}`);
     const pid = worker.child.pid as number;
-    // The fit runs in a process of the worker's own: the sum of the two peaks bounds what the run held at once.
+    // The matrix and the fit run in a process of the worker's own: the sum of the two peaks bounds what the run held at once.
     const workerPeakMb = peakRssMb(pid);
-    const fitPeakMb = Number(/"fitPeakRssMiB":(\d+)/.exec(worker.output())?.[1] ?? 0);
+    const trainingPeakMb = Number(/"trainingPeakRssMiB":(\d+)/.exec(worker.output())?.[1] ?? 0);
     return {
       modelId,
       seconds,
       auc: details.auc as number,
-      peakMb: workerPeakMb + fitPeakMb,
-      peakParts: `worker ${workerPeakMb.toFixed(0)} + fit process ${fitPeakMb.toFixed(0)} MB`,
+      peakMb: workerPeakMb + trainingPeakMb,
+      peakParts: `worker ${workerPeakMb.toFixed(0)} + training process ${trainingPeakMb.toFixed(0)} MB`,
       cpuSeconds: processCpuSeconds(pid, { endedChildren: true }),
       phases: runPhases(worker.output()),
     };

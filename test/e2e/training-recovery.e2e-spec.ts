@@ -26,15 +26,15 @@ describe('training runs survive schedules and crashes', () => {
   const create = (body: Record<string, unknown>) => request<{ id: string; status: string }>(`${t.api.baseUrl}/v1/models`, { ...admin(), method: 'POST', body });
   const details = (modelId: string) => request<Record<string, unknown>>(`${t.api.baseUrl}/v1/models/${modelId}`, admin());
 
-  it('a run whose worker is killed while its fit process runs is picked up by another worker and completes', async () => {
+  it('a run whose worker is killed while its training process runs is picked up by another worker and completes', async () => {
     const first = await worker();
     const model = await create({ name: 'crash_checkout', targetEvent: 'checkout' });
     await request(`${t.api.baseUrl}/v1/models/retrain`, { ...admin(), method: 'POST', body: { modelId: model.body.id } });
     // The fit runs in a process of the worker's own: kill the worker while it runs.
-    const fit = await eventually('the first worker to start its fit process', () => childrenOf(first.child.pid as number).at(0));
+    const fit = await eventually('the first worker to start its training process', () => childrenOf(first.child.pid as number).at(0));
     await first.kill();
     // The orphaned fit stops rather than spending a core on a run nobody waits for.
-    await eventually('the killed worker\'s fit process to stop', () => (isRunning(fit) ? undefined : true), 10_000);
+    await eventually('the killed worker\'s training process to stop', () => (isRunning(fit) ? undefined : true), 10_000);
     // Killed mid-run: nothing was stored, the model is still retraining.
     expect((await details(model.body.id)).body).toMatchObject({ status: 'retraining', version: null });
 

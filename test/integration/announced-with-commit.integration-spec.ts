@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Registry } from 'prom-client';
 import { derivedId, type DomainEvent, DomainEventsService, type DomainEventType, type JobPayloads, type JOBS, type Logger, QUEUES } from '@foresight/platform';
-import { UserEventsService } from '../../libs/events/src/users/user-events.service';
-import { DatasetBuilderService } from '../../libs/models/src/dataset/dataset-builder.service';
 import { Model } from '../../libs/models/src/registry/model.entity';
 import { ModelVersion } from '../../libs/models/src/registry/model-version.entity';
-import type { TrainModelInput } from '../../libs/models/src/training';
+import type { TrainingProcessInput } from '../../libs/models/src/training-run/train-in-process';
 import { type TrainingJob, TrainingRunService } from '../../libs/models/src/training-run/training-run.service';
 import { DeliveryJobsService } from '../../libs/webhooks/src/delivery/delivery-jobs.service';
 import { FanOutService } from '../../libs/webhooks/src/delivery/fan-out.service';
@@ -14,12 +12,22 @@ import { WebhookDelivery } from '../../libs/webhooks/src/webhook-delivery.entity
 import { fanOutQueued } from '../support/outbox';
 import { openServiceDatabase, type ServiceDatabase } from '../support/service-database';
 import { REDIS_URL } from '../support/services';
-import { learnablePopulation } from '../support/training';
+import { learnablePopulation, storeEvents } from '../support/training';
 
-// Under Jest the fit process's script (fit.process.js) exists only in the build: the same fit runs in the test's thread.
-jest.mock('../../libs/models/src/training-run/fit-in-process', () => {
-  const { trainModel } = jest.requireActual<typeof import('../../libs/models/src/training')>('../../libs/models/src/training');
-  return { fitInProcess: async (input: TrainModelInput) => ({ model: trainModel(input), peakRssMiB: 0 }) };
+/** The test's database, for the training run's matrix. */
+let mockDatabase: ServiceDatabase;
+
+// Under Jest the training process's script (training.process.js) exists only in the build: the same matrix and fit run in the test's thread, on its database.
+jest.mock('../../libs/models/src/training-run/train-in-process', () => {
+  const { TrainingEvents } = jest.requireActual<typeof import('../../libs/events/src/users/training-events')>('../../libs/events/src/users/training-events');
+  const { DatasetBuilder } = jest.requireActual<typeof import('../../libs/models/src/dataset/dataset-builder')>('../../libs/models/src/dataset/dataset-builder');
+  const { rowCount, trainModel } = jest.requireActual<typeof import('../../libs/models/src/training')>('../../libs/models/src/training');
+  return {
+    trainInProcess: async ({ model, fit }: TrainingProcessInput) => {
+      const { split, ...dataset } = await new DatasetBuilder(new TrainingEvents(mockDatabase.sql), mockDatabase.config).build(model);
+      return { dataset: { ...dataset, validationRows: rowCount(split.validation) }, model: trainModel({ ...fit, split }), seconds: { matrix: 0, fit: 0 }, peakRssMiB: 0 };
+    },
+  };
 });
 
 const ORGANIZATION = 'org_announcedwithcommit';
@@ -73,7 +81,6 @@ describe('events announced with their commit', () => {
    */
   const trainingRuns = (events: DomainEventsService) =>
     new TrainingRunService(
-      new DatasetBuilderService(new UserEventsService(db.sql, undefined as never, undefined as never), db.config),
       db.dataSource,
       db.sql,
       db.dataSource.getRepository(Model),
@@ -85,6 +92,7 @@ describe('events announced with their commit', () => {
 
   beforeAll(async () => {
     db = await openServiceDatabase('announced_with_commit', { entities: [Model, ModelVersion, WebhookDelivery] });
+    mockDatabase = db;
     queue = new Queue<DomainEvent>(QUEUES.domainEvents, { connection: { url: REDIS_URL }, prefix });
     deliveries = new Queue<JobPayloads[typeof JOBS.webhooks.deliver]>(QUEUES.webhooks, { connection: { url: REDIS_URL }, prefix });
     domainEvents = new DomainEventsService(queue, db.sql);
@@ -100,20 +108,7 @@ describe('events announced with their commit', () => {
         [id, ORGANIZATION, algorithm],
       );
     }
-    const events = learnablePopulation(200, 60);
-    await db.dataSource.query(
-      `INSERT INTO events (organization_id, message_id, event, user_id, occurred_at, received_at, screen, dwell_ms)
-       SELECT $1, 'm' || e.n, e.event, e.user_id, e.occurred_at, now(), e.screen, e.dwell_ms
-         FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::int[]) WITH ORDINALITY AS e (event, user_id, occurred_at, screen, dwell_ms, n)`,
-      [
-        ORGANIZATION,
-        events.map((e) => e.event),
-        events.map((e) => e.userId),
-        events.map((e) => e.timestamp),
-        events.map((e) => (e.properties as { screen?: string } | undefined)?.screen ?? null),
-        events.map((e) => (e.properties as { dwellMs?: number } | undefined)?.dwellMs ?? null),
-      ],
-    );
+    await storeEvents(db.dataSource, ORGANIZATION, learnablePopulation(200, 60));
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { isValidationUser } from '@foresight/models';
 import { MonthlyPartitionsService } from '@foresight/platform';
 import type { StoredUserId } from '../../libs/events/src/users/stored-user-id';
-import { UserEventsService } from '../../libs/events/src/users/user-events.service';
+import { TrainingEvents } from '../../libs/events/src/users/training-events';
 import { openServiceDatabase, type ServiceDatabase } from '../support/service-database';
 
 const DAY = 86_400_000;
@@ -21,7 +21,7 @@ const until = new Date(now);
  */
 describe('training users, sampled in the database', () => {
   let db: ServiceDatabase;
-  let userEvents: UserEventsService;
+  let trainingEvents: TrainingEvents;
 
   beforeAll(async () => {
     db = await openServiceDatabase('training_users');
@@ -44,7 +44,7 @@ describe('training users, sampled in the database', () => {
       [ORGANIZATION, new Date(now - 110 * DAY)],
     );
     await db.dataSource.query(`INSERT INTO identities (organization_id, anonymous_id, user_id) VALUES ($1, 'anon-5', 'user-5')`, [ORGANIZATION]);
-    userEvents = new UserEventsService(db.sql, undefined as never, undefined as never);
+    trainingEvents = new TrainingEvents(db.sql);
   });
 
   afterAll(async () => {
@@ -57,7 +57,7 @@ describe('training users, sampled in the database', () => {
   };
 
   it('reads every user up to the limit, each with when they were first seen (linked anonymous events included)', async () => {
-    const read = await userEvents.trainingUsers(ORGANIZATION, 'checkout', from, until, 60_000);
+    const read = await trainingEvents.trainingUsers(ORGANIZATION, 'checkout', from, until, 60_000);
     expect(read).toMatchObject({ users: USERS, sampled: false });
     expect(read.firstSeen.size).toBe(USERS);
     expect(read.firstSeen.get('user-3' as StoredUserId)).toBe(now - 100 * DAY + 3 * 60_000);
@@ -67,7 +67,7 @@ describe('training users, sampled in the database', () => {
   });
 
   it('beyond the limit reads exactly the same share of each class, so the target keeps its prevalence, and the same users on every run', async () => {
-    const read = await userEvents.trainingUsers(ORGANIZATION, 'checkout', from, until, 5_000);
+    const read = await trainingEvents.trainingUsers(ORGANIZATION, 'checkout', from, until, 5_000);
     expect(read).toMatchObject({ users: USERS, sampled: true });
     const kept = [...read.firstSeen.keys()];
     // 1,254 users did it in the window: round(0.1 * 1,254) = 125 of them, round(0.1 * 48,746) = 4,875 of the others.
@@ -79,14 +79,14 @@ describe('training users, sampled in the database', () => {
     expect(ids.filter((i) => i < USERS / 2).length / ids.length).toBeCloseTo(0.5, 1);
     // The sample's coin and the validation split's are different coins: the sample keeps the 30/70 split.
     expect(kept.filter(isValidationUser).length / kept.length).toBeCloseTo(0.3, 1);
-    const again = await userEvents.trainingUsers(ORGANIZATION, 'checkout', from, until, 5_000);
+    const again = await trainingEvents.trainingUsers(ORGANIZATION, 'checkout', from, until, 5_000);
     expect(new Set(again.firstSeen.keys())).toEqual(new Set(kept));
   });
 
   it('counts only the organization asked for', async () => {
-    const other = await userEvents.trainingUsers(OTHER, 'checkout', from, until, 60_000);
+    const other = await trainingEvents.trainingUsers(OTHER, 'checkout', from, until, 60_000);
     expect(other.users).toBe(1000);
     expect(other.firstSeen.get('user-3' as StoredUserId)).toBe(now - 300 * DAY);
-    expect(await userEvents.trainingUsers('org_nobody', 'checkout', from, until, 60_000)).toEqual({ users: 0, sampled: false, firstSeen: new Map() });
+    expect(await trainingEvents.trainingUsers('org_nobody', 'checkout', from, until, 60_000)).toEqual({ users: 0, sampled: false, firstSeen: new Map() });
   });
 });

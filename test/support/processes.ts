@@ -121,7 +121,7 @@ export async function cliJson<T>(env: Record<string, string>, args: string[]): P
   return JSON.parse(result.stdout) as T;
 }
 
-/** The processes `pid` started that are still its children (a worker's fit processes), from /proc. */
+/** The processes `pid` started that are still its children (a worker's training processes), from /proc. */
 export function childrenOf(pid: number): number[] {
   try {
     return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
@@ -149,7 +149,7 @@ const TICKS_PER_SECOND = 100;
 
 /**
  * CPU seconds (user + system) a process has used so far; 0 once it has exited. With `endedChildren`,
- * also what its children used that have ended and been waited for (a worker's fit processes). Linux /proc only.
+ * also what its children used that have ended and been waited for (a worker's training processes). Linux /proc only.
  */
 export function processCpuSeconds(pid: number, { endedChildren = false } = {}): number {
   const fields = statFields(pid)?.map(Number);

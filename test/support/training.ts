@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import { eventually } from './eventually';
 import { request } from './http';
 import type { RunningProcess } from './processes';
@@ -47,6 +48,26 @@ export function learnablePopulation(
     }
   }
   return events;
+}
+
+/**
+ * Stores events straight into the events table of a service-level test's database (no API): the
+ * columns training reads (event, user, time, screen, dwell), as ingestion would store them.
+ */
+export async function storeEvents(dataSource: DataSource, organizationId: string, events: TestEvent[]): Promise<void> {
+  await dataSource.query(
+    `INSERT INTO events (organization_id, message_id, event, user_id, occurred_at, received_at, screen, dwell_ms)
+     SELECT $1, 'm' || e.n, e.event, e.user_id, e.occurred_at, now(), e.screen, e.dwell_ms
+       FROM unnest($2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::int[]) WITH ORDINALITY AS e (event, user_id, occurred_at, screen, dwell_ms, n)`,
+    [
+      organizationId,
+      events.map((e) => e.event),
+      events.map((e) => e.userId),
+      events.map((e) => e.timestamp),
+      events.map((e) => (e.properties as { screen?: string } | undefined)?.screen ?? null),
+      events.map((e) => (e.properties as { dwellMs?: number } | undefined)?.dwellMs ?? null),
+    ],
+  );
 }
 
 /** Sends events through POST /v1/events in batches of 1,000, like any client would. */

@@ -19,6 +19,7 @@ export { type ActiveUser, type ActiveUsersRead, ActiveUsersService, type ActiveU
 export { type UserWindowSnapshot, windowToKeep } from './users/kept-windows/user-window';
 export { UserWindowsService } from './users/kept-windows/user-windows.service';
 export { type CallerUser, type StoredUserId, storedUserIdFromStorage } from './users/stored-user-id';
+export { TrainingEvents, type TrainingUsers } from './users/training-events';
 export type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './users/user-event';
-export { type TrainingUsers, UserEventsService } from './users/user-events.service';
+export { UserEventsService } from './users/user-events.service';
 export { UserIdsService } from './users/user-ids.service';

@@ -1,5 +1,5 @@
 export { RELIABILITY_BINS, SCORE_HISTOGRAM_BINS, THRESHOLD_STEPS, type ValidationCurves, validationCurves } from './curves/validation-curves';
-export { type BuiltDataset, DatasetBuilderService } from './dataset/dataset-builder.service';
+export { type BuiltDataset, DatasetBuilder } from './dataset/dataset-builder';
 export { isValidationUser, planTraining, type TrainingPlan } from './dataset/training-plan';
 export { DAYS_SINCE_LAST_EVENT, inPopulation, outcomeAfter, type PredictionTarget, predictionTargetOf, predictionText } from './dataset/training-target';
 export { ModelsModule } from './models.module';

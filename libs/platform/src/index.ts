@@ -57,7 +57,7 @@ export { createRandom, type Random } from './random/seeded-random';
 export { REDIS, RedisKeysService } from './redis/redis.module';
 export { RedisAvailabilityService } from './redis/redis-availability.service';
 export { createRedisClient, queueConnection, queuePrefix, type RedisClient } from './redis/redis-connections';
-export { type Runtime, startRuntime } from './runtime';
+export { connectSql, type Runtime, type SqlRuntime, startRuntime } from './runtime';
 export { printableText } from './text/printable-text';
 export { DAY_MS } from './time/durations';
 export { UserActivityModule } from './user-activity/user-activity.module';

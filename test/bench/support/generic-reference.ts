@@ -44,7 +44,7 @@ export interface ReferenceRow {
 }
 
 /**
- * The rows of Foresight's plan, by DatasetBuilderService's rules: a user counts at a cutoff when seen
+ * The rows of Foresight's plan, by DatasetBuilder's rules: a user counts at a cutoff when seen
  * before it in the events training reads (from FEATURE_WINDOW_DAYS before the window); validation users at the holdout cutoffs validate, the other users train at
  * the training cutoffs and tune at the holdout ones; the label is the target within the horizon after it.
  */

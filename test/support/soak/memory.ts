@@ -30,8 +30,8 @@ export interface RssSample {
  */
 export class RssSampler {
   private readonly samples: RssSample[] = [];
-  /** Per worker, its fit processes (one per training run, gone when it ends): how many were seen, and the most RSS one held. */
-  private readonly fits = new Map<string, { pids: Set<number>; peakKiB: number }>();
+  /** Per worker, its training processes (one per training run, gone when it ends): how many were seen, and the most RSS one held. */
+  private readonly trainingRuns = new Map<string, { pids: Set<number>; peakKiB: number }>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly cluster: SoakCluster) {}
@@ -69,11 +69,11 @@ export class RssSampler {
     }
     for (const worker of this.cluster.workers) {
       const pid = worker.current?.child.pid;
-      if (pid !== undefined) this.sampleFits(worker.name, pid);
+      if (pid !== undefined) this.sampleTrainingRuns(worker.name, pid);
     }
   }
 
-  private sampleFits(process: string, pid: number): void {
+  private sampleTrainingRuns(process: string, pid: number): void {
     for (const child of childrenOf(pid)) {
       let rssKiB: number;
       try {
@@ -82,10 +82,10 @@ export class RssSampler {
         continue; // its run ended between listing and reading
       }
       if (!Number.isFinite(rssKiB)) continue;
-      const fits = this.fits.get(process) ?? { pids: new Set<number>(), peakKiB: 0 };
-      fits.pids.add(child);
-      fits.peakKiB = Math.max(fits.peakKiB, rssKiB);
-      this.fits.set(process, fits);
+      const runs = this.trainingRuns.get(process) ?? { pids: new Set<number>(), peakKiB: 0 };
+      runs.pids.add(child);
+      runs.peakKiB = Math.max(runs.peakKiB, rssKiB);
+      this.trainingRuns.set(process, runs);
     }
   }
 
@@ -124,8 +124,8 @@ export class RssSampler {
       );
       if (judged && slope > MAX_SLOPE_PERCENT_PER_HOUR) failures.push(`${name}: RSS grows ${slope.toFixed(1)}%/h after warm-up (bound ${MAX_SLOPE_PERCENT_PER_HOUR}%/h)`);
     }
-    // A fit process lives for one training run and returns its memory when it exits: its size is shown, not a slope.
-    for (const [process, fits] of this.fits) lines.push(`${process}'s fit processes: ${fits.pids.size} seen, the largest held ${mib(fits.peakKiB)} MiB (not judged: each exits after its run)`);
+    // A training process lives for one run and returns its memory when it exits: its size is shown, not a slope.
+    for (const [process, runs] of this.trainingRuns) lines.push(`${process}'s training processes: ${runs.pids.size} seen, the largest held ${mib(runs.peakKiB)} MiB (not judged: each exits after its run)`);
     return { title: `memory: RSS slope after warm-up below ${MAX_SLOPE_PERCENT_PER_HOUR}%/h`, lines, failures };
   }
 }

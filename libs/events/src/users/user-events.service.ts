@@ -2,13 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { deleteInBatches, SameTurnBatches, SqlExecutor } from '@foresight/platform';
 import type { EventRow } from '../ingest/event-row';
 import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
-import { cursorBatches, READ_SNAPSHOT, userHistories } from './history-cursor';
 import { type UserWindowRow, windowAsOf } from './kept-windows/user-window';
 import { UserWindowsService } from './kept-windows/user-windows.service';
 import { type StoredUserId, storedUserIdFromStorage } from './stored-user-id';
-import type { RecentEvent, UserEvent, UserEventWindow, UserSpan } from './user-event';
+import type { RecentEvent, UserEventWindow, UserSpan } from './user-event';
 import {
-  DECLARE_USER_HISTORIES,
   DELETE_ACTIVITY_WITHOUT_EVENTS,
   ERASABLE_EVENTS_OF,
   ERASABLE_REMAINING,
@@ -16,33 +14,16 @@ import {
   EVENTS_WINDOW,
   EVENTS_WINDOWS,
   EXPIRE_EVENTS,
-  FETCH_USER_HISTORIES,
-  FREQUENT_EVENTS,
-  FREQUENT_NUMERIC_PROPERTIES,
-  FREQUENT_SCREENS,
-  FREQUENT_STRING_VALUES,
   HAS_EVENTS,
   LATEST_EVENTS,
   LINKED_ANONYMOUS_IDS,
   SESSION_USER,
-  SIGNALS_SENT,
   type StoredUserEventRow,
   TARGET_REACHED,
   TIMELINE,
-  TRAINING_USERS,
   USER_REVISION,
   USERS_WITHOUT_EVENTS,
 } from './user-events.sql';
-
-/** The users a training run reads (UserEventsService.trainingUsers). */
-export interface TrainingUsers {
-  /** The organization's users: those with an event, ever. */
-  users: number;
-  /** Whether `firstSeen` holds a sample of them rather than all. */
-  sampled: boolean;
-  /** The users read, with when each was first seen (epoch ms, over all their events). */
-  firstSeen: Map<StoredUserId, number>;
-}
 
 /** Users whose activity rows one retention statement deletes (each checked again for events). */
 const ACTIVITY_DELETE_USERS = 2_000;
@@ -56,9 +37,9 @@ interface WindowAsk {
 
 /**
  * "The user" of libs/events: every query over the events, identities and user_activity tables, all
- * following the one rule of user-history.sql.ts. Other libs read a user's behavior only through here.
- * Serving's reads, revisions and erasure run on the primary (they must see the latest writes);
- * training's reads and monitoring's outcomes on the read replica when one is configured.
+ * following the one rule of user-history.sql.ts. Other libs read a user's behavior only through here
+ * and, for training, TrainingEvents. Serving's reads, revisions and erasure run on the primary
+ * (they must see the latest writes); monitoring's outcomes on the read replica when one is configured.
  */
 @Injectable()
 export class UserEventsService {
@@ -162,85 +143,6 @@ export class UserEventsService {
       event,
     ]);
     return rows.map((row) => row.reached);
-  }
-
-  /*
-   * Training's reads, on the replica: what a model is trained on tolerates the replica's lag.
-   */
-
-  /** The `limit` most frequent event names of [from, until), sorted by name. */
-  async frequentEvents(organizationId: string, from: Date, until: Date, limit: number): Promise<string[]> {
-    const rows = await this.sql.replica.rows(FREQUENT_EVENTS, [organizationId, from.toISOString(), until.toISOString(), limit]);
-    return rows.map((r) => r.event).sort();
-  }
-
-  /** The screens (or urls) of [from, until) with their views, most viewed first, at most `limit` raw values. */
-  async frequentScreens(organizationId: string, from: Date, until: Date, limit: number): Promise<Array<{ screen: string; views: number }>> {
-    const rows = await this.sql.replica.rows(FREQUENT_SCREENS, [organizationId, from.toISOString(), until.toISOString(), limit]);
-    return rows.map((r) => ({ screen: r.screen, views: Number(r.views) }));
-  }
-
-  /**
-   * The `limit` numeric custom properties most often sent with the events `events` in [from, until),
-   * most frequent first (ties by event, then key).
-   */
-  frequentNumericProperties(organizationId: string, events: readonly string[], from: Date, until: Date, limit: number): Promise<Array<{ event: string; key: string }>> {
-    return this.sql.replica.rows(FREQUENT_NUMERIC_PROPERTIES, [organizationId, from.toISOString(), until.toISOString(), events, limit]);
-  }
-
-  /**
-   * The `limit` most frequent values of the string properties sent with the events `events` in
-   * [from, until), of the properties that took at most `maxValuesPerKey` values (a plan, a reason;
-   * not an id), most frequent first (ties by event, key, value).
-   */
-  frequentStringValues(
-    organizationId: string,
-    events: readonly string[],
-    from: Date,
-    until: Date,
-    maxValuesPerKey: number,
-    limit: number,
-  ): Promise<Array<{ event: string; key: string; value: string }>> {
-    return this.sql.replica.rows(FREQUENT_STRING_VALUES, [organizationId, from.toISOString(), until.toISOString(), events, maxValuesPerKey, limit]);
-  }
-
-  /** Which behavioral signals the organization's events of [from, until) carry at all. */
-  async signalsSent(organizationId: string, from: Date, until: Date): Promise<{ dwell: boolean; hesitation: boolean; scrollDepth: boolean }> {
-    // An aggregate without GROUP BY: always one row.
-    const [signals] = await this.sql.replica.rows(SIGNALS_SENT, [organizationId, from.toISOString(), until.toISOString()]);
-    return signals;
-  }
-
-  /**
-   * The users a training run reads, chosen in the database (TRAINING_USERS): all of the organization's
-   * users up to `maxUsers`, else a sample of about `maxUsers` stratified by whether they did
-   * `targetEvent` in [from, until). Only the users read come back, with when each was first seen:
-   * memory is bounded by the sample, whatever the organization's size.
-   */
-  async trainingUsers(organizationId: string, targetEvent: string, from: Date, until: Date, maxUsers: number): Promise<TrainingUsers> {
-    const rows = await this.sql.replica.rows(TRAINING_USERS, [organizationId, targetEvent, from.toISOString(), until.toISOString(), maxUsers]);
-    const users = rows.length === 0 ? 0 : Number(rows[0].users);
-    return { users, sampled: users > maxUsers, firstSeen: new Map(rows.map((r) => [r.user_id, r.first_seen])) };
-  }
-
-  /**
-   * The training cursor: every user's events of [from, until), one user at a time in user order,
-   * streamed through a server-side cursor in one repeatable-read snapshot (flat memory; READ_SNAPSHOT).
-   * With `users`, only theirs: a sample is chosen in SQL, so the cursor sorts and sends only its
-   * events. When `onUser` returns a promise, the cursor waits for it before the next user. Without
-   * `until`, the events have no end.
-   */
-  async eachUserHistory(
-    organizationId: string,
-    from: Date,
-    until: Date | null,
-    users: readonly StoredUserId[] | null,
-    onUser: (user: StoredUserId, history: UserEvent[]) => void | Promise<void>,
-  ): Promise<void> {
-    await this.sql.transaction(async (tx) => {
-      await tx.affected(DECLARE_USER_HISTORIES, [organizationId, from.toISOString(), until?.toISOString() ?? null, users]);
-      for await (const [user, history] of userHistories(cursorBatches(tx, FETCH_USER_HISTORIES))) await onUser(user, history);
-    }, READ_SNAPSHOT);
   }
 
   /** The anonymous ids linked to the user, oldest link first. */

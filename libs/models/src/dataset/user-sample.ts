@@ -10,7 +10,7 @@ export interface UserSample {
 
 /**
  * Bounds a run's cost: beyond `maxUsers`, that share of users is read (which ones: the database
- * chooses them, UserEventsService.trainingUsers).
+ * chooses them, TrainingEvents.trainingUsers).
  */
 export function planUserSample(users: number, maxUsers: number): UserSample {
   if (users <= maxUsers) return { users, sampledUsers: users, rate: 1 };

@@ -3,14 +3,13 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Counter, Registry } from 'prom-client';
 import { DataSource, Repository } from 'typeorm';
 import { type DomainEvent, DomainEventsService, LOGGER, type Logger, newId, SqlExecutor } from '@foresight/platform';
-import { type BuiltDataset, DatasetBuilderService } from '../dataset/dataset-builder.service';
 import { type PredictionTarget, predictionTargetOf } from '../dataset/training-target';
 import { Model } from '../registry/model.entity';
 import { ModelVersion, type VersionState } from '../registry/model-version.entity';
 import { ModelsService } from '../registry/models.service';
 import type { VersionTarget } from '../registry/version-target';
-import { rowCount, type TrainedModel } from '../training';
-import { fitInProcess } from './fit-in-process';
+import type { TrainedModel } from '../training';
+import { type TrainedInProcess, trainInProcess } from './train-in-process';
 import { CLAIM_TRAINING, FAIL_TRAINING, LOCK_TRAINING_HOLDER, NEXT_VERSION } from './training-run.sql';
 
 /** A challenger serves only if its validation AUC is at least the serving version's minus this. */
@@ -23,15 +22,14 @@ export interface TrainingJob {
 }
 
 /**
- * One training run: build the matrix, fit in a process of its own, store the version, promote it if it
- * is good enough, and move the model out of `retraining` whatever happens.
+ * One training run: build the matrix and fit it in a process of its own, store the version, promote it
+ * if it is good enough, and move the model out of `retraining` whatever happens.
  */
 @Injectable()
 export class TrainingRunService {
   private readonly runs: Counter<'algorithm' | 'result'>;
 
   constructor(
-    private readonly datasets: DatasetBuilderService,
     private readonly dataSource: DataSource,
     private readonly sql: SqlExecutor,
     @InjectRepository(Model) private readonly models: Repository<Model>,
@@ -60,10 +58,11 @@ export class TrainingRunService {
     this.logger.info({ modelId: model.id }, 'training run started');
     try {
       const target = predictionTargetOf(model);
-      const dataset = await this.datasets.build({ organizationId: model.organizationId, target, horizonDays: model.horizonDays });
-      const builtAt = Date.now();
-      const { model: trained, peakRssMiB } = await fitInProcess({ algorithm: model.algorithm, split: dataset.split });
-      const fittedAt = Date.now();
+      const { dataset, model: trained, seconds, peakRssMiB } = await trainInProcess({
+        model: { organizationId: model.organizationId, target, horizonDays: model.horizonDays },
+        fit: { algorithm: model.algorithm },
+      });
+      const trainedAt = Date.now();
       const stored = await this.store(model, lockToken, {
         algorithm: trained.algorithm,
         onnx: Buffer.from(trained.onnx),
@@ -76,7 +75,7 @@ export class TrainingRunService {
         windowStart: new Date(dataset.plan.windowStart),
         windowEnd: new Date(dataset.plan.windowEnd),
         trainRows: trained.trainRows,
-        validationRows: rowCount(dataset.split.validation),
+        validationRows: dataset.validationRows,
       });
       this.logger.info(
         {
@@ -88,9 +87,9 @@ export class TrainingRunService {
           trainedOn: dataset.manifest.trainedOn,
           seconds: (Date.now() - startedAt) / 1000,
           // Where the run's time went: the matrix (events read, features), the fit (search, calibration, ONNX), storing.
-          phaseSeconds: { matrix: (builtAt - startedAt) / 1000, fit: (fittedAt - builtAt) / 1000, store: (Date.now() - fittedAt) / 1000 },
+          phaseSeconds: { ...seconds, store: (Date.now() - trainedAt) / 1000 },
           matrixSeconds: dataset.stepSeconds,
-          fitPeakRssMiB: Math.round(peakRssMiB),
+          trainingPeakRssMiB: Math.round(peakRssMiB),
         },
         'training run finished',
       );
@@ -167,7 +166,7 @@ export class TrainingRunService {
 }
 
 /** What serving needs of the version beyond its graph, by kind. */
-function versionTarget(target: PredictionTarget, dataset: BuiltDataset, trained: TrainedModel): VersionTarget | null {
+function versionTarget(target: PredictionTarget, dataset: TrainedInProcess['dataset'], trained: TrainedModel): VersionTarget | null {
   if (target.kind === 'inactivity') {
     const { rows, churned } = dataset.dormant ?? { rows: 0, churned: 0 };
     // Laplace's rule: never exactly 0 or 1 (the answer's log-odds stay finite), and 0.5 with no such row seen.

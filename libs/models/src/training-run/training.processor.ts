@@ -8,9 +8,9 @@ import { LostTrainingLockError, TrainingRunService } from './training-run.servic
 type TrainPayload = JobPayloads[typeof JOBS.training.train];
 
 /**
- * Translates training jobs to TrainingRunService calls; the fit itself runs in a worker thread, so
- * the lock is renewed on time. A short lock lets a run whose worker was killed restart within
- * about half a minute (lock expiry plus one stalled check) instead of minutes.
+ * Translates training jobs to TrainingRunService calls; the matrix and the fit run in a process of
+ * their own, so the lock is renewed on time. A short lock lets a run whose worker was killed restart
+ * within about half a minute (lock expiry plus one stalled check) instead of minutes.
  */
 @Processor(QUEUES.training, { lockDuration: 20_000, stalledInterval: 10_000 })
 export class TrainingProcessor extends WorkerHost implements OnApplicationBootstrap {

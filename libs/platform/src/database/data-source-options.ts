@@ -6,7 +6,8 @@ import { EMBEDDED_SOCKET_PORT, type EmbeddedPostgres } from './embedded-postgres
 import { MIGRATIONS } from './migrations';
 
 /** Options for the one TypeORM data source; entities are added by each lib's TypeOrmModule.forFeature. */
-export function dataSourceOptions(config: AppConfig, logger: Logger, embedded?: EmbeddedPostgres): DataSourceOptions {
+/** `embedded`: where the embedded database's socket is, for a process that connects to it (whether it serves it or not). */
+export function dataSourceOptions(config: AppConfig, logger: Logger, embedded?: Pick<EmbeddedPostgres, 'socketDir'>): DataSourceOptions {
   const connection = embedded
     ? {
         host: embedded.socketDir,

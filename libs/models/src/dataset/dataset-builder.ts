@@ -1,5 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { type StoredUserId, UserEventsService } from '@foresight/events';
+import { type StoredUserId, TrainingEvents } from '@foresight/events';
 import {
   buildManifest,
   FEATURE_WINDOW_DAYS,
@@ -11,7 +10,7 @@ import {
   narrowManifest,
   normaliseScreen,
 } from '@foresight/features';
-import { APP_CONFIG, type AppConfig, DAY_MS } from '@foresight/platform';
+import { type AppConfig, DAY_MS } from '@foresight/platform';
 import type { TrainingSplit } from '../training';
 import { FEATURE_BUDGET, selectFeatures } from './feature-selection';
 import { IneligibleModelError } from './ineligible-model.error';
@@ -69,16 +68,16 @@ interface ClassUsers {
 
 /**
  * Builds the training matrix from the organization's events: each user's history, streamed in user
- * order (UserEventsService's training cursor, flat memory), is evaluated at past cutoffs (daily when
+ * order (TrainingEvents' cursor, flat memory), is evaluated at past cutoffs (daily when
  * data is small, up to weekly) with the same feature definitions serving uses; the label is whether
  * the target event followed within the horizon. Beyond TRAINING_MAX_USERS users a sample is read,
- * chosen in the database: no structure here holds every user of the organization.
+ * chosen in the database: no structure here holds every user of the organization. It runs in a
+ * training run's own process (training.process.ts), whose memory goes back to the system at its end.
  */
-@Injectable()
-export class DatasetBuilderService {
+export class DatasetBuilder {
   constructor(
-    private readonly userEvents: UserEventsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly events: TrainingEvents,
+    private readonly config: Pick<AppConfig, 'training'>,
   ) {}
 
   async build(model: ModelDefinition, now = Date.now()): Promise<BuiltDataset> {
@@ -89,7 +88,7 @@ export class DatasetBuilderService {
     const { maxUsers } = this.config.training;
     const { target } = model;
     // An inactivity model has no target event: the sample is then stratified by nothing (an event no one sends).
-    const { users, sampled, firstSeen } = await this.userEvents.trainingUsers(model.organizationId, targetEventOf(target) ?? '', loadFrom, until, maxUsers);
+    const { users, sampled, firstSeen } = await this.events.trainingUsers(model.organizationId, targetEventOf(target) ?? '', loadFrom, until, maxUsers);
     const sample = planUserSample(users, maxUsers);
     const plan = planTraining(now, model.horizonDays, cutoffStepDays(sample.sampledUsers));
     const usersSeconds = clock();
@@ -127,7 +126,7 @@ export class DatasetBuilderService {
       if (positive) classUsers.positive++;
       if (negative) classUsers.negative++;
     };
-    await this.userEvents.eachUserHistory(model.organizationId, loadFrom, until, sampled ? [...firstSeen.keys()] : null, addUser);
+    await this.events.eachUserHistory(model.organizationId, loadFrom, until, sampled ? [...firstSeen.keys()] : null, addUser);
     this.requireEligible(model, classUsers);
     manifest.trainedOn = { users, sampledUsers: firstSeen.size, cutoffStepDays: plan.cutoffStepDays };
     const split = { train: train.toSet(manifest.names), tuning: tuning.toSet(manifest.names), validation: validation.toSet(manifest.names) };
@@ -147,14 +146,14 @@ export class DatasetBuilderService {
     const { organizationId } = model;
     const targetEvent = targetEventOf(model.target);
     const [trackedEvents, screens, signals] = await Promise.all([
-      this.userEvents.frequentEvents(organizationId, from, until, CANDIDATE_EVENTS),
-      this.userEvents.frequentScreens(organizationId, from, until, SCREEN_CANDIDATES),
-      this.userEvents.signalsSent(organizationId, from, until),
+      this.events.frequentEvents(organizationId, from, until, CANDIDATE_EVENTS),
+      this.events.frequentScreens(organizationId, from, until, SCREEN_CANDIDATES),
+      this.events.signalsSent(organizationId, from, until),
     ]);
     const events = targetEvent === undefined ? trackedEvents : [...trackedEvents, targetEvent];
     const [trackedProperties, trackedValues] = await Promise.all([
-      this.userEvents.frequentNumericProperties(organizationId, events, from, until, CANDIDATE_PROPERTIES),
-      this.userEvents.frequentStringValues(organizationId, events, from, until, MAX_VALUES_PER_KEY, CANDIDATE_VALUES),
+      this.events.frequentNumericProperties(organizationId, events, from, until, CANDIDATE_PROPERTIES),
+      this.events.frequentStringValues(organizationId, events, from, until, MAX_VALUES_PER_KEY, CANDIDATE_VALUES),
     ]);
     return { trackedEvents, trackedScreens: topScreens(screens), trackedProperties, trackedValues, targetEvent, signals };
   }
@@ -180,7 +179,7 @@ export class DatasetBuilderService {
       .slice(0, SELECTION_USERS)
       .map(({ userId }) => userId);
     const rows = new RowBuffer(candidates.names.length);
-    await this.userEvents.eachUserHistory(model.organizationId, from, until, users, (userId, history) =>
+    await this.events.eachUserHistory(model.organizationId, from, until, users, (userId, history) =>
       eachRow(model.target, plan, candidates, history, firstSeen.get(userId), plan.trainCutoffs, (vector, label) => rows.push(vector, label)),
     );
     return narrowManifest(candidates, selectFeatures(rows.toSet(candidates.names), FEATURE_BUDGET, [DAYS_SINCE_LAST_EVENT]));

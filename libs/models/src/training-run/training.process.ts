@@ -1,0 +1,57 @@
+// A training run's matrix and fit, in a child process of the worker (train-in-process.ts): what to
+// train arrives as the first message; the process reads the organization's events over a connection
+// of its own, builds the matrix, fits, answers the model or the error's message, and exits,
+// returning everything it allocated to the system.
+import { Worker } from 'node:worker_threads';
+import { TrainingEvents } from '@foresight/events';
+import { connectSql } from '@foresight/platform';
+import { type BuiltDataset, DatasetBuilder, type ModelDefinition } from '../dataset/dataset-builder';
+import { rowCount, trainModel } from '../training';
+import type { TrainingOutcome, TrainingProcessInput } from './train-in-process';
+
+const ORPHAN_CHECK_MS = 500;
+
+/**
+ * A worker that dies (SIGKILL, the OOM killer) closes the channel, but the fit is synchronous and this
+ * process's event loop would hear of it only when the fit ends, minutes later for a large organization,
+ * spending a core on a run another worker starts again. A thread of its own notices being adopted (its
+ * parent's pid changes) and ends the process.
+ */
+function stopWhenOrphaned(): void {
+  const watchdog = new Worker(
+    `const { workerData } = require('node:worker_threads');
+     setInterval(() => { if (process.ppid !== workerData.parent) process.kill(process.pid, 'SIGKILL'); }, workerData.everyMs);`,
+    { eval: true, workerData: { parent: process.ppid, everyMs: ORPHAN_CHECK_MS } },
+  );
+  watchdog.unref();
+}
+
+/** The matrix, read over connections of the process's own that close before the fit's minutes. */
+async function buildDataset(model: ModelDefinition): Promise<BuiltDataset> {
+  const database = await connectSql('training');
+  try {
+    return await new DatasetBuilder(new TrainingEvents(database.sql), database.config).build(model);
+  } finally {
+    await database.close();
+  }
+}
+
+async function train({ model, fit }: TrainingProcessInput): Promise<TrainingOutcome> {
+  const startedAt = performance.now();
+  const { split, ...dataset } = await buildDataset(model);
+  const builtAt = performance.now();
+  const trained = trainModel({ ...fit, split });
+  return {
+    dataset: { ...dataset, validationRows: rowCount(split.validation) },
+    model: trained,
+    seconds: { matrix: (builtAt - startedAt) / 1000, fit: (performance.now() - builtAt) / 1000 },
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+  };
+}
+
+stopWhenOrphaned();
+process.once('message', (input: TrainingProcessInput) => {
+  void train(input)
+    .catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }))
+    .then((outcome) => process.send?.(outcome, () => process.exit(0)));
+});
