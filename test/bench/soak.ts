@@ -12,7 +12,10 @@
 // SOAK_HEAP_SNAPSHOTS (e.g. 5,12): minutes into the load at which the first API and worker write a
 // heap snapshot (to SOAK_HEAP_SNAPSHOT_DIR, default the current directory); a run for finding a leak.
 // SOAK_MEMORY_SAMPLES: a file to write every memory sample to (JSON), to see the shape of a growth.
-import { writeFileSync } from 'node:fs';
+// SOAK_LOGS: a directory to write each API and worker process's log to (<slot>-<pid>.log), to see
+// what a process was doing when its memory moved.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { printChecks } from '../support/soak/checks';
 import { runSoak } from '../support/soak/scenario';
 
@@ -23,6 +26,7 @@ const RECOVERY_BOUND_S = Number(process.env.SOAK_RECOVERY_BOUND_S ?? 60);
 const HEAP_SNAPSHOTS_AT_MIN = process.env.SOAK_HEAP_SNAPSHOTS?.split(',').map(Number);
 const HEAP_SNAPSHOT_DIR = process.env.SOAK_HEAP_SNAPSHOT_DIR ?? process.cwd();
 const MEMORY_SAMPLES = process.env.SOAK_MEMORY_SAMPLES;
+const LOGS = process.env.SOAK_LOGS;
 
 async function main(): Promise<void> {
   console.log(`soak: ${MINUTES} min, seed ${SEED}, started ${new Date().toISOString()}`);
@@ -39,10 +43,16 @@ async function main(): Promise<void> {
     judgeMemory: true,
     heapSnapshots: HEAP_SNAPSHOTS_AT_MIN && { atMs: HEAP_SNAPSHOTS_AT_MIN.map((min) => min * 60_000), dir: HEAP_SNAPSHOT_DIR },
     onMemorySamples: MEMORY_SAMPLES === undefined ? undefined : (samples) => writeFileSync(MEMORY_SAMPLES, JSON.stringify(samples)),
+    onProcessLogs: LOGS === undefined ? undefined : (logs) => writeLogs(LOGS, logs),
   });
   const failures = printChecks(checks);
   console.log(`\nsoak finished ${new Date().toISOString()}: ${failures.length === 0 ? 'every check passed' : `${failures.length} failures`}`);
   if (failures.length > 0) process.exit(1);
+}
+
+function writeLogs(dir: string, logs: ReadonlyArray<{ process: string; pid: number; output: string }>): void {
+  mkdirSync(dir, { recursive: true });
+  for (const { process, pid, output } of logs) writeFileSync(join(dir, `${process}-${pid}.log`), output);
 }
 
 main().catch((error: unknown) => {

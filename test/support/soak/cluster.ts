@@ -20,8 +20,8 @@ export class Supervised {
   /** Every pid this slot ran, for the RSS samples. */
   readonly incarnations: Array<{ pid: number; startedAt: number }> = [];
   unplannedExits: string[] = [];
-  /** Error-level log lines of the incarnations that ended (the current one's are read from its output). */
-  private readonly pastErrors: string[] = [];
+  /** The output of the incarnations that ended (the current one's is read from it). */
+  private readonly pastOutputs: Array<{ pid: number; output: string }> = [];
   private stopping = false;
   private killing = false;
 
@@ -50,7 +50,7 @@ export class Supervised {
   /** kill -9, then started again by the supervisor; resolves once the new process is up. */
   async crash(): Promise<void> {
     this.killing = true;
-    if (this.current) this.pastErrors.push(...errorLines(this.current.output()));
+    if (this.current) this.keepOutput(this.current);
     await this.current?.kill();
     this.killing = false;
     await this.start();
@@ -65,14 +65,24 @@ export class Supervised {
     return this.current?.output() ?? '';
   }
 
+  /** What each of this slot's processes wrote (pino's JSON lines), by pid, the current one's last. */
+  outputs(): Array<{ pid: number; output: string }> {
+    const current = this.current ? [{ pid: this.current.child.pid as number, output: this.current.output() }] : [];
+    return [...this.pastOutputs, ...current];
+  }
+
   /** Every error-level log line (pino level 50 and above) this slot's processes wrote. */
   loggedErrors(): string[] {
-    return [...this.pastErrors, ...errorLines(this.output())];
+    return this.outputs().flatMap(({ output }) => errorLines(output));
+  }
+
+  private keepOutput(running: RunningProcess): void {
+    this.pastOutputs.push({ pid: running.child.pid as number, output: running.output() });
   }
 
   private async exited(running: RunningProcess, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     if (this.stopping || this.killing || running !== this.current) return;
-    this.pastErrors.push(...errorLines(running.output()));
+    this.keepOutput(running);
     this.unplannedExits.push(`${this.name} exited (${code ?? signal}) at ${new Date().toISOString()}: ${running.output().slice(-1500)}`);
     await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS));
     if (!this.stopping) await this.start();

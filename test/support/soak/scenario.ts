@@ -36,6 +36,8 @@ export interface SoakOptions {
   heapSnapshots?: { atMs: number[]; dir: string };
   /** Given every memory sample once the load is over. */
   onMemorySamples?: (samples: readonly RssSample[]) => void;
+  /** Given what every API and worker process wrote, by slot and pid, once the checks are done: to tell what a process was doing when its memory moved. */
+  onProcessLogs?: (logs: ReadonlyArray<{ process: string; pid: number; output: string }>) => void;
 }
 
 /** The receiver's share of requests answered 500: deliveries must be retried until one gets a 2xx. */
@@ -133,6 +135,7 @@ export async function runSoak(options: SoakOptions): Promise<Check[]> {
       await checked('logged errors (context, not judged)', () => loggedErrorsCheck(cluster)),
     ];
   } finally {
+    options.onProcessLogs?.([...cluster.apis, ...cluster.workers].flatMap((slot) => slot.outputs().map((logged) => ({ process: slot.name, ...logged }))));
     memory.stop();
     await cluster.stop();
     await receiver.close();
