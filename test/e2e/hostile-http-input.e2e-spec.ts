@@ -205,6 +205,17 @@ describe('hostile input at the HTTP edge', () => {
       }
     });
 
+    it('answers a path Fastify refuses before any route (bad percent-encoding, an over-long parameter) after reading the large body behind it', async () => {
+      // Such an answer runs none of the routes' hooks: it must wait for the body itself, or the close resets the connection under it.
+      const body = Buffer.alloc(2 * 1024 * 1024, 0x20);
+      for (const target of ['/v1/audiences/%s%s%s%n/members?limit=5', `/v1/models/${'a'.repeat(101)}`]) {
+        const head = Buffer.from(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${t.org.token.secret}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+        for (let attempt = 0; attempt < 10; attempt++) {
+          expect([target, await rawRequest(t.api.baseUrl, Buffer.concat([head, body]))]).toEqual([target, { status: 400, body: { error: 'invalid_request', message: expect.any(String) } }]);
+        }
+      }
+    });
+
     it('answers a compressed or otherwise encoded body outside ingestion with 415', async () => {
       const response = await call('POST', '/v1/models', { name: 'encoded_model', targetEvent: 'checkout' }, { 'content-encoding': 'br' });
       expectRefused(response, 415, 'unsupported_media_type');

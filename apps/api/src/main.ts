@@ -11,7 +11,7 @@ import { acceptBrowserIngestion, BODY_LIMIT_BYTES, withoutSourceConfigSlash } fr
 import { answerClientError, sendError } from './http/error-reply';
 import { useVersionPrefix } from './http/global-prefix';
 import { observeRequests, requestIdOf, traceRoutes } from './http/observability';
-import { readUnreadBodies } from './http/unread-body';
+import { readUnreadBodies, unreadBodyRead } from './http/unread-body';
 import { serveOpenApi } from './openapi/openapi';
 
 /** How often Node looks for connections past their headers or request timeout. */
@@ -37,8 +37,8 @@ async function bootstrap(): Promise<void> {
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
     // Errors Fastify answers itself, before any route (bad URL encoding, an over-long path
-    // parameter, unparsable HTTP), get the API's error body like every other error.
-    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => sendError(error, request, reply, logger),
+    // parameter, unparsable HTTP), get the API's error body like every other error, after the body.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => void unreadBodyRead(request).then(() => sendError(error, request, reply, logger)),
     clientErrorHandler: answerClientError,
     rewriteUrl: withoutSourceConfigSlash,
   });

@@ -13,9 +13,18 @@ export const DRAIN_LIMIT_MS = 5_000;
  */
 export function readUnreadBodies(fastify: FastifyInstance): void {
   fastify.addHook('onSend', async (request, _reply, payload) => {
-    if (!request.raw.complete) await drained(request.raw);
+    await unreadBodyRead(request);
     return payload;
   });
+}
+
+/**
+ * Resolves once the request's body has been read to its end (or past the drain's bounds). The onSend
+ * hook above waits for it before every route's answer; an answer Fastify gives before any route (a
+ * path that is not validly percent-encoded: frameworkErrors) runs no route's hooks and waits for it itself.
+ */
+export function unreadBodyRead(request: FastifyRequest): Promise<void> {
+  return request.raw.complete ? Promise.resolve() : drained(request.raw);
 }
 
 function drained(body: FastifyRequest['raw']): Promise<void> {
