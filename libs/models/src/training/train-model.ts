@@ -39,7 +39,7 @@ export type TrainModelInput =
   | ({ algorithm: 'gbdt'; options?: Partial<GbdtOptions> } & TrainingControls)
   | ({ algorithm: 'logistic'; options?: Partial<LogisticOptions> } & TrainingControls);
 
-/** Result of a training run: plain data and typed arrays, safe to post from a worker thread. */
+/** Result of a training run: plain data and typed arrays, sent whole over the training process's IPC channel (V8's serializer). */
 export interface TrainedModel {
   algorithm: Algorithm;
   /** Calibrated model; see onnx-export.ts for inputs and outputs. */
