@@ -30,7 +30,6 @@ export async function startRuntime(processName: 'api' | 'worker' | 'cli'): Promi
 /** What a process of the service that runs SQL outside Nest holds (a training run's own process). */
 export interface SqlRuntime {
   readonly config: AppConfig;
-  readonly logger: Logger;
   readonly sql: SqlExecutor;
   /** Closes its connections (the primary's and the replica's). */
   close(): Promise<void>;
@@ -48,7 +47,6 @@ export async function connectSql(processName: string): Promise<SqlRuntime> {
   const sql = new SqlExecutor(dataSource, config, logger);
   return {
     config,
-    logger,
     sql,
     close: async () => {
       await sql.onApplicationShutdown();

@@ -5,8 +5,11 @@ import { PinoTypeOrmLogger } from '../logging/typeorm-logger';
 import { EMBEDDED_SOCKET_PORT, type EmbeddedPostgres } from './embedded-postgres';
 import { MIGRATIONS } from './migrations';
 
-/** Options for the one TypeORM data source; entities are added by each lib's TypeOrmModule.forFeature. */
-/** `embedded`: where the embedded database's socket is, for a process that connects to it (whether it serves it or not). */
+/**
+ * Options for the one TypeORM data source; entities are added by each lib's TypeOrmModule.forFeature.
+ * `embedded`: where the embedded database's socket is, for a process that connects to it (whether it
+ * serves it or not).
+ */
 export function dataSourceOptions(config: AppConfig, logger: Logger, embedded?: Pick<EmbeddedPostgres, 'socketDir'>): DataSourceOptions {
   const connection = embedded
     ? {
