@@ -25,7 +25,7 @@ function pricingLooks(userId: string): TestEvent[] {
  * A run shared by many workers: 2 APIs and 3 workers on a real Redis Cluster (3 masters, 3 replicas)
  * and one database, a run split into shards that any worker takes, workers killed (SIGKILL) in the
  * middle of their shards and others started. Every active user is scored exactly once per run, and
- * every label change is delivered exactly once.
+ * every label change is delivered once (at least once where a worker died right after a delivery).
  */
 describe('sharded bulk scoring across processes', () => {
   let cluster: RedisCluster;
@@ -90,7 +90,7 @@ describe('sharded bulk scoring across processes', () => {
     await cluster?.stop();
   });
 
-  it('scores every active user exactly once per run and delivers every change exactly once, with workers killed mid-shard', async () => {
+  it('scores every active user exactly once per run and delivers every change once, with workers killed mid-shard (again only where one died right after its 2xx)', async () => {
     const promoted = await eventually('the promotion run', async () => {
       const [run] = await suite.sql<{ id: string; state: string }>(`SELECT id, state FROM scoring_runs WHERE organization_id = $1 AND trigger = 'promotion'`, [org.organization.id]);
       return run?.state === 'completed' ? run : undefined;
@@ -109,8 +109,10 @@ describe('sharded bulk scoring across processes', () => {
     expect(started.status).toBe(202);
     const runId = started.body.id;
     // Kill -9 two of the three workers once the run is under way, and start two others; then the third, once more is done.
+    const kills: number[] = [];
     const killAt = async (scored: number, victims: RunningProcess[]) => {
       await eventually(`the run to score ${scored} users`, async () => ((await runState(runId)).scored >= scored ? true : undefined), 240_000);
+      kills.push(Date.now());
       await Promise.all(victims.map((worker) => worker.kill()));
       workers = workers.filter((worker) => !victims.includes(worker));
       for (let i = 0; i < victims.length; i++) workers.push(await startWorker(env));
@@ -128,7 +130,8 @@ describe('sharded bulk scoring across processes', () => {
     expect(await runRows(runId)).toEqual({ rows: active, pairs: active, users: active });
     expect(await suite.sql(`SELECT 1 FROM scoring_run_shards WHERE run_id = $1 AND (state <> 'completed' OR checkpoint_user_id IS NOT NULL)`, [runId])).toEqual([]);
 
-    // Every change of this run against the promotion run's labels is delivered, each once.
+    // Every change of this run against the promotion run's labels is delivered as one event, each once
+    // (twice only where a worker was killed between the receiver's 2xx and recording it).
     const changed = (
       await suite.sql<{ user_id: string }>(
         `SELECT a.user_id FROM predictions a JOIN predictions b USING (organization_id, user_id, model_id)
@@ -139,12 +142,12 @@ describe('sharded bulk scoring across processes', () => {
     expect(changed.length).toBeGreaterThan(0);
     // A worker killed between a chunk's commit and queueing its announcements' jobs leaves them in the
     // outbox, where a worker's resumer finds them past a minute: in the worst case two minutes after the commit.
-    await eventually('every change delivered', () => (receiver.bodies().length >= changed.length ? true : undefined), 180_000);
+    const deliveredEvents = () => new Map(receiver.bodies().map((body) => [body.id, body.data.userId]));
+    await eventually('every change delivered', () => (deliveredEvents().size >= changed.length ? true : undefined), 180_000);
     // Late duplicates would arrive within the retry schedule's second.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const bodies = receiver.bodies();
-    expect(bodies.map((body) => body.data.userId).sort()).toEqual(changed);
-    expect(new Set(bodies.map((body) => body.id)).size).toBe(bodies.length);
+    expect([...deliveredEvents().values()].sort()).toEqual(changed);
+    expect(receiver.unexplainedRepeats(kills)).toEqual([]);
     // Each announcement left the outbox with its delivery: none is left behind to be sent again.
     expect(await suite.sql(`SELECT event_id FROM domain_event_outbox WHERE organization_id = $1 AND event->>'type' = 'prediction.updated'`, [org.organization.id])).toEqual([]);
   }, 1_800_000);

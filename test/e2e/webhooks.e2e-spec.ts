@@ -24,11 +24,12 @@ describe('webhooks', () => {
   let api: RunningProcess;
   let worker: RunningProcess;
   let redis: Redis;
+  let env: Record<string, string>;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
     suite = await TestSuite.create('webhooks');
-    const env = {
+    env = {
       ...suite.env,
       // Shortened schedule (three retries a second apart) and a long timeout, so a hanging receiver stays in flight.
       WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s',
@@ -278,4 +279,28 @@ describe('webhooks', () => {
     expect(await retry(failed.id)).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
     expect((await retry('dlv_unknown')).status).toBe(404);
   });
+
+  it('sends a delivery again, under the same ids, when its worker is killed before recording the answer (at least once)', async () => {
+    const org = await suite.createOrganization('Killed');
+    // The first request is held open until the worker sending it is dead: its answer is never recorded.
+    const hooks = await receiver((n) => (n === 1 ? 'hang' : 200));
+    const webhook = await subscribe(org, { url: hooks.url, events: ['model.failed'] });
+    await failingRetrain(org, 'killed_sender');
+    await eventually('the first attempt at the receiver', () => (hooks.requests.length === 1 ? true : undefined));
+    await worker.kill();
+    const [pending] = await deliveries(org, webhook.body.id);
+    expect(pending).toMatchObject({ status: 'pending', attempts: 0 });
+
+    worker = await startWorker(env);
+    // The new worker takes the job over once the dead one's lock has expired (BullMQ's stalled check).
+    const delivered = await eventually('the delivery sent again and recorded', async () => {
+      const [latest] = await deliveries(org, webhook.body.id);
+      return latest?.status === 'succeeded' ? latest : undefined;
+    }, 180_000);
+    expect(delivered).toMatchObject({ id: pending.id, attempts: 1, lastResponseCode: 200 });
+    expect(hooks.requests).toHaveLength(2);
+    expect(new Set(hooks.requests.map((r) => r.headers['foresight-delivery-id']))).toEqual(new Set([pending.id]));
+    expect(new Set(hooks.bodies().map((b) => b.id))).toEqual(new Set([pending.eventId]));
+    for (const attempt of hooks.requests) expect(verifySignature(webhook.body.secret, attempt)).toBe(true);
+  }, 240_000);
 });

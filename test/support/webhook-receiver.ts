@@ -5,7 +5,18 @@ import type { AddressInfo } from 'node:net';
 export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
+  /** When it arrived (and was answered, unless it hangs), in epoch ms. */
+  at: number;
+  /** What the receiver answered, null while it hangs. */
+  status: number | null;
 }
+
+/**
+ * How long after a receiver's 2xx the delivery's success may still be unrecorded. Delivery is at least
+ * once: a worker killed in that time leaves the delivery pending, and the worker that takes its job
+ * over (once the job's lock expires) sends it again, with the same event id and delivery id.
+ */
+export const UNRECORDED_SUCCESS_MS = 5_000;
 
 /** What a receiver answers to its n-th request (1-based); `hang` never answers. */
 export type Answer = (n: number) => number | 'hang';
@@ -42,9 +53,12 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        receiver.requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString() });
+        const received: ReceivedRequest = { headers: req.headers, body: Buffer.concat(chunks).toString(), at: Date.now(), status: null };
+        receiver.requests.push(received);
         const status = answer(receiver.requests.length);
-        if (status !== 'hang') res.writeHead(status).end();
+        if (status === 'hang') return;
+        received.status = status;
+        res.writeHead(status).end();
       });
     });
     return receiver;
@@ -52,6 +66,27 @@ export class Receiver {
 
   bodies(): WebhookBody[] {
     return this.requests.map((r) => JSON.parse(r.body) as WebhookBody);
+  }
+
+  /**
+   * Event ids answered 2xx more than once where no worker was killed within UNRECORDED_SUCCESS_MS after
+   * the first 2xx (`workerKills`: when each was killed, epoch ms): repeats at-least-once delivery does
+   * not explain.
+   */
+  unexplainedRepeats(workerKills: readonly number[]): string[] {
+    const firstSuccess = new Map<string, number>();
+    const repeated = new Set<string>();
+    const bodies = this.bodies();
+    for (const [i, { status, at }] of this.requests.entries()) {
+      if (status === null || status < 200 || status >= 300) continue;
+      const { id } = bodies[i];
+      if (firstSuccess.has(id)) repeated.add(id);
+      else firstSuccess.set(id, at);
+    }
+    return [...repeated].filter((id) => {
+      const first = firstSuccess.get(id)!;
+      return !workerKills.some((killedAt) => killedAt >= first && killedAt <= first + UNRECORDED_SUCCESS_MS);
+    });
   }
 
   async close(): Promise<void> {
