@@ -20,6 +20,9 @@ export interface RssSample {
   /** V8's heap in use, and its old space in use (what survives scavenges: where a leak of JS objects shows). */
   heapUsedKiB?: number;
   oldSpaceUsedKiB?: number;
+  /** V8's code space as reserved (compiled code: grows as more paths get optimized) and its large-object space in use (objects over ~128 KiB, big strings and arrays): in the samples file only. */
+  codeSpaceKiB?: number;
+  largeObjectSpaceUsedKiB?: number;
 }
 
 /**
@@ -130,7 +133,7 @@ export class RssSampler {
   }
 }
 
-async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapTotalKiB' | 'externalKiB' | 'heapUsedKiB' | 'oldSpaceUsedKiB'>> {
+async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapTotalKiB' | 'externalKiB' | 'heapUsedKiB' | 'oldSpaceUsedKiB' | 'codeSpaceKiB' | 'largeObjectSpaceUsedKiB'>> {
   try {
     const text = await (await fetch(`${metricsUrl}/metrics`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) })).text();
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]) / 1024;
@@ -139,6 +142,8 @@ async function heapOf(metricsUrl: string): Promise<Pick<RssSample, 'heapTotalKiB
       externalKiB: gauge('nodejs_external_memory_bytes'),
       heapUsedKiB: gauge('nodejs_heap_size_used_bytes'),
       oldSpaceUsedKiB: gauge('nodejs_heap_space_size_used_bytes\\{space="old"\\}'),
+      codeSpaceKiB: gauge('nodejs_heap_space_size_total_bytes\\{space="code"\\}'),
+      largeObjectSpaceUsedKiB: gauge('nodejs_heap_space_size_used_bytes\\{space="large_object"\\}'),
     };
   } catch {
     // A process busy past the timeout, or killed meanwhile: its RSS sample stands alone.
