@@ -2,15 +2,20 @@ import type { ActiveUser, StoredUserId } from '@foresight/events';
 import { UserChunks } from './user-chunks';
 
 const user = (id: string) => id as StoredUserId;
-const active = (id: string): ActiveUser => ({ user: user(id), history: [], firstSeenAt: 0, revisionToKeep: undefined });
+const active = (id: string, events = 0): ActiveUser => ({
+  user: user(id),
+  history: Array.from({ length: events }, (_, i) => ({ occurredAt: i, event: 'click', sessionId: null, screen: null, dwellMs: null, hesitationMs: null, scrollDepth: null, numbers: null, strings: null })),
+  firstSeenAt: 0,
+  revisionToKeep: undefined,
+});
 
 describe('UserChunks', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   /** Chunks whose stages log when they start and end; committing is slower than scoring, as with a database write. */
-  function logged(size: number, fail: { score?: string; commit?: string } = {}) {
+  function logged(users: number, fail: { score?: string; commit?: string } = {}, events = 1_000) {
     const log: string[] = [];
-    const chunks = new UserChunks<string[]>(size, {
+    const chunks = new UserChunks<string[]>({ users, events }, {
       score: async (users) => {
         const ids = users.map((u) => u.user as string);
         log.push(`score ${ids[0]}`);
@@ -72,8 +77,19 @@ describe('UserChunks', () => {
     expect(failingCommit.log.filter((entry) => entry.startsWith('committed'))).toEqual(['committed a']);
   });
 
-  it('refuses a chunk size that is not a whole number of at least 1', () => {
+  it('ends a chunk early once its users hold the events limit, so very active users do not raise its memory', async () => {
+    const { chunks, log } = logged(4, {}, 10);
+    // a + b hold 10 events: their chunk ends there; c alone holds more than the limit and still makes a chunk; d + e + f + g fill 4 users.
+    for (const [id, events] of [['a', 4], ['b', 6], ['c', 25], ['d', 1], ['e', 1], ['f', 1], ['g', 1], ['h', 0]] as const) await chunks.add(active(id, events));
+    await chunks.end();
+    expect(log.filter((entry) => entry.startsWith('committed'))).toEqual(['committed ab', 'committed c', 'committed defg', 'committed h']);
+  });
+
+  it('refuses limits that are not whole numbers of at least 1', () => {
     const stages = { score: async () => undefined, commit: async () => undefined };
-    for (const size of [0, -1, 1.5, Number.NaN]) expect(() => new UserChunks(size, stages)).toThrow(/chunk size/);
+    for (const limit of [0, -1, 1.5, Number.NaN]) {
+      expect(() => new UserChunks({ users: limit, events: 10 }, stages)).toThrow(/users limit/);
+      expect(() => new UserChunks({ users: 10, events: limit }, stages)).toThrow(/events limit/);
+    }
   });
 });

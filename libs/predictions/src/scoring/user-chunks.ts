@@ -6,17 +6,25 @@ export interface ChunkStages<Scored> {
   commit(scored: Scored): Promise<void>;
 }
 
+/** Where a chunk ends: at `users` users, or sooner once their histories hold `events` events (a chunk has at least one user). */
+export interface ChunkLimits {
+  users: number;
+  events: number;
+}
+
 /**
- * Groups the cursor's users into chunks of `size` (the unit of inference, writing and checkpoint)
- * and runs each chunk's stages as a pipeline: while the cursor reads a chunk, the one before it is
- * scored and the one before that committed, so this process computes while Postgres writes. A chunk
- * is scored once the previous one was scored, and committed once it was scored and the previous one
- * committed: chunks commit, and the checkpoint moves, in cursor order. Memory stays bounded by three
- * chunks. `end` hands over the last, partial chunk and waits for everything; a failed chunk fails a
- * later `add`, or `end`, and no chunk after it commits.
+ * Groups the cursor's users into chunks (the unit of inference, writing and checkpoint) and runs
+ * each chunk's stages as a pipeline: while the cursor reads a chunk, the one before it is scored and
+ * the one before that committed, so this process computes while Postgres writes. A chunk is scored
+ * once the previous one was scored, and committed once it was scored and the previous one committed:
+ * chunks commit, and the checkpoint moves, in cursor order. Memory stays bounded by three chunks,
+ * each by its users and by the events of their histories, however active those users were. `end`
+ * hands over the last, partial chunk and waits for everything; a failed chunk fails a later `add`,
+ * or `end`, and no chunk after it commits.
  */
 export class UserChunks<Scored> {
   private users: ActiveUser[] = [];
+  private events = 0;
   /** The latest chunk's scoring. */
   private scored: Promise<Scored> | undefined;
   /** The latest chunk's commit, and the one before it. */
@@ -24,15 +32,18 @@ export class UserChunks<Scored> {
   private committedBefore: Promise<void> | undefined;
 
   constructor(
-    private readonly size: number,
+    private readonly limits: ChunkLimits,
     private readonly stages: ChunkStages<Scored>,
   ) {
-    if (!Number.isInteger(size) || size < 1) throw new Error(`chunk size must be a whole number of at least 1, got ${size}`);
+    for (const [name, limit] of Object.entries(limits)) {
+      if (!Number.isInteger(limit) || limit < 1) throw new Error(`a chunk's ${name} limit must be a whole number of at least 1, got ${limit}`);
+    }
   }
 
   add(user: ActiveUser): Promise<void> | undefined {
     this.users.push(user);
-    return this.users.length >= this.size ? this.handOver() : undefined;
+    this.events += user.history.length;
+    return this.users.length >= this.limits.users || this.events >= this.limits.events ? this.handOver() : undefined;
   }
 
   async end(): Promise<void> {
@@ -48,6 +59,7 @@ export class UserChunks<Scored> {
   private async handOver(): Promise<void> {
     const chunk = this.users;
     this.users = [];
+    this.events = 0;
     // One chunk scoring at a time, and one committing beside it.
     await this.scored;
     await this.committedBefore;
