@@ -68,25 +68,25 @@ export class Receiver {
     return this.requests.map((r) => JSON.parse(r.body) as WebhookBody);
   }
 
+  /** Per event id, when the receiver answered it 2xx (epoch ms), in order. */
+  successes(): Map<string, number[]> {
+    const bodies = this.bodies();
+    const times = new Map<string, number[]>();
+    for (const [i, { status, at }] of this.requests.entries()) {
+      if (status !== null && status >= 200 && status < 300) times.set(bodies[i].id, [...(times.get(bodies[i].id) ?? []), at]);
+    }
+    return times;
+  }
+
   /**
    * Event ids answered 2xx more than once where no worker was killed within UNRECORDED_SUCCESS_MS after
    * the first 2xx (`workerKills`: when each was killed, epoch ms): repeats at-least-once delivery does
    * not explain.
    */
   unexplainedRepeats(workerKills: readonly number[]): string[] {
-    const firstSuccess = new Map<string, number>();
-    const repeated = new Set<string>();
-    const bodies = this.bodies();
-    for (const [i, { status, at }] of this.requests.entries()) {
-      if (status === null || status < 200 || status >= 300) continue;
-      const { id } = bodies[i];
-      if (firstSuccess.has(id)) repeated.add(id);
-      else firstSuccess.set(id, at);
-    }
-    return [...repeated].filter((id) => {
-      const first = firstSuccess.get(id)!;
-      return !workerKills.some((killedAt) => killedAt >= first && killedAt <= first + UNRECORDED_SUCCESS_MS);
-    });
+    return [...this.successes()]
+      .filter(([, [first, ...again]]) => again.length > 0 && !workerKills.some((killedAt) => killedAt >= first && killedAt <= first + UNRECORDED_SUCCESS_MS))
+      .map(([id]) => id);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import { userIdColumns } from '../user-id-columns';
-import { type Receiver, UNRECORDED_SUCCESS_MS, type WebhookBody } from '../webhook-receiver';
+import { type Receiver, UNRECORDED_SUCCESS_MS } from '../webhook-receiver';
 import type { SoakCluster } from './cluster';
 import type { FaultWindow } from './faults';
 import type { RequestKind, Sample, SoakLoad } from './load';
@@ -127,14 +127,10 @@ export async function webhooksCheck(cluster: SoakCluster, receiver: Receiver, si
     'SELECT event_id AS "eventId", event_type AS type, status, attempts FROM webhook_deliveries WHERE organization_id = $1',
     [cluster.organizationId],
   );
-  const bodies: WebhookBody[] = receiver.bodies();
-  const succeeded = new Map<string, number>();
-  for (const [i, { status }] of receiver.requests.entries()) {
-    if (status !== null && status >= 200 && status < 300) succeeded.set(bodies[i].id, (succeeded.get(bodies[i].id) ?? 0) + 1);
-  }
+  const succeeded = receiver.successes();
   const unsigned = signed.filter((held) => !held).length;
   const undelivered = deliveries.filter((d) => !succeeded.has(d.eventId));
-  const twice = [...succeeded].filter(([, n]) => n > 1);
+  const twice = [...succeeded].filter(([, times]) => times.length > 1);
   const unexplained = receiver.unexplainedRepeats(workerKills);
   const byType = histogram(deliveries.map((d) => d.type));
   const byStatus = histogram(deliveries.map((d) => d.status));
