@@ -112,7 +112,7 @@ describe('embedded mode (PGlite) across idle gaps', () => {
     await predictRound(api.baseUrl, token(), fresh(USERS_PER_ROUND), answers);
   }, 300_000);
 
-  it('serves first-time predictions after sitting idle longer than the default idle timeout (10 s)', async () => {
+  it('after a restart, serves first-time predictions, retrains and scores after sitting idle longer than the default idle timeout (10 s)', async () => {
     await api?.stop();
     api = await startApi(env);
     await predictRound(api.baseUrl, token(), fresh(USERS_PER_ROUND), answers);
@@ -120,5 +120,14 @@ describe('embedded mode (PGlite) across idle gaps', () => {
     await predictRound(api.baseUrl, token(), fresh(USERS_PER_ROUND), answers);
     await lookUpUser(api.baseUrl, token(), fresh(1)[0], answers);
     await exportPredictions();
-  }, 120_000);
+    const trained = await answers.expect('GET /v1/models/:id', request<{ lastRetrained: string }>(url(`/models/${modelId}`), { token: token() }));
+    await idle(DEFAULT_GAP_MS);
+    await answers.expect('POST /v1/models/retrain', request(url('/models/retrain'), { token: token(), method: 'POST', body: { modelId } }));
+    const retrained = await settledModel(api.baseUrl, token(), modelId, api, 180_000);
+    expect(retrained).toMatchObject({ status: 'active', lastError: null });
+    expect(retrained.lastRetrained).not.toBe(trained.body.lastRetrained);
+    await idle(DEFAULT_GAP_MS);
+    const run = await scoringRun();
+    expect(run.scored).toBe(run.total);
+  }, 420_000);
 });
