@@ -22,6 +22,7 @@
 // caches, memory bandwidth, vCPUs that may be SMT siblings on the host): the target's ratio is taken
 // against the busy-core case, which pays the same; the quiet one is printed beside it.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -29,7 +30,7 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { Client } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { request } from '../support/http';
-import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
+import { cliJson, type RunningProcess, startApi, startWorker, statusKiB } from '../support/processes';
 import type { TestSuite } from '../support/suite';
 import { promotionRunsDone, settledModel } from '../support/training';
 import { benchmark } from './support/benchmark';
@@ -103,7 +104,12 @@ benchmark('bench_score', async (suite) => {
     await suite.sql('DELETE FROM user_windows');
     // CPU per side, from /proc: which process holds the run back on the 2 cores they share.
     const sides = { postgres: postgresProcesses(suite), worker: processSide(worker.child.pid) };
+    const workerPid = worker.child.pid as number;
+    const memoryBefore = { rss: statusKiB(workerPid, 'VmRSS'), peak: statusKiB(workerPid, 'VmHWM') };
+    // Linux: 5 resets the process's peak RSS to its current RSS, so what follows is the runs' own peak.
+    writeFileSync(`/proc/${workerPid}/clear_refs`, '5');
     const { result: first, seconds: firstCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
+    const firstPeak = statusKiB(workerPid, 'VmHWM');
     const { result: second, seconds: secondCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     // A day's traffic, then the next run: the users who sent an event are read off their kept window and the events stored since.
     const users = await suite.sql<{ user_id: string }>(
@@ -114,6 +120,7 @@ benchmark('bench_score', async (suite) => {
     await sendOneEventEach(api.baseUrl, token.secret, changedUsers);
     const { result: third, seconds: thirdCpu } = await cpuDuring(sides, () => cliJson<ScoreResult>(cliEnv, score));
     const write = await rawPredictionsWrite(suite.env.DATABASE_URL, `WHERE scoring_run = '${second.run}' ORDER BY user_id, model_id`, CHUNK_USERS * MODELS.length);
+    const memoryAfter = { rss: statusKiB(workerPid, 'VmRSS'), peak: statusKiB(workerPid, 'VmHWM') };
     const breakdowns = [first, second, third].map((run) => runTimings(shardLines(worker as RunningProcess, run.run)));
     await worker.stop();
     worker = undefined;
@@ -144,6 +151,12 @@ benchmark('bench_score', async (suite) => {
     for (const [name, run, cpu] of [['first', first, firstCpu], ['repeat', second, secondCpu], ['new events', third, thirdCpu]] as const) {
       console.log(`  ${name.padEnd(12)}worker ${cpu.worker.toFixed(2)}, Postgres ${cpu.postgres.toFixed(2)}, wall ${run.seconds.toFixed(2)}`);
     }
+    const mib = (kib: number) => (kib / 1024).toFixed(0);
+    console.log(
+      `\nworker memory (MiB, /proc): RSS before the runs ${mib(memoryBefore.rss)} (its peak before them ${mib(memoryBefore.peak)}, then reset); ` +
+        `peak through the first run ${mib(firstPeak)}, through all three ${mib(memoryAfter.peak)}; RSS after them ${mib(memoryAfter.rss)}`,
+    );
+    ratioLine('worker peak RSS through the runs / RSS before', memoryAfter.peak, memoryBefore.rss, '(in-run: what a run holds at once, chunks in flight)');
     console.log('\nwhere the worker\'s time went (ms, per run, summed over its shards):');
     for (const breakdown of breakdowns) console.log(`  ${JSON.stringify(breakdown)}`);
     printScaling(scaling);
