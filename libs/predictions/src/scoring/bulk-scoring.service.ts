@@ -56,29 +56,32 @@ interface ScoredChunk {
 }
 
 /**
- * Bulk scoring of one shard of a run: the run's users active within the feature window whose user id
- * hash falls in the shard's range, scored as of the run's cutoff by some of an organization's serving
- * models in one pass (ActiveUsersService, in user id order: the windows kept by earlier runs where
- * the user did not change since, the events for everyone else). Any number of workers take a run's
- * shards. Per chunk of SCORING_CHUNK_USERS users: the scoring pipeline (features, one ONNX Runtime
- * run per model, label rule, log rows) and label changes found against each user's previous latest
- * label (one query, run beside the pipeline); then, once the chunk before it is committed, the
- * chunk's log rows (one COPY; one INSERT on embedded PGlite), its announcements (staged in the domain
- * events' outbox, under event ids derived from run, model and user) and the shard's checkpoint
- * committed together, fenced by the job's lock token, and only then the announcements' jobs queued.
- * A killed shard continues alone after its last committed chunk; what it committed and did not get
- * to queue, the outbox's resumer queues (DomainEventsService.resumeStranded, about a minute late):
- * no user is scored twice, no change announced twice or lost. A chunk is scored while the one before
- * it commits (UserChunks): this process computes while Postgres writes.
- */
-/**
  * Where a chunk ends sooner than SCORING_CHUNK_USERS: once its users' histories hold this many events.
  * Read events take about 260 bytes each on the heap, so the three chunks in flight stay within about
- * 40 MiB of histories however active the users are (in a 30-minute soak, 400 users whose window
- * held some 200,000 events made one chunk, and the worker's RSS rose 70 MiB during each late run).
+ * 15 MiB of histories however active the users are. (In a 30-minute soak, 400 users whose window
+ * held some 200,000 events made one chunk, and the worker's RSS rose 70 MiB during each late run; at
+ * 50,000 events a late run still took V8's old space from ~40 to 108 MiB. bench:score measured no
+ * cost in users/s against its floors for 20,000.)
  */
-const CHUNK_EVENTS = 50_000;
+const CHUNK_EVENTS = 20_000;
 
+/**
+ * Bulk scoring of one shard of a run: the run's users active within the feature window whose user
+ * id hash falls in the shard's range, scored as of the run's cutoff by some of an organization's
+ * serving models in one pass (ActiveUsersService, in user id order: the windows kept by earlier
+ * runs where the user did not change since, the events for everyone else). Any number of workers
+ * take a run's shards. Per chunk (SCORING_CHUNK_USERS users, fewer once their histories hold
+ * CHUNK_EVENTS events): the scoring pipeline (features, one ONNX Runtime run per model, label rule,
+ * log rows) and label changes found against each user's previous latest label (one query, run
+ * beside the pipeline); then, once the chunk before it is committed, the chunk's log rows (one
+ * COPY; one INSERT on embedded PGlite), its announcements (staged in the domain events' outbox,
+ * under event ids derived from run, model and user) and the shard's checkpoint committed together,
+ * fenced by the job's lock token, and only then the announcements' jobs queued. A killed shard
+ * continues alone after its last committed chunk; what it committed and did not get to queue, the
+ * outbox's resumer queues (DomainEventsService.resumeStranded, about a minute late): no user is
+ * scored twice, no change announced twice or lost. A chunk is scored while the one before it
+ * commits (UserChunks): this process computes while Postgres writes.
+ */
 @Injectable()
 export class BulkScoringService {
   constructor(
