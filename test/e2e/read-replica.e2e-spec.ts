@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
+import { PgBouncer } from '../support/pgbouncer';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { StreamingReplica } from '../support/replica';
+import { ADMIN_DATABASE_URL } from '../support/services';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { Answers } from '../support/traffic';
 import { promotionRunsDone, settledModel } from '../support/training';
@@ -15,6 +17,7 @@ const READ_APPLICATION = 'foresight-read';
  * statement with its client's application_name, so the suite sees which reads it served: training's,
  * the export's and monitoring's. Answers through the replica equal the primary's (a second API
  * without DATABASE_READ_URL), and a replica that lags more than DATABASE_READ_MAX_LAG is not read.
+ * Last, a worker behind PgBouncer in transaction mode on both, as a platform team's pooler fronts each.
  */
 describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
   let suite: TestSuite;
@@ -152,4 +155,41 @@ describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
       await strict.stop();
     }
   }, 120_000);
+
+  it('trains and bulk-scores with PgBouncer in transaction mode in front of both the primary and the replica', async () => {
+    const [toPrimary, toReplica] = await Promise.all([PgBouncer.start(), PgBouncer.start({ target: replica.urlFor(ADMIN_DATABASE_URL) })]);
+    try {
+      const pooled = {
+        ...readEnv,
+        DATABASE_URL: toPrimary.urlFor(suite.env.DATABASE_URL),
+        DATABASE_READ_URL: toReplica.urlFor(readEnv.DATABASE_READ_URL),
+        DATABASE_POOL_MODE: 'transaction',
+      };
+      await worker.stop();
+      worker = await startWorker(pooled);
+      const before = await answers.expect('GET /v1/models/:id', request<{ lastRetrained: string }>(`${primaryApi.baseUrl}/v1/models/${modelId}`, { token: token() }));
+      const mark = replica.mark();
+      await answers.expect('POST /v1/models/retrain', request(`${replicaApi.baseUrl}/v1/models/retrain`, { token: token(), method: 'POST', body: { modelId } }));
+      const retrained = await settledModel(replicaApi.baseUrl, token(), modelId, worker, 180_000);
+      expect(retrained).toMatchObject({ status: 'active', lastError: null });
+      expect(retrained.lastRetrained).not.toBe(before.body.lastRetrained);
+      await replicaRan("training's read of the events, through PgBouncer", /\bFROM\b[\s\S]*\bevents\b/i, mark);
+
+      const started = await answers.expect('POST /v1/models/:id/score', request<{ id: string }>(`${replicaApi.baseUrl}/v1/models/${modelId}/score`, { token: token(), method: 'POST' }), 202);
+      const run = await eventually('the scoring run', async () => {
+        const polled = await request<{ state: string; scored: number; total: number }>(`${replicaApi.baseUrl}/v1/models/${modelId}/score/${started.body.id}`, { token: token() });
+        expect(polled.body.state).not.toBe('failed');
+        return polled.body.state === 'completed' ? polled.body : undefined;
+      }, 120_000);
+      expect(run.scored).toBe(run.total);
+      expect(run.total).toBeGreaterThan(0);
+      // Each active user once in the run's rows, read back through the primary's export.
+      const rows = await suite.sql<{ users: string; rows: string }>('SELECT count(DISTINCT user_id) AS users, count(*) AS rows FROM predictions WHERE scoring_run = $1', [started.body.id]);
+      expect(rows).toEqual([{ users: String(run.total), rows: String(run.total) }]);
+    } finally {
+      // The worker first: a pooler gone under its connections is not what this test is about.
+      await worker.stop();
+      await Promise.all([toPrimary.stop(), toReplica.stop()]);
+    }
+  }, 300_000);
 });

@@ -15,12 +15,14 @@ export interface PgBouncerOptions {
   /** Seconds an idle server connection is kept, and the longest a server connection lives. */
   serverIdleTimeoutSeconds?: number;
   serverLifetimeSeconds?: number;
+  /** The PostgreSQL it pools (its host and port; a streaming replica's, say): the test PostgreSQL by default. */
+  target?: string;
 }
 
 /**
- * A real PgBouncer in transaction pooling mode in front of the test PostgreSQL, on a free port. Any
- * database name is passed through (a wildcard entry), so a suite's own database is reached by
- * swapping the port of its URL (`urlFor`). Server connections are few and recycled within seconds:
+ * A real PgBouncer in transaction pooling mode in front of the test PostgreSQL (or `target`), on a
+ * free port. Any database name is passed through (a wildcard entry), so a suite's own database is
+ * reached by swapping the port of its URL (`urlFor`). Server connections are few and recycled within seconds:
  * one client's statements land on different server sessions, and sessions other clients used.
  */
 export class PgBouncer {
@@ -33,7 +35,7 @@ export class PgBouncer {
 
   static async start(options: PgBouncerOptions = {}): Promise<PgBouncer> {
     if (!existsSync(PGBOUNCER)) throw new Error(`${PGBOUNCER} is missing: install PgBouncer (apt-get install pgbouncer), or point TEST_PGBOUNCER at it.`);
-    const target = new URL(ADMIN_DATABASE_URL);
+    const target = new URL(options.target ?? ADMIN_DATABASE_URL);
     const user = postgresUser();
     const dir = tempDirFor(user, 'foresight-pgbouncer-');
     const port = await freePort();
@@ -71,7 +73,7 @@ export class PgBouncer {
       'PgBouncer to accept connections',
       async () => {
         if (child.exitCode !== null) throw new Error(`pgbouncer exited with ${child.exitCode}:\n${bouncer.log()}`);
-        const pg = new Client({ connectionString: bouncer.urlFor(ADMIN_DATABASE_URL) });
+        const pg = new Client({ connectionString: bouncer.urlFor(target.toString()) });
         await pg.connect();
         await pg.query('SELECT 1').finally(() => pg.end());
         return true;
