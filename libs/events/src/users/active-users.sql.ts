@@ -100,8 +100,12 @@ export const DECLARE_KEPT_WINDOWS = sqlStatement<never, [...ShardRun, afterUser:
    ORDER BY 1`,
 );
 
-/** Kept rows per round trip (a few KB each). */
-export const FETCH_KEPT_WINDOWS = sqlStatement<UserWindowRow & { user_id: StoredUserId; revision_to_keep: string }, []>('events.fetch-kept-windows', 'FETCH 2000 FROM kept_windows');
+/**
+ * Kept rows per round trip: a window holds a user's whole feature window as JSON text, a few KB for
+ * most users and 50 KB or more for very active ones (a soak's 400 users held some 200,000 events),
+ * and two batches are in flight: 200 keeps them to a few MB where 2,000 held them all at once.
+ */
+export const FETCH_KEPT_WINDOWS = sqlStatement<UserWindowRow & { user_id: StoredUserId; revision_to_keep: string }, []>('events.fetch-kept-windows', 'FETCH 200 FROM kept_windows');
 
 /** The events from $2 on (no end) of the users $3, by user (byte order) then time: both branches of the rule. */
 export const DECLARE_READ_HISTORIES = sqlStatement<never, [organizationId: string, from: string, users: readonly StoredUserId[]]>(
