@@ -8,7 +8,7 @@ import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { REDIS_URL } from '../support/services';
 import { deleteRedisKeys, type OrganizationWithToken } from '../support/suite';
 import { Answers, idle, lookUpUser, predictRound } from '../support/traffic';
-import { settledModel } from '../support/training';
+import { completedScoringRun, settledModel } from '../support/training';
 
 /** Longer than DATABASE_IDLE_TIMEOUT=1s: the pool closes its connection in every gap. */
 const SHORT_GAP_MS = 2_500;
@@ -38,14 +38,7 @@ describe('embedded mode (PGlite) across idle gaps', () => {
 
   const exportPredictions = () =>
     answers.expect('GET /v1/export/predictions', request<unknown[]>(url(`/export/predictions?since=${new Date().toISOString().slice(0, 10)}&limit=100000`), { token: token() }));
-  const scoringRun = async () => {
-    const started = await answers.expect('POST /v1/models/:id/score', request<{ id: string }>(url(`/models/${modelId}/score`), { token: token(), method: 'POST' }), 202);
-    return eventually('the scoring run', async () => {
-      const polled = await answers.expect('GET /v1/models/:id/score/:run', request<{ id: string; state: string; scored: number; total: number }>(url(`/models/${modelId}/score/${started.body.id}`), { token: token() }));
-      expect(polled.body.state).not.toBe('failed');
-      return polled.body.state === 'completed' ? polled.body : undefined;
-    }, 120_000);
-  };
+  const scoringRun = () => completedScoringRun(api?.baseUrl as string, token(), modelId, answers);
 
   afterEach(() => {
     expect(answers.problems({ api })).toEqual([]);

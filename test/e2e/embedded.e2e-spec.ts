@@ -12,15 +12,8 @@ import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { queuedWorkDone } from '../support/queues';
 import { REDIS_URL } from '../support/services';
 import { deleteRedisKeys, type OrganizationWithToken } from '../support/suite';
-import { learnablePopulation, sendEvents, settledModel } from '../support/training';
+import { completedScoringRun, learnablePopulation, sendEvents, settledModel } from '../support/training';
 import { Receiver, verifySignature, type WebhookBody } from '../support/webhook-receiver';
-
-interface ScoringRunView {
-  id: string;
-  state: string;
-  scored: number;
-  total: number | null;
-}
 
 /** The zero-configuration path of the README: no DATABASE_URL, PGlite in DATA_DIR, worker inline. */
 describe('embedded mode (PGlite)', () => {
@@ -93,13 +86,7 @@ describe('embedded mode (PGlite)', () => {
 
     const audience = await request<{ id: string }>(`${baseUrl}/v1/audiences`, { token, method: 'POST', body: { name: 'top decile', modelId: model.body.id, label: 'likely', rule: { topPercent: 10 } } });
     expect(audience.status).toBe(200);
-    const started = await request<ScoringRunView>(`${baseUrl}/v1/models/${model.body.id}/score`, { token, method: 'POST' });
-    expect(started.status).toBe(202);
-    const run = await eventually('the manual scoring run', async () => {
-      const polled = await request<ScoringRunView>(`${baseUrl}/v1/models/${model.body.id}/score/${started.body.id}`, { token });
-      expect(polled.body.state).not.toBe('failed');
-      return polled.body.state === 'completed' ? polled.body : undefined;
-    }, 120_000);
+    const run = await completedScoringRun(baseUrl, token, model.body.id);
     expect(run.total).toBeGreaterThan(100);
     expect(run.scored).toBe(run.total);
     // The run recomputes the audience in the inline worker: the top tenth of the scored users.

@@ -6,7 +6,7 @@ import { cliJson, type RunningProcess, startApi, startWorker } from '../support/
 import { queuedWorkDone } from '../support/queues';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { Answers, idle, lookUpUser, predictRound } from '../support/traffic';
-import { promotionRunsDone, settledModel } from '../support/training';
+import { completedScoringRun, promotionRunsDone, settledModel } from '../support/training';
 import { Receiver, verifySignature, type WebhookBody } from '../support/webhook-receiver';
 
 const USERS_PER_ROUND = 30;
@@ -141,12 +141,7 @@ describe('behind PgBouncer in transaction pooling mode', () => {
 
   it('runs a bulk scoring run on request in the worker, recomputes an audience, and delivers webhooks', async () => {
     const audience = await answers.expect('POST /v1/audiences', request<{ id: string }>(url('/audiences'), { token: token(), method: 'POST', body: { name: 'top decile', modelId, label: 'likely', rule: { topPercent: 10 } } }));
-    const started = await answers.expect('POST /v1/models/:id/score', request<{ id: string }>(url(`/models/${modelId}/score`), { token: token(), method: 'POST' }), 202);
-    const run = await eventually('the manual scoring run', async () => {
-      const polled = await answers.expect('GET /v1/models/:id/score/:run', request<{ state: string; scored: number; total: number }>(url(`/models/${modelId}/score/${started.body.id}`), { token: token() }));
-      expect(polled.body.state).not.toBe('failed');
-      return polled.body.state === 'completed' ? polled.body : undefined;
-    }, 120_000);
+    const run = await completedScoringRun(api.baseUrl, token(), modelId, answers);
     // The erased user is no longer active; everyone else is scored again.
     expect(run).toMatchObject({ scored: scored.length - 1, total: scored.length - 1 });
 

@@ -7,7 +7,7 @@ import { StreamingReplica } from '../support/replica';
 import { ADMIN_DATABASE_URL } from '../support/services';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { Answers } from '../support/traffic';
-import { promotionRunsDone, settledModel } from '../support/training';
+import { completedScoringRun, promotionRunsDone, settledModel } from '../support/training';
 
 /** The application_name of the read replica's pool (libs/platform/src/database/sql/read-replica.ts). */
 const READ_APPLICATION = 'foresight-read';
@@ -175,16 +175,11 @@ describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
       expect(retrained.lastRetrained).not.toBe(before.body.lastRetrained);
       await replicaRan("training's read of the events, through PgBouncer", /\bFROM\b[\s\S]*\bevents\b/i, mark);
 
-      const started = await answers.expect('POST /v1/models/:id/score', request<{ id: string }>(`${replicaApi.baseUrl}/v1/models/${modelId}/score`, { token: token(), method: 'POST' }), 202);
-      const run = await eventually('the scoring run', async () => {
-        const polled = await request<{ state: string; scored: number; total: number }>(`${replicaApi.baseUrl}/v1/models/${modelId}/score/${started.body.id}`, { token: token() });
-        expect(polled.body.state).not.toBe('failed');
-        return polled.body.state === 'completed' ? polled.body : undefined;
-      }, 120_000);
+      const run = await completedScoringRun(replicaApi.baseUrl, token(), modelId, answers);
       expect(run.scored).toBe(run.total);
       expect(run.total).toBeGreaterThan(0);
       // Each active user once in the run's rows, read back through the primary's export.
-      const rows = await suite.sql<{ users: string; rows: string }>('SELECT count(DISTINCT user_id) AS users, count(*) AS rows FROM predictions WHERE scoring_run = $1', [started.body.id]);
+      const rows = await suite.sql<{ users: string; rows: string }>('SELECT count(DISTINCT user_id) AS users, count(*) AS rows FROM predictions WHERE scoring_run = $1', [run.id]);
       expect(rows).toEqual([{ users: String(run.total), rows: String(run.total) }]);
     } finally {
       // The worker first: a pooler gone under its connections is not what this test is about.

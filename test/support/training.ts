@@ -1,8 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { eventually } from './eventually';
-import { request } from './http';
+import { type JsonResponse, request } from './http';
 import type { RunningProcess } from './processes';
 import type { TestSuite } from './suite';
+import type { Answers } from './traffic';
 
 const DAY = 86_400_000;
 
@@ -111,5 +112,28 @@ export async function promotionRunsDone(suite: Pick<TestSuite, 'sql'>, organizat
     );
     if (Number(open) > 0) throw new Error(`${open} promotion scoring runs of ${organizationId} still not finished`);
     return true;
+  }, timeoutMs);
+}
+
+/** A bulk scoring run as GET /v1/models/{id}/score/{run} shows it. */
+export interface ScoringRunView {
+  id: string;
+  state: string;
+  scored: number;
+  total: number;
+}
+
+/**
+ * Starts a bulk scoring run of the model (POST /v1/models/{id}/score, 202) and polls it until it
+ * completed (a run seen failed is what a timeout then reports). With `answers`, every answer is counted there.
+ */
+export async function completedScoringRun(baseUrl: string, token: string, modelId: string, answers?: Answers, timeoutMs = 120_000): Promise<ScoringRunView> {
+  const ask = <T>(what: string, answer: Promise<JsonResponse<T>>, status = 200) => (answers ? answers.expect(what, answer, status) : answer);
+  const started = await ask('POST /v1/models/:id/score', request<{ id: string }>(`${baseUrl}/v1/models/${modelId}/score`, { token, method: 'POST' }), 202);
+  if (started.status !== 202) throw new Error(`POST /v1/models/${modelId}/score answered ${started.status}: ${JSON.stringify(started.body)}`);
+  return eventually(`scoring run ${started.body.id}`, async () => {
+    const polled = await ask('GET /v1/models/:id/score/:run', request<ScoringRunView>(`${baseUrl}/v1/models/${modelId}/score/${started.body.id}`, { token }));
+    if (polled.body.state === 'failed') throw new Error(`scoring run ${started.body.id} failed: ${JSON.stringify(polled.body)}`);
+    return polled.body.state === 'completed' ? polled.body : undefined;
   }, timeoutMs);
 }
