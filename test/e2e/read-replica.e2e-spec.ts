@@ -178,7 +178,7 @@ describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
       const run = await completedScoringRun(replicaApi.baseUrl, token(), modelId, answers);
       expect(run.scored).toBe(run.total);
       expect(run.total).toBeGreaterThan(0);
-      // Each active user once in the run's rows, read back through the primary's export.
+      // Each active user once among the run's rows in the prediction log.
       const rows = await suite.sql<{ users: string; rows: string }>('SELECT count(DISTINCT user_id) AS users, count(*) AS rows FROM predictions WHERE scoring_run = $1', [run.id]);
       expect(rows).toEqual([{ users: String(run.total), rows: String(run.total) }]);
     } finally {

@@ -125,7 +125,8 @@ export interface ScoringRunView {
 
 /**
  * Starts a bulk scoring run of the model (POST /v1/models/{id}/score, 202) and polls it until it
- * completed (a run seen failed is what a timeout then reports). With `answers`, every answer is counted there.
+ * completed (a run seen failed is what a timeout then reports). With `answers`, every answer is
+ * counted there.
  */
 export async function completedScoringRun(baseUrl: string, token: string, modelId: string, answers?: Answers, timeoutMs = 120_000): Promise<ScoringRunView> {
   const ask = <T>(what: string, answer: Promise<JsonResponse<T>>, status = 200) => (answers ? answers.expect(what, answer, status) : answer);
