@@ -44,8 +44,8 @@ describe('backup and restore with pg_dump', () => {
     const webhooks = await request(`${baseUrl}/v1/webhooks`, { token });
     expect([exported.status, userExport.status, webhooks.status]).toEqual([200, 200, 200]);
     const predictions: unknown[] = [];
-    for (const userId of USERS) predictions.push(withoutMoments((await request(`${baseUrl}/v1/predict?userId=${userId}`, { token })).body));
-    return { predictions, exported: exported.body, userExport: withoutMoments(userExport.body), webhooks: webhooks.body };
+    for (const userId of USERS) predictions.push(without(MOMENTS, (await request(`${baseUrl}/v1/predict?userId=${userId}`, { token })).body));
+    return { predictions, exported: exported.body, userExport: without(MOMENTS, userExport.body), webhooks: webhooks.body };
   }
 
   beforeAll(async () => {
@@ -88,7 +88,7 @@ describe('backup and restore with pg_dump', () => {
     expect(JSON.stringify(before.userExport)).toContain('pricing');
     // A prediction is made at its own moment (days since a user's last event): seconds later a linear
     // model's confidence moves in float32's last digits, and nothing else may differ.
-    expect(withoutConfidences(after)).toEqual(withoutConfidences(before));
+    expect({ ...after, predictions: without(['confidence'], after.predictions) }).toEqual({ ...before, predictions: without(['confidence'], before.predictions) });
     const [was, is] = [confidencesOf(before), confidencesOf(after)];
     expect(is).toHaveLength(was.length);
     is.forEach((confidence, i) => expect(confidence).toBeCloseTo(was[i], 5));
@@ -124,20 +124,17 @@ describe('backup and restore with pg_dump', () => {
   }
 });
 
-/** An answer without the fields that say when it was made or how long it took. */
-function withoutMoments(body: unknown): unknown {
-  return JSON.parse(JSON.stringify(body, (key, value: unknown) => (['exportedAt', 'inferenceMs', 'timestamp', 'predictedAt'].includes(key) ? undefined : value)));
+/** The fields of an answer that say when it was made or how long it took. */
+const MOMENTS = ['exportedAt', 'inferenceMs', 'timestamp', 'predictedAt'];
+
+/** `body` without the fields named `keys`, at any depth. */
+function without(keys: readonly string[], body: unknown): unknown {
+  return JSON.parse(JSON.stringify(body, (key, value: unknown) => (keys.includes(key) ? undefined : value)));
 }
 
 /** The served predictions' confidences, in order. */
 function confidencesOf(answers: Answers): number[] {
   return (answers.predictions as Array<{ predictions: Array<{ confidence: number }> }>).flatMap((answer) => answer.predictions.map((p) => p.confidence));
-}
-
-/** The answers with every served prediction's confidence left out. */
-function withoutConfidences(answers: Answers): Answers {
-  const predictions = answers.predictions.map((answer) => JSON.parse(JSON.stringify(answer, (key, value: unknown) => (key === 'confidence' ? undefined : value))) as unknown);
-  return { ...answers, predictions };
 }
 
 /** The public id Foresight names a key by in sealed values (first 8 hex characters of its SHA-256). */
