@@ -58,12 +58,15 @@ interface ScoredChunk {
 /**
  * Where a chunk ends sooner than SCORING_CHUNK_USERS: once its users' histories hold this many events.
  * Read events take about 260 bytes each on the heap, so the three chunks in flight stay within about
- * 15 MiB of histories however active the users are. (In a 30-minute soak, 400 users whose window
- * held some 200,000 events made one chunk, and the worker's RSS rose 70 MiB during each late run; at
- * 50,000 events a late run still took V8's old space from ~40 to 108 MiB. bench:score measured no
- * cost in users/s against its floors for 20,000.)
+ * 8 MiB of histories however active the users are. A chunk lives from its read to the end of its
+ * scoring, across the allocations of the chunks beside it; what outlives two scavenges of the 64 MiB
+ * young generation is promoted and held in V8's old space until the next full collection. Runs of
+ * 400 users with some 450 events each (V8's GC trace, 6 runs each) promoted 31-39 MiB a run at 20,000
+ * events, 14-27 MiB at 10,000 and 14-20 MiB at 5,000. (At 50,000, a late run in a 30-minute soak
+ * took the old space from ~40 to 108 MiB.) bench:score (10,000 users, one run each, same machine):
+ * 4,092 users/s at 20,000, 3,947 at 10,000, 3,295 at 5,000: the smaller chunks' commits start to cost.
  */
-const CHUNK_EVENTS = 20_000;
+const CHUNK_EVENTS = 10_000;
 
 /**
  * Bulk scoring of one shard of a run: the run's users active within the feature window whose user
