@@ -14,6 +14,8 @@
 // SOAK_MEMORY_SAMPLES: a file to write every memory sample to (JSON), to see the shape of a growth.
 // SOAK_LOGS: a directory to write each API and worker process's log to (<slot>-<pid>.log), to see
 // what a process was doing when its memory moved.
+// SOAK_GC_TRACE=1: every API and worker logs each garbage collection (node's --trace-gc-nvp); with
+// SOAK_LOGS, `node -r @swc-node/register test/bench/gc-trace.ts <log>` sums them per 2 minutes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { printChecks } from '../support/soak/checks';
@@ -27,6 +29,7 @@ const HEAP_SNAPSHOTS_AT_MIN = process.env.SOAK_HEAP_SNAPSHOTS?.split(',').map(Nu
 const HEAP_SNAPSHOT_DIR = process.env.SOAK_HEAP_SNAPSHOT_DIR ?? process.cwd();
 const MEMORY_SAMPLES = process.env.SOAK_MEMORY_SAMPLES;
 const LOGS = process.env.SOAK_LOGS;
+const TRACE_GC = process.env.SOAK_GC_TRACE === '1';
 
 async function main(): Promise<void> {
   console.log(`soak: ${MINUTES} min, seed ${SEED}, started ${new Date().toISOString()}`);
@@ -41,6 +44,7 @@ async function main(): Promise<void> {
     recoveryBoundMs: RECOVERY_BOUND_S * 1000,
     warmupMs: Math.max(30_000, MINUTES * 60_000 * 0.15),
     judgeMemory: true,
+    traceGc: TRACE_GC,
     heapSnapshots: HEAP_SNAPSHOTS_AT_MIN && { atMs: HEAP_SNAPSHOTS_AT_MIN.map((min) => min * 60_000), dir: HEAP_SNAPSHOT_DIR },
     onMemorySamples: MEMORY_SAMPLES === undefined ? undefined : (samples) => writeFileSync(MEMORY_SAMPLES, JSON.stringify(samples)),
     onProcessLogs: LOGS === undefined ? undefined : (logs) => writeLogs(LOGS, logs),

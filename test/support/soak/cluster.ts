@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { freePort } from '../ports';
-import { cliJson, type RunningProcess, startApi, startWorker } from '../processes';
+import { cliJson, type RunningProcess, SERVICE_RUNTIME, startApi, startWorker } from '../processes';
 import type { OrganizationWithToken } from '../suite';
 import { OwnPostgres } from './own-postgres';
 import { OwnRedis } from './own-redis';
@@ -108,7 +108,8 @@ export class SoakCluster {
     readonly env: Record<string, string>,
   ) {}
 
-  static async start(options: { apis: number; workers: number; env?: Record<string, string> }): Promise<SoakCluster> {
+  /** `nodeFlags`: node flags every API and worker runs with beside the service's own (node-flags.json), for diagnostics. */
+  static async start(options: { apis: number; workers: number; env?: Record<string, string>; nodeFlags?: readonly string[] }): Promise<SoakCluster> {
     const postgres = await OwnPostgres.start();
     const redis = await OwnRedis.start().catch(async (error: unknown) => {
       await postgres.stop();
@@ -126,11 +127,12 @@ export class SoakCluster {
     try {
       await cliJson(cluster.env, ['migrate']);
       cluster.org = await cliJson<OrganizationWithToken>(cluster.env, ['org', 'create', '--name', 'Soak', '--rate-limit', '1000000', '--burst', '2000000']);
+      const runtime = { ...SERVICE_RUNTIME, flags: [...SERVICE_RUNTIME.flags, ...(options.nodeFlags ?? [])] };
       for (let i = 0; i < options.apis; i++) {
         const port = await freePort();
-        cluster.apis.push(new Supervised(`api-${i + 1}`, () => startApi(cluster.env, port)));
+        cluster.apis.push(new Supervised(`api-${i + 1}`, () => startApi(cluster.env, port, runtime)));
       }
-      for (let i = 0; i < options.workers; i++) cluster.workers.push(new Supervised(`worker-${i + 1}`, () => startWorker(cluster.env)));
+      for (let i = 0; i < options.workers; i++) cluster.workers.push(new Supervised(`worker-${i + 1}`, () => startWorker(cluster.env, runtime)));
       await Promise.all([...cluster.apis, ...cluster.workers].map((p) => p.start()));
     } catch (error) {
       await cluster.stop();

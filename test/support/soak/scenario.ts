@@ -34,6 +34,8 @@ export interface SoakOptions {
    * seconds and doubles its heap meanwhile: a run that takes them is for finding a leak, not for judging.
    */
   heapSnapshots?: { atMs: number[]; dir: string };
+  /** Every API and worker writes a line per garbage collection to its log (--trace-gc-nvp): what was promoted, and what survived each full collection. */
+  traceGc?: boolean;
   /** Given every memory sample once the load is over. */
   onMemorySamples?: (samples: readonly RssSample[]) => void;
   /** Given what every API and worker process wrote, by slot and pid, once the checks are done: to tell what a process was doing when its memory moved. */
@@ -69,7 +71,8 @@ export async function runSoak(options: SoakOptions): Promise<Check[]> {
     return status;
   });
   const snapshotEnv: Record<string, string> = options.heapSnapshots ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${options.heapSnapshots.dir}` } : {};
-  const cluster = await SoakCluster.start({ apis: 2, workers: 2, env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE, ...snapshotEnv } });
+  const nodeFlags = options.traceGc ? ['--trace-gc-nvp'] : [];
+  const cluster = await SoakCluster.start({ apis: 2, workers: 2, env: { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE, ...snapshotEnv }, nodeFlags });
   const memory = new RssSampler(cluster);
   try {
     console.log(`own PostgreSQL on port ${cluster.postgres.port}, own Redis on port ${cluster.redis.port} (AOF on), APIs at ${cluster.apiUrls.join(', ')}, 2 workers`);
