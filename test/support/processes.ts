@@ -137,10 +137,12 @@ export function isRunning(pid: number): boolean {
 }
 
 /**
- * A memory figure of /proc/<pid>/status in KiB: VmRSS (resident now) or VmHWM (the most it was resident).
- * NaN when the field is missing (a zombie); throws when the process is gone.
+ * A memory figure of /proc/<pid>/status in KiB: VmRSS (resident now), VmHWM (the most it was resident),
+ * or the resident part that is anonymous (RssAnon: heaps, stacks) or file-backed (RssFile: the pages of
+ * node's binary and shared libraries that have been touched). NaN when the field is missing (a zombie);
+ * throws when the process is gone.
  */
-export function statusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+export function statusKiB(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon' | 'RssFile'): number {
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 }
 

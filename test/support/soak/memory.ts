@@ -14,6 +14,8 @@ export interface RssSample {
   pid: number;
   at: number;
   rssKiB: number;
+  /** The resident pages mapped from files (node's binary, ONNX Runtime's and the other shared libraries): they come in as code paths first run, and the kernel can drop them under pressure. */
+  rssFileKiB: number;
   /** The process's own view (prom-client on its METRICS_PORT), when it answered: V8's heap as reserved (its young generation included, which V8 grows and shrinks with the load), and memory outside the heap (Buffers, native addons' reported allocations). */
   heapTotalKiB?: number;
   externalKiB?: number;
@@ -63,7 +65,7 @@ export class RssSampler {
       try {
         const rssKiB = statusKiB(pid, 'VmRSS');
         if (!Number.isFinite(rssKiB)) continue;
-        const sample: RssSample = { process, pid, at, rssKiB };
+        const sample: RssSample = { process, pid, at, rssKiB, rssFileKiB: statusKiB(pid, 'RssFile') };
         this.samples.push(sample);
         if (metricsUrl !== undefined) void heapOf(metricsUrl).then((heap) => Object.assign(sample, heap));
       } catch {
@@ -96,8 +98,9 @@ export class RssSampler {
    * Per process incarnation, from `warmupMs` after it was first seen (the load's start for the first
    * ones, the restart for those a fault killed: a restarted process warms up again): RSS at the start
    * of that stretch and at its end, and the least-squares slope of its samples in % of their mean per
-   * hour, beside the same for V8's heap size, its old space in use and external memory, and the slope
-   * of RSS less the heap size (context, not judged; see outsideV8). Judged (< 10%/h) only when `judge`
+   * hour, beside the same for V8's heap size, its old space in use and external memory, and the slopes
+   * of the anonymous memory outside the heap and of the file-backed pages (context, not judged; see
+   * outsideV8 and fileBacked). Judged (< 10%/h) only when `judge`
    * and the incarnation was followed for at least 10 minutes after its warm-up.
    */
   check(warmupMs: number, judge: boolean): Check {
@@ -110,7 +113,7 @@ export class RssSampler {
       `warm-up left out: the first ${(warmupMs / 60_000).toFixed(1)} min of each process (V8 growing its heap and young generation to the load, ONNX sessions and bounded caches filling)`,
       `${'process'.padEnd(26)}${'followed min'.padStart(13)}${'first MiB'.padStart(11)}${'last MiB'.padStart(10)}${'max MiB'.padStart(9)}${'slope %/h'.padStart(11)}` +
         `${'V8 heap MiB'.padStart(16)}${'slope %/h'.padStart(11)}${'old in use MiB'.padStart(17)}${'slope %/h'.padStart(11)}${'external MiB'.padStart(15)}${'slope %/h'.padStart(11)}` +
-        `${'outside V8 MiB'.padStart(16)}${'MiB/h'.padStart(10)}`,
+        `${'outside V8 MiB'.padStart(16)}${'MiB/h'.padStart(10)}${'file-backed MiB'.padStart(17)}${'MiB/h'.padStart(10)}`,
     ];
     const failures: string[] = [];
     for (const [name, all] of byIncarnation) {
@@ -123,7 +126,7 @@ export class RssSampler {
         `${name.padEnd(26)}${(span / 60_000).toFixed(1).padStart(13)}${mib(samples[0].rssKiB).padStart(11)}${mib(samples[samples.length - 1].rssKiB).padStart(10)}` +
           `${mib(Math.max(...samples.map((s) => s.rssKiB))).padStart(9)}${slope.toFixed(1).padStart(11)}` +
           `${breakdown(samples, (s) => s.heapTotalKiB, 16)}${breakdown(samples, (s) => s.oldSpaceUsedKiB, 17)}${breakdown(samples, (s) => s.externalKiB, 15)}` +
-          `${outsideV8(samples)}${judged ? '' : '  (not judged: followed < 10 min after its warm-up)'}`,
+          `${outsideV8(samples)}${fileBacked(samples)}${judged ? '' : '  (not judged: followed < 10 min after its warm-up)'}`,
       );
       if (judged && slope > MAX_SLOPE_PERCENT_PER_HOUR) failures.push(`${name}: RSS grows ${slope.toFixed(1)}%/h after warm-up (bound ${MAX_SLOPE_PERCENT_PER_HOUR}%/h)`);
     }
@@ -162,8 +165,8 @@ function breakdown(samples: RssSample[], figure: (s: RssSample) => number | unde
 }
 
 /**
- * RSS less V8's heap size: what lives outside V8 (native allocations of node, ONNX Runtime and the
- * allocator's retained pages, Buffers, code), in MiB per hour: V8's heap size swings by tens of MiB
+ * Anonymous RSS less V8's heap size: what lives outside V8 (native allocations of node, ONNX Runtime and
+ * the allocator's retained pages, Buffers, thread stacks), in MiB per hour: V8's heap size swings by tens of MiB
  * as its old space fills between full collections (minutes apart), which a slope over a few of those
  * swings reads as growth or shrinkage; this part swings less (a worker's does, with each training
  * thread, whose heap is not in these figures). Approximate: the heap size counts pages V8 committed
@@ -173,10 +176,18 @@ function breakdown(samples: RssSample[], figure: (s: RssSample) => number | unde
 function outsideV8(samples: RssSample[]): string {
   const known = samples.filter((s) => Number.isFinite(s.heapTotalKiB));
   if (known.length < 3) return `${'-'.padStart(16)}${'-'.padStart(10)}`;
-  const outside = (s: RssSample) => s.rssKiB - (s.heapTotalKiB as number);
-  const mean = known.reduce((a, s) => a + outside(s), 0) / known.length;
-  const mibPerHour = (slopePercentPerHour(known, outside) / 100) * (mean / 1024);
-  return `${`${mib(outside(known[0]))}→${mib(outside(known[known.length - 1]))}`.padStart(16)}${mibPerHour.toFixed(1).padStart(10)}`;
+  return firstLastAndMiBPerHour(known, (s) => s.rssKiB - s.rssFileKiB - (s.heapTotalKiB as number), 16);
+}
+
+/** The file-backed part of RSS, first→last and in MiB per hour: code being paged in as it first runs, which levels off at what the load uses of the binaries. */
+function fileBacked(samples: RssSample[]): string {
+  return firstLastAndMiBPerHour(samples, (s) => s.rssFileKiB, 17);
+}
+
+function firstLastAndMiBPerHour(samples: RssSample[], value: (s: RssSample) => number, width: number): string {
+  const mean = samples.reduce((a, s) => a + value(s), 0) / samples.length;
+  const mibPerHour = (slopePercentPerHour(samples, value) / 100) * (mean / 1024);
+  return `${`${mib(value(samples[0]))}→${mib(value(samples[samples.length - 1]))}`.padStart(width)}${mibPerHour.toFixed(1).padStart(10)}`;
 }
 
 function slopePercentPerHour(samples: RssSample[], value: (s: RssSample) => number): number {
