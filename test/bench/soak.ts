@@ -8,7 +8,9 @@
 //
 // SOAK_MINUTES (default 30): the load. SOAK_SEED (default 41): the fault order and the load's draws.
 // SOAK_RATE (default 10): ingestion requests per second (predictions at half). SOAK_RECOVERY_BOUND_S
-// (default 60): errors must be over this long after each fault ends.
+// (default 60): errors must be over this long after each fault ends. SOAK_USERS (default 400): the users
+// the load spreads over; each user's window, which every prediction reads, grows as the load sends more
+// events in it, the faster the fewer users there are.
 // SOAK_HEAP_SNAPSHOTS (e.g. 5,12): minutes into the load at which the first API and worker write a
 // heap snapshot (to SOAK_HEAP_SNAPSHOT_DIR, default the current directory); a run for finding a leak.
 // SOAK_MEMORY_SAMPLES: a file to write every memory sample to (JSON), to see the shape of a growth.
@@ -25,6 +27,7 @@ const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const SEED = Number(process.env.SOAK_SEED ?? 41);
 const RATE = Number(process.env.SOAK_RATE ?? 10);
 const RECOVERY_BOUND_S = Number(process.env.SOAK_RECOVERY_BOUND_S ?? 60);
+const USERS = Number(process.env.SOAK_USERS ?? 400);
 const HEAP_SNAPSHOTS_AT_MIN = process.env.SOAK_HEAP_SNAPSHOTS?.split(',').map(Number);
 const HEAP_SNAPSHOT_DIR = process.env.SOAK_HEAP_SNAPSHOT_DIR ?? process.cwd();
 const MEMORY_SAMPLES = process.env.SOAK_MEMORY_SAMPLES;
@@ -37,7 +40,7 @@ async function main(): Promise<void> {
     seed: SEED,
     loadMs: MINUTES * 60_000,
     rate: RATE,
-    users: 400,
+    users: USERS,
     erasures: Math.max(3, Math.round(MINUTES / 2)),
     // One round of the seven faults per 15 minutes: a fault every ~2 min in the default 30.
     faultRounds: Math.max(1, Math.floor(MINUTES / 15)),

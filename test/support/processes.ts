@@ -136,14 +136,34 @@ export function isRunning(pid: number): boolean {
   return state !== undefined && state !== 'Z' && state !== 'X';
 }
 
+type StatusFigure = 'VmRSS' | 'VmHWM' | 'RssFile';
+
 /**
- * A memory figure of /proc/<pid>/status in KiB: VmRSS (resident now), VmHWM (the most it was resident),
- * or the resident part that is anonymous (RssAnon: heaps, stacks) or file-backed (RssFile: the pages of
- * node's binary and shared libraries that have been touched). NaN when the field is missing (a zombie);
- * throws when the process is gone.
+ * The memory figures of /proc/<pid>/status in KiB, read at one instant: VmRSS (resident now), VmHWM (the
+ * most it was resident) and RssFile (the resident pages mapped from files: node's binary and the shared
+ * libraries, as far as they have been touched). NaN for a field that is missing (a zombie); throws when
+ * the process is gone.
  */
-export function statusKiB(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon' | 'RssFile'): number {
-  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+export function statusFiguresKiB(pid: number): Record<StatusFigure, number> {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const figure = (field: StatusFigure) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]);
+  return { VmRSS: figure('VmRSS'), VmHWM: figure('VmHWM'), RssFile: figure('RssFile') };
+}
+
+/**
+ * The resident KiB of the process's [heap] mapping: glibc's main malloc arena, which grows by brk and gives
+ * pages back only from its top, so it stays at the highest point its blocks in use reached; 0 without
+ * one. Throws when the process is gone.
+ */
+export function mallocHeapKiB(pid: number): number {
+  const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  const heap = smaps.indexOf(' [heap]\n');
+  return heap < 0 ? 0 : Number(/^Rss:\s+(\d+) kB/m.exec(smaps.slice(heap))?.[1] ?? 0);
+}
+
+/** One figure of statusFiguresKiB: VmRSS (resident now) or VmHWM (the most it was resident). */
+export function statusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  return statusFiguresKiB(pid)[field];
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */

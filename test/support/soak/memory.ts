@@ -1,4 +1,4 @@
-import { childrenOf, statusKiB } from '../processes';
+import { childrenOf, mallocHeapKiB, statusFiguresKiB, statusKiB } from '../processes';
 import { leastSquaresSlope } from '../statistics';
 import type { Check } from './checks';
 import type { SoakCluster } from './cluster';
@@ -16,6 +16,8 @@ export interface RssSample {
   rssKiB: number;
   /** The resident pages mapped from files (node's binary, ONNX Runtime's and the other shared libraries): they come in as code paths first run, and the kernel can drop them under pressure. */
   rssFileKiB: number;
+  /** glibc's main malloc arena as resident (mallocHeapKiB): part of the memory outside V8, where its high-water mark shows. */
+  mallocHeapKiB: number;
   /** The process's own view (prom-client on its METRICS_PORT), when it answered: V8's heap as reserved (its young generation included, which V8 grows and shrinks with the load), and memory outside the heap (Buffers, native addons' reported allocations). */
   heapTotalKiB?: number;
   externalKiB?: number;
@@ -63,9 +65,9 @@ export class RssSampler {
     for (const { process, pid, metricsUrl } of targets) {
       if (pid === undefined) continue;
       try {
-        const rssKiB = statusKiB(pid, 'VmRSS');
+        const { VmRSS: rssKiB, RssFile: rssFileKiB } = statusFiguresKiB(pid);
         if (!Number.isFinite(rssKiB)) continue;
-        const sample: RssSample = { process, pid, at, rssKiB, rssFileKiB: statusKiB(pid, 'RssFile') };
+        const sample: RssSample = { process, pid, at, rssKiB, rssFileKiB, mallocHeapKiB: mallocHeapKiB(pid) };
         this.samples.push(sample);
         if (metricsUrl !== undefined) void heapOf(metricsUrl).then((heap) => Object.assign(sample, heap));
       } catch {
@@ -99,8 +101,8 @@ export class RssSampler {
    * ones, the restart for those a fault killed: a restarted process warms up again): RSS at the start
    * of that stretch and at its end, and the least-squares slope of its samples in % of their mean per
    * hour, beside the same for V8's heap size, its old space in use and external memory, and the slopes
-   * of the anonymous memory outside the heap and of the file-backed pages (context, not judged; see
-   * outsideV8 and fileBacked). Judged (< 10%/h) only when `judge`
+   * of the anonymous memory outside the heap, of glibc's main arena and of the file-backed pages (context,
+   * not judged; see outsideV8, mallocHeap and fileBacked). Judged (< 10%/h) only when `judge`
    * and the incarnation was followed for at least 10 minutes after its warm-up.
    */
   check(warmupMs: number, judge: boolean): Check {
@@ -113,7 +115,7 @@ export class RssSampler {
       `warm-up left out: the first ${(warmupMs / 60_000).toFixed(1)} min of each process (V8 growing its heap and young generation to the load, ONNX sessions and bounded caches filling)`,
       `${'process'.padEnd(26)}${'followed min'.padStart(13)}${'first MiB'.padStart(11)}${'last MiB'.padStart(10)}${'max MiB'.padStart(9)}${'slope %/h'.padStart(11)}` +
         `${'V8 heap MiB'.padStart(16)}${'slope %/h'.padStart(11)}${'old in use MiB'.padStart(17)}${'slope %/h'.padStart(11)}${'external MiB'.padStart(15)}${'slope %/h'.padStart(11)}` +
-        `${'outside V8 MiB'.padStart(16)}${'MiB/h'.padStart(10)}${'file-backed MiB'.padStart(17)}${'MiB/h'.padStart(10)}`,
+        `${'outside V8 MiB'.padStart(16)}${'MiB/h'.padStart(10)}${'malloc heap MiB'.padStart(17)}${'MiB/h'.padStart(10)}${'file-backed MiB'.padStart(17)}${'MiB/h'.padStart(10)}`,
     ];
     const failures: string[] = [];
     for (const [name, all] of byIncarnation) {
@@ -126,7 +128,7 @@ export class RssSampler {
         `${name.padEnd(26)}${(span / 60_000).toFixed(1).padStart(13)}${mib(samples[0].rssKiB).padStart(11)}${mib(samples[samples.length - 1].rssKiB).padStart(10)}` +
           `${mib(Math.max(...samples.map((s) => s.rssKiB))).padStart(9)}${slope.toFixed(1).padStart(11)}` +
           `${breakdown(samples, (s) => s.heapTotalKiB, 16)}${breakdown(samples, (s) => s.oldSpaceUsedKiB, 17)}${breakdown(samples, (s) => s.externalKiB, 15)}` +
-          `${outsideV8(samples)}${fileBacked(samples)}${judged ? '' : '  (not judged: followed < 10 min after its warm-up)'}`,
+          `${outsideV8(samples)}${mallocHeap(samples)}${fileBacked(samples)}${judged ? '' : '  (not judged: followed < 10 min after its warm-up)'}`,
       );
       if (judged && slope > MAX_SLOPE_PERCENT_PER_HOUR) failures.push(`${name}: RSS grows ${slope.toFixed(1)}%/h after warm-up (bound ${MAX_SLOPE_PERCENT_PER_HOUR}%/h)`);
     }
@@ -168,8 +170,7 @@ function breakdown(samples: RssSample[], figure: (s: RssSample) => number | unde
  * Anonymous RSS less V8's heap size: what lives outside V8 (native allocations of node, ONNX Runtime and
  * the allocator's retained pages, Buffers, thread stacks), in MiB per hour: V8's heap size swings by tens of MiB
  * as its old space fills between full collections (minutes apart), which a slope over a few of those
- * swings reads as growth or shrinkage; this part swings less (a worker's does, with each training
- * thread, whose heap is not in these figures). Approximate: the heap size counts pages V8 committed
+ * swings reads as growth or shrinkage; this part swings less. Approximate: the heap size counts pages V8 committed
  * and has not all touched, so this part moves against it when V8 resizes (in a 15-minute soak the
  * API's RSS read at 3-minute points stayed within 7 MiB while this slope said +33 MiB/h).
  */
@@ -179,14 +180,23 @@ function outsideV8(samples: RssSample[]): string {
   return firstLastAndMiBPerHour(known, (s) => s.rssKiB - s.rssFileKiB - (s.heapTotalKiB as number), 16);
 }
 
+/**
+ * glibc's main malloc arena (part of "outside V8"), first→last and in MiB per hour. It gives pages back
+ * from its top only, so it follows the largest native working set so far: in a 30-minute soak it rose
+ * about 0.7 MiB a minute in every API and worker while malloc_stats() put the blocks in use in it
+ * between 19 and 31 MiB at three points.
+ */
+function mallocHeap(samples: RssSample[]): string {
+  return firstLastAndMiBPerHour(samples, (s) => s.mallocHeapKiB, 17);
+}
+
 /** The file-backed part of RSS, first→last and in MiB per hour: code being paged in as it first runs, which levels off at what the load uses of the binaries. */
 function fileBacked(samples: RssSample[]): string {
   return firstLastAndMiBPerHour(samples, (s) => s.rssFileKiB, 17);
 }
 
 function firstLastAndMiBPerHour(samples: RssSample[], value: (s: RssSample) => number, width: number): string {
-  const mean = samples.reduce((a, s) => a + value(s), 0) / samples.length;
-  const mibPerHour = (slopePercentPerHour(samples, value) / 100) * (mean / 1024);
+  const mibPerHour = (leastSquaresSlope(samples.map((s) => [s.at, value(s)] as const)) * 3_600_000) / 1024;
   return `${`${mib(value(samples[0]))}→${mib(value(samples[samples.length - 1]))}`.padStart(width)}${mibPerHour.toFixed(1).padStart(10)}`;
 }
 
