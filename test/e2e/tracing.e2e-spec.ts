@@ -6,6 +6,7 @@ import { request } from '../support/http';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { type RunningProcess, startApi, startWorker } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
+import { learnablePopulation, sendEvents, settledModel } from '../support/training';
 
 const ROOT = join(__dirname, '..', '..');
 const SPAN_KIND = { server: 2, producer: 4, consumer: 5 } as const;
@@ -88,6 +89,33 @@ describe('tracing (OpenTelemetry over OTLP/HTTP)', () => {
     expect(below(job).map((span) => span.attributes['db.system.name'])).toContain('postgresql');
     const statement = below(server).find((span) => span.attributes['db.system.name'] === 'postgresql')?.attributes['db.query.text'];
     expect(typeof statement === 'string' && statement.length > 0).toBe(true);
+  });
+
+  it('follows a retrain into the training process the worker starts: its queries and its fit, in the trace of the job', async () => {
+    // Its users' ids contain the secret too, so the test below would find any that a training span exported.
+    await sendEvents(api.baseUrl, org.token.secret, learnablePopulation(200, 30, { prefix: `${userId}-` }));
+    const model = await request<{ id: string }>(`${api.baseUrl}/v1/models`, { token: org.token.secret, method: 'POST', body: { name: 'traced', targetEvent: 'checkout' } });
+    const retrain = await request(`${api.baseUrl}/v1/models/retrain`, { token: org.token.secret, method: 'POST', body: { modelId: model.body.id } });
+    expect(retrain.status).toBe(200);
+    expect(await settledModel(api.baseUrl, org.token.secret, model.body.id, worker, 300_000)).toMatchObject({ status: 'active' });
+
+    const server = await eventually('the server span of POST /v1/models/retrain', () =>
+      receiver.spans.find((span) => span.kind === SPAN_KIND.server && span.attributes['http.route'] === '/v1/models/retrain'),
+    );
+    const trace = () => receiver.spans.filter((span) => span.traceId === server.traceId);
+    // The training process sends its spans before it answers; the worker's job span follows in its next batch.
+    const job = await eventually('the worker span of the training job', () =>
+      trace().find((span) => span.service === 'traced-worker' && span.kind === SPAN_KIND.consumer && span.attributes['messaging.destination.name'] === 'training'),
+    );
+    const spans = trace();
+    const inProcess = spans.filter((span) => span.service === 'traced-training');
+    expect(inProcess.every((span) => descendsFrom(span, job, spans))).toBe(true);
+    const matrix = inProcess.find((span) => span.name === 'training matrix');
+    const fit = inProcess.find((span) => span.name === 'training fit');
+    expect(matrix).toBeDefined();
+    expect(fit).toBeDefined();
+    // The matrix's reads are the training process's own queries, below its span.
+    expect(inProcess.filter((span) => descendsFrom(span, matrix as ReceivedSpan, spans)).map((span) => span.attributes['db.system.name'])).toContain('postgresql');
   });
 
   it('never exports a user id, a token, an event name or a property value, nor a URL or a header', async () => {

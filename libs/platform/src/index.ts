@@ -60,6 +60,7 @@ export { createRedisClient, queueConnection, queuePrefix, type RedisClient } fro
 export { connectSql, type Runtime, type SqlRuntime, startRuntime } from './runtime';
 export { printableText } from './text/printable-text';
 export { DAY_MS } from './time/durations';
+export { activeTraceContext, inSpan, inTraceContext, type TraceCarrier } from './tracing/trace-context';
 export { UserActivityModule } from './user-activity/user-activity.module';
 export { UserActivityFeedService } from './user-activity/user-activity-feed.service';
 export { SERVICE_VERSION } from './version';

@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
+import { activeTraceContext, type TraceCarrier } from '@foresight/platform';
 import type { BuiltDataset, ModelDefinition } from '../dataset/dataset-builder';
 import type { TrainedModel, TrainModelInput } from '../training';
 
@@ -10,6 +11,8 @@ export type FitSettings = { [A in TrainModelInput['algorithm']]: Omit<Extract<Tr
 export interface TrainingProcessInput {
   model: ModelDefinition;
   fit: FitSettings;
+  /** The trace of the worker's training job, which the process's matrix reads and fit continue (when traced). */
+  traceContext?: TraceCarrier;
 }
 
 /** A training process's answer: what the run stores of its matrix and model, and what it cost. */
@@ -35,7 +38,7 @@ export type TrainingOutcome = TrainedInProcess | { error: string };
  * soaks. Only the model (its ONNX bytes and metrics) comes back over the IPC channel; errors arrive
  * with their message intact.
  */
-export function trainInProcess(input: TrainingProcessInput): Promise<TrainedInProcess> {
+export function trainInProcess(input: Omit<TrainingProcessInput, 'traceContext'>): Promise<TrainedInProcess> {
   return new Promise((resolve, reject) => {
     // The service's V8 flags (node-flags.json) are for request handling; a run sizes its heap as node does by default.
     const child = fork(join(__dirname, 'training.process.js'), [], { serialization: 'advanced', execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -51,7 +54,7 @@ export function trainInProcess(input: TrainingProcessInput): Promise<TrainedInPr
       else if (outcome) reject(new Error(outcome.error));
       else reject(sendError ?? new Error(`training process exited with ${signal ?? `code ${code}`} before it answered`));
     });
-    child.send(input, (error) => {
+    child.send({ ...input, traceContext: activeTraceContext() } satisfies TrainingProcessInput, (error) => {
       if (!error) return;
       sendError = error;
       child.kill('SIGKILL');

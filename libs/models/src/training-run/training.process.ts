@@ -1,15 +1,20 @@
 // A training run's matrix and fit, in a child process of the worker (train-in-process.ts): what to
 // train arrives as the first message; the process reads the organization's events over a connection
 // of its own, builds the matrix, fits, answers the model or the error's message, and exits,
-// returning everything it allocated to the system.
+// returning everything it allocated to the system. Traced, its queries and fit belong to the trace of
+// the worker's job.
+import './training-tracing';
 import { Worker } from 'node:worker_threads';
 import { TrainingEvents } from '@foresight/events';
-import { connectSql } from '@foresight/platform';
+import { connectSql, inSpan, inTraceContext } from '@foresight/platform';
+import { stopTracing } from '@foresight/platform/tracing';
 import { type BuiltDataset, DatasetBuilder, type ModelDefinition } from '../dataset/dataset-builder';
 import { rowCount, trainModel } from '../training';
 import type { TrainingOutcome, TrainingProcessInput } from './train-in-process';
 
 const ORPHAN_CHECK_MS = 500;
+/** How long the run's answer waits for its spans to be sent when the collector does not answer. */
+const SPAN_FLUSH_MS = 5_000;
 
 /**
  * A worker that dies (SIGKILL, the OOM killer) closes the channel, but the fit is synchronous and this
@@ -38,9 +43,9 @@ async function buildDataset(model: ModelDefinition): Promise<BuiltDataset> {
 
 async function train({ model, fit }: TrainingProcessInput): Promise<TrainingOutcome> {
   const startedAt = performance.now();
-  const { split, ...dataset } = await buildDataset(model);
+  const { split, ...dataset } = await inSpan('training matrix', () => buildDataset(model));
   const builtAt = performance.now();
-  const trained = trainModel({ ...fit, split });
+  const trained = await inSpan('training fit', async () => trainModel({ ...fit, split }));
   return {
     dataset: { ...dataset, validationRows: rowCount(split.validation) },
     model: trained,
@@ -49,9 +54,18 @@ async function train({ model, fit }: TrainingProcessInput): Promise<TrainingOutc
   };
 }
 
+/** The spans still buffered (none without tracing), sent before the process exits. */
+function flushSpans(): Promise<void> {
+  const givenUp = new Promise<void>((resolve) => setTimeout(resolve, SPAN_FLUSH_MS).unref());
+  return Promise.race([stopTracing().catch(() => undefined), givenUp]);
+}
+
 stopWhenOrphaned();
 process.once('message', (input: TrainingProcessInput) => {
-  void train(input)
+  void inTraceContext(input.traceContext, () => train(input))
     .catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }))
-    .then((outcome) => process.send?.(outcome, () => process.exit(0)));
+    .then(async (outcome) => {
+      await flushSpans();
+      process.send?.(outcome, () => process.exit(0));
+    });
 });

@@ -62,7 +62,7 @@ export interface DashboardSettings {
 export interface TracingSettings {
   /** OTLP/HTTP base address, without a trailing slash. */
   readonly endpoint: string;
-  /** Base of the service names: `<serviceName>-api`, `<serviceName>-worker`. */
+  /** Base of the service names: `<serviceName>-api`, `<serviceName>-worker`, `<serviceName>-training`. */
   readonly serviceName: string;
   /** Share of new traces recorded, 0 to 1. */
   readonly sampleRatio: number;

@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
-import { type Attributes, type Context, context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, type Context, SpanKind, trace } from '@opentelemetry/api';
 import type { Job, JobsOptions, Processor, Queue, WorkerOptions } from 'bullmq';
+import { activeTraceContext, traceContextOf, within } from '../tracing/trace-context';
 // Importing it installs the logged classes first; traceJobs() then installs these subclasses of them.
 import { LoggedQueue, LoggedWorker } from './logged-bullmq';
 
@@ -18,30 +19,16 @@ function jobAttributes(queue: string, operation: 'send' | 'process', jobName?: s
   };
 }
 
-/** Runs `work` as `span`, ending it and marking it failed if `work` throws. */
-async function within<T>(span: Span, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    span.recordException(error as Error);
-    span.setStatus({ code: SpanStatusCode.ERROR });
-    throw error;
-  } finally {
-    span.end();
-  }
-}
-
 /** The payload with the active trace context added (nothing is added outside a sampled or remote trace). */
 function withTraceContext<T>(data: T): T {
   if (typeof data !== 'object' || data === null) return data;
-  const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  return Object.keys(carrier).length === 0 ? data : { ...data, [TRACE_CONTEXT_FIELD]: carrier };
+  const carrier = activeTraceContext();
+  return carrier === undefined ? data : { ...data, [TRACE_CONTEXT_FIELD]: carrier };
 }
 
+/** The trace the job was queued in. */
 function producerContext(data: unknown): Context {
-  const carrier = typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[TRACE_CONTEXT_FIELD] : undefined;
-  return typeof carrier === 'object' && carrier !== null ? propagation.extract(ROOT_CONTEXT, carrier) : ROOT_CONTEXT;
+  return traceContextOf(typeof data === 'object' && data !== null ? (data as Record<string, unknown>)[TRACE_CONTEXT_FIELD] : undefined);
 }
 
 /** A queue whose jobs carry, in their data, the trace they were queued in (an HTTP request, another job); its errors go to the outage log. */

@@ -1,7 +1,8 @@
 import { type TracingSettings, tracingSettings } from '../config/config';
 import type { Tracing } from './tracing-sdk';
 
-export type TracedProcess = 'api' | 'worker';
+/** The service's processes: the API, the worker, and the training processes a worker starts (train-in-process.ts). */
+export type TracedProcess = 'api' | 'worker' | 'training';
 
 type TracingSdk = typeof import('./tracing-sdk');
 
