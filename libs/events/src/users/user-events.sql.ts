@@ -8,7 +8,7 @@ import {
   EVENT_USER,
   EVENT_USER_JOIN,
   eventsSince,
-  LINKED_ANONYMOUS_EVENTS,
+  LINKED_ANONYMOUS_EVENTS_JOIN,
   OWN_EVENTS,
   revisionOf,
   USER_EVENTS,
@@ -38,8 +38,12 @@ export const USER_REVISION = sqlStatement<{ revision: string }, [organizationId:
  */
 
 /**
- * The window read off the events; first and last seen per branch of the rule, so min() and max()
- * read one index entry per partition.
+ * The window read off the events; first and last seen per branch of the rule. The user's own branch
+ * reads one index entry per partition (min() and max() down events_user_time_idx). The linked branch
+ * goes from the user's links to their events (a join, as eventsSince reads it): as min() and max()
+ * over `anonymous_id = ANY(ARRAY(...))`, PostgreSQL walked the organization's primary key in time
+ * order for a first match, which for a user without links never came (1.1 s and 1.5 million buffers
+ * for one user of an organization of 1.5 million events; user-reads.integration-spec.ts).
  */
 const eventsWindow = (user: string) => `
   SELECT (${revisionOf(user)}) AS revision,
@@ -48,8 +52,8 @@ const eventsWindow = (user: string) => `
          ${eventsSince(user, '$3')} AS events
     FROM (SELECT (SELECT min(e.occurred_at) FROM events e WHERE ${OWN_EVENTS(user)}) AS first_seen,
                  (SELECT max(e.occurred_at) FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at < $4) AS last_seen) own,
-         (SELECT (SELECT min(e.occurred_at) FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS(user)}) AS first_seen,
-                 (SELECT max(e.occurred_at) FROM events e WHERE ${LINKED_ANONYMOUS_EVENTS(user)} AND e.occurred_at < $4) AS last_seen) linked`;
+         (SELECT (SELECT min(e.occurred_at) FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)}) AS first_seen,
+                 (SELECT max(e.occurred_at) FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)} AND e.occurred_at < $4) AS last_seen) linked`;
 
 /** The window of user $2 from $3, as of $4, read off the events: one round trip, one row. */
 export const EVENTS_WINDOW = sqlStatement<UserWindowRow, [organizationId: string, user: StoredUserId, ...Span]>('events.events-window', eventsWindow('$2'), {
@@ -93,9 +97,25 @@ export const TIMELINE = sqlStatement<{ occurredAt: number; sessionId: string | n
      FROM events e WHERE ${USER_EVENTS('$2')} AND e.occurred_at >= $3 AND e.occurred_at < $4 ORDER BY e.occurred_at`,
 );
 
+/**
+ * The user's latest $3 events, newest first: the latest of the user's own, and of each linked
+ * anonymous id's (down its index, from the links), then the latest of those. An ORDER BY ... LIMIT
+ * over USER_EVENTS' OR, or over the links joined to the events, walked the organization's primary
+ * key backwards, filtering, until it had $3 of the user's (32,000 buffers for a user of 10 events
+ * among 40,000; user-reads.integration-spec.ts).
+ */
 export const LATEST_EVENTS = sqlStatement<{ event: string; occurred_at: Date; session_id: string | null }, [organizationId: string, user: StoredUserId, limit: number]>(
   'events.latest-events',
-  `SELECT e.event, e.occurred_at, e.session_id FROM events e WHERE ${USER_EVENTS('$2')} ORDER BY e.occurred_at DESC LIMIT $3`,
+  `SELECT event, occurred_at, session_id FROM (
+     (SELECT e.event, e.occurred_at, e.session_id FROM events e WHERE ${OWN_EVENTS('$2')} ORDER BY e.occurred_at DESC LIMIT $3)
+     UNION ALL
+     (SELECT l.* FROM identities i CROSS JOIN LATERAL (
+        SELECT e.event, e.occurred_at, e.session_id FROM events e
+         WHERE e.organization_id = i.organization_id AND e.anonymous_id = i.anonymous_id AND e.user_id IS NULL
+         ORDER BY e.occurred_at DESC LIMIT $3) l
+       WHERE i.organization_id = $1 AND i.user_id = $2)
+   ) latest
+   ORDER BY occurred_at DESC LIMIT $3`,
 );
 
 /**
