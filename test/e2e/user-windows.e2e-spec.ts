@@ -2,8 +2,10 @@ import { DataSource } from 'typeorm';
 import { type ActiveUser, type ActiveUsersStart, type StoredUserId, USER_HASHES, type UserEventWindow, type UserWindowSnapshot, windowToKeep } from '@foresight/events';
 import { loadConfig, type Logger, SqlExecutor } from '@foresight/platform';
 import { ActiveUsersService } from '../../libs/events/src/users/active-users.service';
+import { DELTA_MARGIN_MS } from '../../libs/events/src/users/kept-windows/kept-windows.sql';
 import { UserWindowsService } from '../../libs/events/src/users/kept-windows/user-windows.service';
-import { UserEventsService } from '../../libs/events/src/users/user-events.service';
+import { KEEP_AFTER_EVENTS, UserEventsService } from '../../libs/events/src/users/user-events.service';
+import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
@@ -188,7 +190,7 @@ describe('user windows: kept windows answer as the events do', () => {
         )
       )[0];
     const base = await delta();
-    expect(base).toMatchObject({ base: base.revision, count: '0', from: now - HOUR });
+    expect(base).toMatchObject({ base: base.revision, count: '0', from: now - DELTA_MARGIN_MS });
     /** Serving's answer, and the one it gives with the kept events blanked by hand: what only the events since can have answered. */
     const answers = async (end = now + HOUR) => {
       const served = await window(org, 'dee', end);
@@ -198,8 +200,8 @@ describe('user windows: kept windows answer as the events do', () => {
     };
 
     // Dated after delta_from, own and linked: counted, read from delta_from on beside the kept window.
-    await send(org, '/v1/events', [{ event: 'add_to_cart', userId: 'dee', timestamp: at(-30 * 60_000) }]);
-    await send(org, '/v1/events', [{ event: 'scroll', anonymousId: 'anon-dee', timestamp: at(-10 * 60_000), properties: { depth: 0.5 } }]);
+    await send(org, '/v1/events', [{ event: 'add_to_cart', userId: 'dee', timestamp: at(-DELTA_MARGIN_MS / 2) }]);
+    await send(org, '/v1/events', [{ event: 'scroll', anonymousId: 'anon-dee', timestamp: at(-DELTA_MARGIN_MS / 5), properties: { depth: 0.5 } }]);
     expect(await delta()).toMatchObject({ base: base.revision, count: '2', revision: String(Number(base.revision) + 2) });
     const extended = await answers();
     expect(extended.served?.events.map((e) => e.event)).toEqual(['signup', 'view_item', 'login', 'click', 'add_to_cart', 'scroll']);
@@ -208,14 +210,14 @@ describe('user windows: kept windows answer as the events do', () => {
     expect(extended.served?.events.map((e) => e.event)).not.toContain('hostile_probe');
     // Many users read together (a batch, or requests of the same turn) get the same.
     await keep(org, ['dee']);
-    await send(org, '/v1/events', [{ event: 'add_to_cart', userId: 'dee', timestamp: at(-20 * 60_000) }]);
+    await send(org, '/v1/events', [{ event: 'add_to_cart', userId: 'dee', timestamp: at(-DELTA_MARGIN_MS / 3) }]);
     const [batched] = await userEvents.windows(organizationOf(org), ['dee', 'ada'] as StoredUserId[], new Date(now + HOUR - WINDOW), new Date(now + HOUR));
     expect(batched).toEqual((await answers()).events);
 
     // Dated before delta_from (a queue flushed late), a new link, the erasure of an id linked to the user: the window is read off the events.
     for (const change of [
       () => send(org, '/v1/events', [{ event: 'click', userId: 'dee', timestamp: at(-3 * HOUR) }]),
-      () => send(org, '/v1/events', [{ event: 'login', userId: 'dee', anonymousId: 'anon-dee-2', timestamp: at(-5 * 60_000) }]),
+      () => send(org, '/v1/events', [{ event: 'login', userId: 'dee', anonymousId: 'anon-dee-2', timestamp: at(-DELTA_MARGIN_MS / 4) }]),
       () => userEvents.erase(organizationOf(org), 'anon-dee'),
     ]) {
       await keep(org, ['dee']);
@@ -234,6 +236,38 @@ describe('user windows: kept windows answer as the events do', () => {
     await suite.sql(`DELETE FROM user_windows WHERE organization_id = $1`, [organizationOf(other)]);
   });
 
+  it('serving keeps a window it read many events of off the events, and reads it back with the events stored since', async () => {
+    /** `count` events of the user, an hour apart up to DELTA_MARGIN_MS before now. */
+    const history = (user: string, count: number) =>
+      Array.from({ length: count }, (_, i) => ({ event: i % 2 ? 'click' : 'add_to_cart', userId: user, timestamp: at(-DELTA_MARGIN_MS - (count - i) * HOUR) }));
+    for (const user of ['hal', 'ivy', 'jo']) await send(org, '/v1/events', history(user, user === 'jo' ? KEEP_AFTER_EVENTS - 1 : KEEP_AFTER_EVENTS));
+    await send(other, '/v1/events', history('hal', 3));
+    const keptRevision = async (who: OrganizationWithToken, user: string) => {
+      const [row] = await kept(who, user);
+      return row?.revision === row?.current ? row?.revision : undefined;
+    };
+
+    // Alone and in a batch: each read takes the windows off the events, then keeps those of at least KEEP_AFTER_EVENTS such events.
+    const alone = await window(org, 'hal');
+    await eventually('hal kept', () => keptRevision(org, 'hal'));
+    const [ivy, jo] = await userEvents.windows(organizationOf(org), ['ivy', 'jo'] as StoredUserId[], new Date(now - WINDOW), new Date(now));
+    await eventually('ivy kept', () => keptRevision(org, 'ivy'));
+    expect(await kept(org, 'jo')).toEqual([]);
+    expect(await kept(other, 'hal')).toEqual([]);
+    expect(alone?.events).toHaveLength(KEEP_AFTER_EVENTS);
+    expect(ivy).toEqual(await fromEvents(org, 'ivy'));
+    expect(jo?.events).toHaveLength(KEEP_AFTER_EVENTS - 1);
+
+    // Read back: the kept row, and the event stored since, read off the events (what blanking the kept events leaves).
+    await send(org, '/v1/events', [{ event: 'checkout', userId: 'hal', timestamp: at(-DELTA_MARGIN_MS / 2) }]);
+    const served = await window(org, 'hal');
+    expect(served?.events.map((e) => e.event)).toEqual([...alone!.events.map((e) => e.event), 'checkout']);
+    await suite.sql(`UPDATE user_windows SET events = '[]' WHERE organization_id = $1 AND user_id = 'hal'`, [organizationOf(org)]);
+    expect((await window(org, 'hal'))?.events.map((e) => e.event)).toEqual(['checkout']);
+    expect(served).toEqual(await fromEvents(org, 'hal'));
+    expect((await userEvents.window(organizationOf(other), 'hal' as StoredUserId, new Date(now - WINDOW), new Date(now)))?.events).toHaveLength(3);
+  });
+
   it('answers as the events do for every user of demo data after a mix of new events, one at a time or read together', async () => {
     const demo = await suite.createOrganization('windows_demo');
     await cliJson(suite.env, ['demo', 'seed', '--org', organizationOf(demo), '--users', '200', '--days', '30']);
@@ -246,14 +280,14 @@ describe('user windows: kept windows answer as the events do', () => {
     // then linked, both kinds, or nothing.
     const changes = users.flatMap((user, i): Array<Record<string, unknown>> =>
       [
-        [{ event: 'click', userId: user, timestamp: at(-5 * 60_000 - i) }],
+        [{ event: 'click', userId: user, timestamp: at(-DELTA_MARGIN_MS / 2 - i) }],
         [{ event: 'click', userId: user, timestamp: at(-5 * HOUR - i) }],
         [
-          { event: 'view_item', anonymousId: `anon-${user}`, timestamp: at(-20 * 60_000) },
-          { event: 'login', userId: user, anonymousId: `anon-${user}`, timestamp: at(-10 * 60_000) },
+          { event: 'view_item', anonymousId: `anon-${user}`, timestamp: at(-DELTA_MARGIN_MS / 2) },
+          { event: 'login', userId: user, anonymousId: `anon-${user}`, timestamp: at(-DELTA_MARGIN_MS / 4) },
         ],
         [
-          { event: 'add_to_cart', userId: user, timestamp: at(-30 * 60_000), properties: { items: i } },
+          { event: 'add_to_cart', userId: user, timestamp: at(-DELTA_MARGIN_MS / 3), properties: { items: i } },
           { event: 'scroll', userId: user, timestamp: at(-2 * DAY), properties: { depth: 0.25 } },
         ],
         [],
@@ -371,9 +405,9 @@ describe('user windows: kept windows answer as the events do', () => {
     // order among the kept ones; a resumed run reads only those after its checkpoint. max, inactive with
     // a window of no events, is active by the event stored since alone.
     await send(scoring, '/v1/events', [
-      { event: 'click', userId: 'oli', timestamp: at(-HOUR) },
-      { event: 'click', userId: replacement, timestamp: at(-HOUR) },
-      { event: 'click', userId: 'max', timestamp: at(-HOUR / 2) },
+      { event: 'click', userId: 'oli', timestamp: at(-DELTA_MARGIN_MS) },
+      { event: 'click', userId: replacement, timestamp: at(-DELTA_MARGIN_MS) },
+      { event: 'click', userId: 'max', timestamp: at(-DELTA_MARGIN_MS / 2) },
     ]);
     const mixed = await scoringRead(scoring);
     expect(mixed.users.map((u) => [u.user, u.revisionToKeep !== undefined])).toEqual([
@@ -392,7 +426,7 @@ describe('user windows: kept windows answer as the events do', () => {
     // Those two events are dated from delta_from on: oli and the other are read off their kept window and the events stored since.
     await suite.sql(`UPDATE user_windows SET events = '[]' WHERE organization_id = $1 AND user_id = 'oli'`, [organizationOf(scoring)]);
     const oli = (await scoringRead(scoring)).users.find((u) => u.user === 'oli');
-    expect(oli?.history.map((e) => e.occurredAt)).toEqual([now - HOUR]);
+    expect(oli?.history.map((e) => e.occurredAt)).toEqual([now - DELTA_MARGIN_MS]);
     await forgetKept();
     const mixedOffEvents = await scoringRead(scoring);
     expect(withoutRevisions(mixed)).toEqual(withoutRevisions(mixedOffEvents));

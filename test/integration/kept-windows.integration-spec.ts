@@ -22,10 +22,10 @@ const USERS = ['ada', 'bob'];
 const ANONYMOUS = ['anon-1', 'anon-2'];
 /**
  * When events are dated, from now: before retention's cutoff (rarely: such a user's window is not kept
- * until retention ran), inside the window, before and after a kept window's delta_from (an hour before
+ * until retention ran), inside the window, before and after a kept window's delta_from (five minutes before
  * its taking), and ahead (a client clock running fast).
  */
-const OFFSETS = [-40 * DAY, -20 * DAY, -20 * DAY, -2 * DAY, -2 * DAY, -3 * HOUR, -20 * MINUTE, -MINUTE, -MINUTE, 2 * HOUR];
+const OFFSETS = [-40 * DAY, -20 * DAY, -20 * DAY, -2 * DAY, -2 * DAY, -3 * HOUR, -20 * MINUTE, -2 * MINUTE, -MINUTE, 2 * HOUR];
 
 /** What a run does, in order: what ingestion, erasure, retention and bulk scoring do to a user's history and its kept window. */
 type Step =

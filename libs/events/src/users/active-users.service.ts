@@ -132,7 +132,7 @@ async function* keptUsers(runner: SqlRunner, from: number): AsyncGenerator<Activ
     for (const row of rows) {
       const window = windowAsOf(row, from, Infinity);
       // Extended by the events stored since: whole as of the run's snapshot, and worth keeping at its revision.
-      const revisionToKeep = row.recent == null ? undefined : row.revision_to_keep;
+      const revisionToKeep = row.recent == null ? undefined : (row.revision_to_keep ?? undefined);
       yield { user: row.user_id, history: window?.events ?? [], firstSeenAt: window?.firstSeenAt ?? Infinity, revisionToKeep };
     }
   }

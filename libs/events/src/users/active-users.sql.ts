@@ -93,7 +93,7 @@ export const DECLARE_KEPT_WINDOWS = sqlStatement<never, [...ShardRun, afterUser:
   'events.declare-kept-windows',
   `
   DECLARE kept_windows NO SCROLL CURSOR FOR
-  SELECT w.user_id COLLATE "C" AS user_id, ${KEPT_WINDOW_COLUMNS}, ${REVISION_TO_KEEP} AS revision_to_keep
+  SELECT w.user_id COLLATE "C" AS user_id, ${KEPT_WINDOW_COLUMNS}
     FROM user_windows w JOIN user_activity a USING (organization_id, user_id)
    WHERE w.organization_id = $1 AND ${IN_SHARD('w.user_id')} AND ${SERVING_KEPT_WINDOW} AND ($6::text IS NULL OR w.user_id COLLATE "C" > $6)
      AND (w.last_seen >= ${EPOCH_MS('$2::timestamptz')} OR w.events <> '[]' OR w.revision <> a.revision)
@@ -105,7 +105,7 @@ export const DECLARE_KEPT_WINDOWS = sqlStatement<never, [...ShardRun, afterUser:
  * most users and 50 KB or more for very active ones (a soak's 400 users held some 200,000 events),
  * and two batches are in flight: 200 keeps them to a few MB where 2,000 held them all at once.
  */
-export const FETCH_KEPT_WINDOWS = sqlStatement<UserWindowRow & { user_id: StoredUserId; revision_to_keep: string }, []>('events.fetch-kept-windows', 'FETCH 200 FROM kept_windows');
+export const FETCH_KEPT_WINDOWS = sqlStatement<UserWindowRow & { user_id: StoredUserId }, []>('events.fetch-kept-windows', 'FETCH 200 FROM kept_windows');
 
 /** The events from $2 on (no end) of the users $3, by user (byte order) then time: both branches of the rule. */
 export const DECLARE_READ_HISTORIES = sqlStatement<never, [organizationId: string, from: string, users: readonly StoredUserId[]]>(

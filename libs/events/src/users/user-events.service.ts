@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { deleteInBatches, SameTurnBatches, SqlExecutor } from '@foresight/platform';
 import type { EventRow } from '../ingest/event-row';
 import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
-import { type UserWindowRow, windowAsOf } from './kept-windows/user-window';
+import { DELTA_MARGIN_MS } from './kept-windows/kept-windows.sql';
+import { type UserWindowRow, type UserWindowSnapshot, windowAsOf, windowToKeep } from './kept-windows/user-window';
 import { UserWindowsService } from './kept-windows/user-windows.service';
 import { type StoredUserId, storedUserIdFromStorage } from './stored-user-id';
 import type { RecentEvent, UserEventWindow, UserSpan } from './user-event';
@@ -27,6 +28,27 @@ import {
 
 /** Users whose activity rows one retention statement deletes (each checked again for events). */
 const ACTIVITY_DELETE_USERS = 2_000;
+/**
+ * Events a serving read took off the events, dated before the taking's margin (DELTA_MARGIN_MS),
+ * from which on it keeps the window it read: every later read would take them off the events again,
+ * one heap page each, where a kept window is one row. Keeping writes the whole window, so not for a
+ * few events.
+ */
+export const KEEP_AFTER_EVENTS = 100;
+/**
+ * Windows one read keeps at most (each held as text until written: a batch of 1,000 long windows
+ * would hold hundreds of MB), and how long a user's keep, refused or not, is not tried again (a user
+ * sending events faster than a keep is written would otherwise cost a window's text per read).
+ */
+const KEEPS_PER_READ = 20;
+const KEEP_AGAIN_AFTER_MS = 60_000;
+
+/** A user's window row as read, and whether it came off a kept window. */
+interface WindowRead {
+  user: StoredUserId;
+  row: UserWindowRow;
+  kept: boolean;
+}
 
 /** One request's window: a user's events from `from` until `until` (epoch ms). */
 interface WindowAsk {
@@ -47,6 +69,8 @@ export class UserEventsService {
   private readonly windowAsks = new SameTurnBatches<string, WindowAsk, UserEventWindow | undefined>((organizationId, asks) =>
     this.readWindows(organizationId, asks),
   );
+  /** When each user's window was last sent to be kept, oldest first (organization and user, NUL-separated). */
+  private readonly keepsTried = new Map<string, number>();
 
   constructor(
     private readonly sql: SqlExecutor,
@@ -88,6 +112,7 @@ export class UserEventsService {
       const [{ user, from, until }] = asks;
       const kept = await this.keptWindows.read(organizationId, user, new Date(from), new Date(until));
       const row = kept ?? (await this.sql.first(EVENTS_WINDOW, [organizationId, user, new Date(from).toISOString(), new Date(until).toISOString()]));
+      this.keepWorthKeeping(organizationId, [{ user, row: row as UserWindowRow, kept: kept !== undefined }], from, until);
       return [windowAsOf(row as UserWindowRow, from, until)];
     }
     const since = Math.min(...asks.map((ask) => ask.from));
@@ -96,14 +121,45 @@ export class UserEventsService {
     return asks.map(({ user, from, until }) => windowAsOf(rows.get(user) as UserWindowRow, from, until));
   }
 
-  /** The window rows of distinct users from `since` as of `asOf`: the kept ones, then the others read off the events. */
+  /**
+   * Keeps the windows read from `since` as of `asOf` that took KEEP_AFTER_EVENTS or more events off the
+   * events, dated before the margin a kept window reads apart: the next reads take one row and the
+   * few events stored since. Kept as bulk scoring keeps (the revision read, checked again under the
+   * row lock), after the answer and never waited for: a refusal (the user sent an event meanwhile)
+   * only leaves the next read as this one was.
+   */
+  private keepWorthKeeping(organizationId: string, reads: ReadonlyArray<WindowRead>, since: number, asOf: number): void {
+    const now = Date.now();
+    for (const [key, at] of this.keepsTried) {
+      if (now - at < KEEP_AGAIN_AFTER_MS) break;
+      this.keepsTried.delete(key);
+    }
+    const windows: UserWindowSnapshot[] = [];
+    for (const { user, row, kept } of reads) {
+      const key = `${organizationId}\u0000${user}`;
+      if (windows.length === KEEPS_PER_READ || row.revision_to_keep === null || this.keepsTried.has(key)) continue;
+      if (readOffEventsBefore(kept ? row.recent : row.events, asOf - DELTA_MARGIN_MS) < KEEP_AFTER_EVENTS) continue;
+      const window = windowAsOf(row, since, Infinity);
+      const snapshot = window && windowToKeep(organizationId, user, window.events, row.revision_to_keep, window.firstSeenAt, since, asOf, row.last_seen);
+      if (!snapshot) continue;
+      windows.push(snapshot);
+      this.keepsTried.set(key, now);
+    }
+    if (windows.length > 0) void this.keptWindows.keep(windows);
+  }
+
+  /** The window rows of distinct users from `since` as of `asOf`: the kept ones, then the others read off the events (which may keep some). */
   private async windowRows(organizationId: string, users: readonly StoredUserId[], since: number, asOf: number): Promise<Map<StoredUserId, UserWindowRow>> {
     const rows = await this.keptWindows.readMany(organizationId, users, new Date(since), new Date(asOf));
     const unkept = users.filter((user) => !rows.has(user));
-    if (unkept.length > 0) {
-      const read = await this.sql.rows(EVENTS_WINDOWS, [organizationId, unkept, new Date(since).toISOString(), new Date(asOf).toISOString()]);
-      unkept.forEach((user, i) => rows.set(user, read[i]));
-    }
+    const read = unkept.length === 0 ? [] : await this.sql.rows(EVENTS_WINDOWS, [organizationId, unkept, new Date(since).toISOString(), new Date(asOf).toISOString()]);
+    this.keepWorthKeeping(
+      organizationId,
+      [...[...rows].map(([user, row]) => ({ user, row, kept: true })), ...unkept.map((user, i) => ({ user, row: read[i], kept: false }))],
+      since,
+      asOf,
+    );
+    unkept.forEach((user, i) => rows.set(user, read[i]));
     return rows;
   }
 
@@ -185,4 +241,15 @@ export class UserEventsService {
     }
     return events + activity;
   }
+}
+
+/** How many of the events in `readOff` (JSON text of FeatureEventArrays, oldest first: what a read took off the events) are dated before `before`. */
+function readOffEventsBefore(readOff: string | null | undefined, before: number): number {
+  if (readOff == null) return 0;
+  let count = 0;
+  for (const [occurredAt] of JSON.parse(readOff) as Array<[number]>) {
+    if (occurredAt >= before) break;
+    count++;
+  }
+  return count;
 }

@@ -1,6 +1,6 @@
 import { batchedDelete, sqlStatement } from '@foresight/platform';
 import { historyColumns, type HistoryRow } from './history-cursor';
-import { TOUCH_USERS_ANY_TIME } from './kept-windows/kept-windows.sql';
+import { REVISION_TO_KEEP, TOUCH_USERS_ANY_TIME } from './kept-windows/kept-windows.sql';
 import type { UserWindowRow } from './kept-windows/user-window';
 import type { StoredUserId } from './stored-user-id';
 import {
@@ -47,6 +47,7 @@ export const USER_REVISION = sqlStatement<{ revision: string }, [organizationId:
  */
 const eventsWindow = (user: string) => `
   SELECT (${revisionOf(user)}) AS revision,
+         (SELECT ${REVISION_TO_KEEP} FROM user_activity a WHERE a.organization_id = $1 AND a.user_id = ${user}) AS revision_to_keep,
          ${EPOCH_MS('least(own.first_seen, linked.first_seen)')} AS first_seen,
          ${EPOCH_MS('greatest(own.last_seen, linked.last_seen)')} AS last_seen,
          ${eventsSince(user, '$3')} AS events

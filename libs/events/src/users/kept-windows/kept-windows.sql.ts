@@ -21,10 +21,14 @@ import type { UserWindowRow } from './user-window';
 /**
  * How long before a kept window's taking an event may be dated and still count as stored since
  * (user_activity's delta_from): events sent after the taking but dated a little earlier (a client's
- * queue flushed late) then extend the kept window instead of retiring it. Bigger reads more events
- * per request after a new one; an event dated earlier still answers right, off all the events.
+ * queue flushed on its usual schedule, an ingestion transaction still open at the taking) then
+ * extend the kept window instead of retiring it. Every read of the window reads the events dated from
+ * delta_from on apart, so bigger reads more events per request: with an hour, a user sending an
+ * event every few seconds had a thousand read one by one off the events on every prediction. An
+ * event dated earlier (a queue flushed after hours offline) still answers right, off all the events,
+ * and serving keeps the window again (UserEventsService).
  */
-export const DELTA_MARGIN_MS = 3_600_000;
+export const DELTA_MARGIN_MS = 5 * 60_000;
 
 /**
  * `w` still holds the user's history: of the current revision, or the base of the revisions since,
@@ -50,7 +54,7 @@ export const REVISION_TO_KEEP = `a.revision::text || '/' || a.xmin::text`;
 export const KEPT_WINDOW_SERVES = (from: string, asOf: string) => `${KEPT_WINDOW_HOLDS} AND w.window_from <= ${from} AND w.taken_at <= ${asOf}`;
 
 /** A kept window as UserWindowRow, with the events stored since when it is the base of later revisions. */
-export const KEPT_WINDOW_COLUMNS = `a.revision::text AS revision, w.first_seen, w.last_seen, w.events,
+export const KEPT_WINDOW_COLUMNS = `a.revision::text AS revision, ${REVISION_TO_KEEP} AS revision_to_keep, w.first_seen, w.last_seen, w.events,
          CASE WHEN w.revision <> a.revision THEN ${EPOCH_MS('a.delta_from')} END AS recent_from,
          CASE WHEN w.revision <> a.revision THEN ${eventsSince('w.user_id', 'a.delta_from')} END AS recent`;
 

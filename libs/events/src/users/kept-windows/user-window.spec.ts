@@ -2,6 +2,7 @@ import { eventsText, type UserWindowRow, windowAsOf } from './user-window';
 
 const row = (overrides: Partial<UserWindowRow> = {}): UserWindowRow => ({
   revision: '7',
+  revision_to_keep: '7/1234',
   // Read from 1,000 on, at 5,000: the latest event before then is 4,000.
   first_seen: 100,
   last_seen: 4_000,

@@ -14,6 +14,8 @@ type FeatureEventArray = [number, string, string | null, string | null, number |
  */
 export interface UserWindowRow {
   revision: string | null;
+  /** What keeping the window read checks (REVISION_TO_KEEP); null without an activity row. */
+  revision_to_keep: string | null;
   first_seen: number | null;
   last_seen: number | null;
   /** JSON text: FeatureEventArray[], oldest first. */

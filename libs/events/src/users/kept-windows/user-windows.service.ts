@@ -1,5 +1,5 @@
 /**
- * The kept window, owned here: a user's window as bulk scoring read it (their events from
+ * The kept window, owned here: a user's window as bulk scoring or serving read it (their events from
  * `window_from` on with no end, first event ever, latest event before `taken_at`), stored in
  * user_windows under the user's revision so that serving and the next runs read one row instead of
  * the user's events. This folder reads kept windows (KEPT_WINDOW, KEPT_WINDOWS, KEPT_WINDOW_SERVES
@@ -30,8 +30,11 @@
  *     locked in ingestion's lock order), and only when it is first seen within the organization's
  *     retention; it sets delta_base to that revision, delta_count to 0 and delta_from
  *     DELTA_MARGIN_MS before the taking. A kept window is replaced only by one of a later revision.
- * Reads that feed keep come from an older snapshot: bulk scoring reads in one repeatable-read
- * transaction, on the read replica when DATABASE_READ_URL is set (ActiveUsersService). A window read
+ * Two reads feed keep, each recording REVISION_TO_KEEP in the statement that reads the events (one
+ * snapshot): serving's (UserEventsService, on the primary), when a read took many events off the
+ * events that the next reads would take again; and bulk scoring's, whose reads come from an older
+ * snapshot: it reads in one repeatable-read transaction, on the read replica when DATABASE_READ_URL
+ * is set (ActiveUsersService). A window read
  * there is kept only if the primary's activity row is still the row version the snapshot saw, so it
  * holds exactly the events the primary holds at that revision: every change but retention moves the
  * revision in its own transaction; retention is covered by the first-seen check (as long as
@@ -50,8 +53,8 @@ import type { UserWindowRow, UserWindowSnapshot } from './user-window';
 const WRITE_ROWS = 500;
 
 /**
- * user_windows: the windows bulk scoring read, kept for serving to read instead of the events
- * (UserEventsService.window). Keeping one is never needed for an answer, so a write Postgres
+ * user_windows: the windows bulk scoring and serving read, kept for serving to read instead of the
+ * events (UserEventsService.window). Keeping one is never needed for an answer, so a write Postgres
  * refuses (the user erased meanwhile, say) is dropped with a warning.
  */
 @Injectable()
