@@ -76,13 +76,25 @@ describe('a training run in a process of its own', () => {
     expect(String((await parent({}, unreachable.toString()).answer).error)).toMatch(/ECONNREFUSED/);
   });
 
+  // Rounds without end: this fit would run for hours.
+  const endlessFit = { algorithm: 'gbdt', search: false, options: { maxTrees: 10_000_000, earlyStoppingPatience: 10_000_000, learningRate: 1e-6 } };
+
   it('stops a run whose worker was killed, though its fit would run on', async () => {
-    // Rounds without end: this fit would run for hours.
-    const { child } = parent({ fit: { algorithm: 'gbdt', search: false, options: { maxTrees: 10_000_000, earlyStoppingPatience: 10_000_000, learningRate: 1e-6 } } });
+    const { child } = parent({ fit: endlessFit });
     const run = await eventually('the training process', () => childrenOf(child.pid as number).at(0));
     runs.push(run);
     // Well past start-up (loading the training code takes 1-2 CPU s) and the matrix's build: fitting.
     await eventually('the fit to be under way', () => (processCpuSeconds(run) >= 5 ? true : undefined));
+    child.kill('SIGKILL');
+    await eventually('the orphaned training process to stop', () => (isRunning(run) ? undefined : true), 15_000);
+  });
+
+  it('stops a run whose worker was killed while the process still loaded its code', async () => {
+    const { child } = parent({ fit: endlessFit });
+    const run = await eventually('the training process', () => childrenOf(child.pid as number).at(0));
+    runs.push(run);
+    // Killed at once: the process has its new parent before it starts watching for one (the question and
+    // the worker's pid already sent), and would otherwise read the matrix and fit without end.
     child.kill('SIGKILL');
     await eventually('the orphaned training process to stop', () => (isRunning(run) ? undefined : true), 15_000);
   });

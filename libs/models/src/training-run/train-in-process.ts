@@ -41,7 +41,8 @@ export type TrainingOutcome = TrainedInProcess | { error: string };
 export function trainInProcess(input: Omit<TrainingProcessInput, 'traceContext'>): Promise<TrainedInProcess> {
   return new Promise((resolve, reject) => {
     // The service's V8 flags (node-flags.json) are for request handling; a run sizes its heap as node does by default.
-    const child = fork(join(__dirname, 'training.process.js'), [], { serialization: 'advanced', execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // Its argument is the worker's pid: the process ends itself once it has another parent (orphaned).
+    const child = fork(join(__dirname, 'training.process.js'), [String(process.pid)], { serialization: 'advanced', execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let outcome: TrainingOutcome | undefined;
     let sendError: Error | null = null;
     child.once('message', (message: TrainingOutcome) => {

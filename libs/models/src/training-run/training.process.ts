@@ -20,13 +20,17 @@ const SPAN_FLUSH_MS = 5_000;
  * A worker that dies (SIGKILL, the OOM killer) closes the channel, but the fit is synchronous and this
  * process's event loop would hear of it only when the fit ends, minutes later for a large organization,
  * spending a core on a run another worker starts again. A thread of its own notices being adopted (its
- * parent's pid changes) and ends the process.
+ * parent's pid is no longer the worker's) and ends the process. The worker's pid comes as the process's
+ * argument, not from process.ppid once loaded: a worker killed while this process loads its modules (a
+ * second or more on a busy machine) would otherwise leave it watching its new parent, and fitting.
  */
 function stopWhenOrphaned(): void {
   const watchdog = new Worker(
     `const { workerData } = require('node:worker_threads');
-     setInterval(() => { if (process.ppid !== workerData.parent) process.kill(process.pid, 'SIGKILL'); }, workerData.everyMs);`,
-    { eval: true, workerData: { parent: process.ppid, everyMs: ORPHAN_CHECK_MS } },
+     const orphaned = () => { if (process.ppid !== workerData.parent) process.kill(process.pid, 'SIGKILL'); };
+     orphaned();
+     setInterval(orphaned, workerData.everyMs);`,
+    { eval: true, workerData: { parent: Number(process.argv[2]), everyMs: ORPHAN_CHECK_MS } },
   );
   watchdog.unref();
 }
