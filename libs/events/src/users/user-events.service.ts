@@ -3,7 +3,7 @@ import { deleteInBatches, SameTurnBatches, SqlExecutor } from '@foresight/platfo
 import type { EventRow } from '../ingest/event-row';
 import { EventWriterService, type WriteResult } from '../ingest/event-writer.service';
 import { DELTA_MARGIN_MS } from './kept-windows/kept-windows.sql';
-import { type UserWindowRow, type UserWindowSnapshot, windowAsOf, windowToKeep } from './kept-windows/user-window';
+import { type ParsedWindowRow, parseWindowRow, type UserWindowRow, type UserWindowSnapshot, windowIn, windowToKeep } from './kept-windows/user-window';
 import { UserWindowsService } from './kept-windows/user-windows.service';
 import { type StoredUserId, storedUserIdFromStorage } from './stored-user-id';
 import type { RecentEvent, UserEventWindow, UserSpan } from './user-event';
@@ -43,10 +43,10 @@ export const KEEP_AFTER_EVENTS = 100;
 const KEEPS_PER_READ = 20;
 const KEEP_AGAIN_AFTER_MS = 60_000;
 
-/** A user's window row as read, and whether it came off a kept window. */
+/** A user's window row as read (parsed once), and whether it came off a kept window. */
 interface WindowRead {
   user: StoredUserId;
-  row: UserWindowRow;
+  row: ParsedWindowRow;
   kept: boolean;
 }
 
@@ -111,14 +111,14 @@ export class UserEventsService {
     if (asks.length === 1) {
       const [{ user, from, until }] = asks;
       const kept = await this.keptWindows.read(organizationId, user, new Date(from), new Date(until));
-      const row = kept ?? (await this.sql.first(EVENTS_WINDOW, [organizationId, user, new Date(from).toISOString(), new Date(until).toISOString()]));
-      this.keepWorthKeeping(organizationId, [{ user, row: row as UserWindowRow, kept: kept !== undefined }], from, until);
-      return [windowAsOf(row as UserWindowRow, from, until)];
+      const row = parseWindowRow(kept ?? ((await this.sql.first(EVENTS_WINDOW, [organizationId, user, new Date(from).toISOString(), new Date(until).toISOString()])) as UserWindowRow));
+      this.keepWorthKeeping(organizationId, [{ user, row, kept: kept !== undefined }], from, until);
+      return [windowIn(row, from, until)];
     }
     const since = Math.min(...asks.map((ask) => ask.from));
     const asOf = Math.min(...asks.map((ask) => ask.until));
     const rows = await this.windowRows(organizationId, [...new Set(asks.map((ask) => ask.user))], since, asOf);
-    return asks.map(({ user, from, until }) => windowAsOf(rows.get(user) as UserWindowRow, from, until));
+    return asks.map(({ user, from, until }) => windowIn(rows.get(user) as ParsedWindowRow, from, until));
   }
 
   /**
@@ -138,8 +138,8 @@ export class UserEventsService {
     for (const { user, row, kept } of reads) {
       const key = `${organizationId}\u0000${user}`;
       if (windows.length === KEEPS_PER_READ || row.revision_to_keep === null || this.keepsTried.has(key)) continue;
-      if (readOffEventsBefore(kept ? row.recent : row.events, asOf - DELTA_MARGIN_MS) < KEEP_AFTER_EVENTS) continue;
-      const window = windowAsOf(row, since, Infinity);
+      if (eventsBefore(kept ? row.recent : row.events, asOf - DELTA_MARGIN_MS) < KEEP_AFTER_EVENTS) continue;
+      const window = windowIn(row, since, Infinity);
       const snapshot = window && windowToKeep(organizationId, user, window.events, row.revision_to_keep, window.firstSeenAt, since, asOf, row.last_seen);
       if (!snapshot) continue;
       windows.push(snapshot);
@@ -149,18 +149,16 @@ export class UserEventsService {
   }
 
   /** The window rows of distinct users from `since` as of `asOf`: the kept ones, then the others read off the events (which may keep some). */
-  private async windowRows(organizationId: string, users: readonly StoredUserId[], since: number, asOf: number): Promise<Map<StoredUserId, UserWindowRow>> {
-    const rows = await this.keptWindows.readMany(organizationId, users, new Date(since), new Date(asOf));
-    const unkept = users.filter((user) => !rows.has(user));
+  private async windowRows(organizationId: string, users: readonly StoredUserId[], since: number, asOf: number): Promise<Map<StoredUserId, ParsedWindowRow>> {
+    const keptRows = await this.keptWindows.readMany(organizationId, users, new Date(since), new Date(asOf));
+    const unkept = users.filter((user) => !keptRows.has(user));
     const read = unkept.length === 0 ? [] : await this.sql.rows(EVENTS_WINDOWS, [organizationId, unkept, new Date(since).toISOString(), new Date(asOf).toISOString()]);
-    this.keepWorthKeeping(
-      organizationId,
-      [...[...rows].map(([user, row]) => ({ user, row, kept: true })), ...unkept.map((user, i) => ({ user, row: read[i], kept: false }))],
-      since,
-      asOf,
-    );
-    unkept.forEach((user, i) => rows.set(user, read[i]));
-    return rows;
+    const reads: WindowRead[] = [
+      ...[...keptRows].map(([user, row]) => ({ user, row: parseWindowRow(row), kept: true })),
+      ...unkept.map((user, i) => ({ user, row: parseWindowRow(read[i]), kept: false })),
+    ];
+    this.keepWorthKeeping(organizationId, reads, since, asOf);
+    return new Map(reads.map(({ user, row }) => [user, row]));
   }
 
   /** user_activity's revision, moved by every change to the user's history; undefined without an activity row. */
@@ -243,11 +241,10 @@ export class UserEventsService {
   }
 }
 
-/** How many of the events in `readOff` (JSON text of FeatureEventArrays, oldest first: what a read took off the events) are dated before `before`. */
-function readOffEventsBefore(readOff: string | null | undefined, before: number): number {
-  if (readOff == null) return 0;
+/** How many of `readOff` (what a read took off the events, oldest first) are dated before `before`. */
+function eventsBefore(readOff: ParsedWindowRow['events'], before: number): number {
   let count = 0;
-  for (const [occurredAt] of JSON.parse(readOff) as Array<[number]>) {
+  for (const [occurredAt] of readOff) {
     if (occurredAt >= before) break;
     count++;
   }

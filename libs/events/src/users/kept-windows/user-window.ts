@@ -39,6 +39,17 @@ export interface UserWindowSnapshot {
   events: string;
 }
 
+/** A window row with its JSON text parsed, to cut more than one window out of (windowIn) or count its events. */
+export interface ParsedWindowRow extends Omit<UserWindowRow, 'events' | 'recent'> {
+  events: FeatureEventArray[];
+  /** The events stored since (`recent`); empty without. */
+  recent: FeatureEventArray[];
+}
+
+export function parseWindowRow(row: UserWindowRow): ParsedWindowRow {
+  return { ...row, events: JSON.parse(row.events) as FeatureEventArray[], recent: row.recent == null ? [] : (JSON.parse(row.recent) as FeatureEventArray[]) };
+}
+
 /**
  * The window [from, until) of a user's row, for any `from` at or after the row's `window_from` and
  * `until` at or after its `taken_at` (the events have no end, and nothing was stored since at the
@@ -47,7 +58,12 @@ export interface UserWindowSnapshot {
  * none is later.
  */
 export function windowAsOf(row: UserWindowRow, from: number, until: number): UserEventWindow | undefined {
-  const recent = row.recent == null ? [] : (JSON.parse(row.recent) as FeatureEventArray[]);
+  return windowIn(parseWindowRow(row), from, until);
+}
+
+/** windowAsOf of a row parsed once. */
+export function windowIn(row: ParsedWindowRow, from: number, until: number): UserEventWindow | undefined {
+  const { recent } = row;
   // An event stored since may be dated before the first kept one (delta_from precedes the taking).
   const firstSeen = Math.min(row.first_seen ?? Infinity, recent[0]?.[0] ?? Infinity);
   if (firstSeen >= until) return undefined;
@@ -60,7 +76,7 @@ export function windowAsOf(row: UserWindowRow, from: number, until: number): Use
       if (occurredAt >= from) events.push({ occurredAt, event, sessionId, screen, dwellMs, hesitationMs, scrollDepth, numbers, strings });
     }
   };
-  take(JSON.parse(row.events) as FeatureEventArray[], Math.min(until, row.recent_from ?? Infinity));
+  take(row.events, Math.min(until, row.recent_from ?? Infinity));
   take(recent, until);
   return { events, firstSeenAt: firstSeen, lastSeenAt: latest, revision: row.revision };
 }
