@@ -46,15 +46,15 @@ export const USER_REVISION = sqlStatement<{ revision: string }, [organizationId:
  * for one user of an organization of 1.5 million events; user-reads.integration-spec.ts).
  */
 const eventsWindow = (user: string) => `
-  SELECT (${revisionOf(user)}) AS revision,
-         (SELECT ${REVISION_TO_KEEP} FROM user_activity a WHERE a.organization_id = $1 AND a.user_id = ${user}) AS revision_to_keep,
+  SELECT a.revision::text AS revision, ${REVISION_TO_KEEP} AS revision_to_keep,
          ${EPOCH_MS('least(own.first_seen, linked.first_seen)')} AS first_seen,
          ${EPOCH_MS('greatest(own.last_seen, linked.last_seen)')} AS last_seen,
          ${eventsSince(user, '$3')} AS events
     FROM (SELECT (SELECT min(e.occurred_at) FROM events e WHERE ${OWN_EVENTS(user)}) AS first_seen,
                  (SELECT max(e.occurred_at) FROM events e WHERE ${OWN_EVENTS(user)} AND e.occurred_at < $4) AS last_seen) own,
          (SELECT (SELECT min(e.occurred_at) FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)}) AS first_seen,
-                 (SELECT max(e.occurred_at) FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)} AND e.occurred_at < $4) AS last_seen) linked`;
+                 (SELECT max(e.occurred_at) FROM ${LINKED_ANONYMOUS_EVENTS_JOIN(user)} AND e.occurred_at < $4) AS last_seen) linked
+    LEFT JOIN user_activity a ON a.organization_id = $1 AND a.user_id = ${user}`;
 
 /** The window of user $2 from $3, as of $4, read off the events: one round trip, one row. */
 export const EVENTS_WINDOW = sqlStatement<UserWindowRow, [organizationId: string, user: StoredUserId, ...Span]>('events.events-window', eventsWindow('$2'), {
