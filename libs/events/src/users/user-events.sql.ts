@@ -8,10 +8,12 @@ import {
   EVENT_USER,
   EVENT_USER_JOIN,
   eventsSince,
+  LINK_EVENTS,
   LINKED_ANONYMOUS_EVENTS_JOIN,
   OWN_EVENTS,
   revisionOf,
   USER_EVENTS,
+  USER_LINKS,
 } from './user-history.sql';
 
 /*
@@ -111,10 +113,8 @@ export const LATEST_EVENTS = sqlStatement<{ event: string; occurred_at: Date; se
      (SELECT e.event, e.occurred_at, e.session_id FROM events e WHERE ${OWN_EVENTS('$2')} ORDER BY e.occurred_at DESC LIMIT $3)
      UNION ALL
      (SELECT l.* FROM identities i CROSS JOIN LATERAL (
-        SELECT e.event, e.occurred_at, e.session_id FROM events e
-         WHERE e.organization_id = i.organization_id AND e.anonymous_id = i.anonymous_id AND e.user_id IS NULL
-         ORDER BY e.occurred_at DESC LIMIT $3) l
-       WHERE i.organization_id = $1 AND i.user_id = $2)
+        SELECT e.event, e.occurred_at, e.session_id FROM events e WHERE ${LINK_EVENTS} ORDER BY e.occurred_at DESC LIMIT $3) l
+       WHERE ${USER_LINKS('$2')})
    ) latest
    ORDER BY occurred_at DESC LIMIT $3`,
 );

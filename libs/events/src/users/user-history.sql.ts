@@ -8,15 +8,20 @@
 export const OWN_EVENTS = (user: string) => `e.organization_id = $1 AND e.user_id = ${user}`;
 export const LINKED_ANONYMOUS_EVENTS = (user: string) =>
   `e.organization_id = $1 AND e.user_id IS NULL AND e.anonymous_id = ANY(ARRAY(SELECT anonymous_id FROM identities WHERE organization_id = $1 AND user_id = ${user}))`;
+/** The user's links: rows of identities `i`. */
+export const USER_LINKS = (user: string) => `i.organization_id = $1 AND i.user_id = ${user}`;
+/**
+ * The anonymous events (`e`) of the link `i`: per link (FROM identities i CROSS JOIN LATERAL (... WHERE
+ * LINK_EVENTS) WHERE USER_LINKS), a read stops early in each linked id's events (ORDER BY ... LIMIT).
+ */
+export const LINK_EVENTS = 'e.organization_id = i.organization_id AND e.anonymous_id = i.anonymous_id AND e.user_id IS NULL';
 /**
  * LINKED_ANONYMOUS_EVENTS as a join from the user's links (FROM and WHERE), for a branch inside a
  * UNION ALL read per user of a LATERAL: there, PostgreSQL 15 kept the ARRAY(...) of the first user
  * for the next ones when the window fell in one partition (seen on the bench's data: one user's
  * anonymous events served as another's).
  */
-export const LINKED_ANONYMOUS_EVENTS_JOIN = (user: string) =>
-  `identities i JOIN events e ON e.organization_id = i.organization_id AND e.anonymous_id = i.anonymous_id
-    WHERE i.organization_id = $1 AND i.user_id = ${user} AND e.user_id IS NULL`;
+export const LINKED_ANONYMOUS_EVENTS_JOIN = (user: string) => `identities i JOIN events e ON ${LINK_EVENTS} WHERE ${USER_LINKS(user)}`;
 /** Both branches, each able to run on its own index. */
 export const USER_EVENTS = (user: string) => `((${OWN_EVENTS(user)}) OR (${LINKED_ANONYMOUS_EVENTS(user)}))`;
 
