@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { embeddedSql } from '../support/embedded-sql';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
 import { REDIS_URL } from '../support/services';
+import { type KeepsTarget, ServingKeeps } from '../support/serving-keeps';
 import { deleteRedisKeys, type OrganizationWithToken } from '../support/suite';
 import { Answers, idle, lookUpUser, predictRound } from '../support/traffic';
 import { completedScoringRun, settledModel } from '../support/training';
@@ -104,6 +106,23 @@ describe('embedded mode (PGlite) across idle gaps', () => {
     await idle(SHORT_GAP_MS);
     await predictRound(api.baseUrl, token(), fresh(USERS_PER_ROUND), answers);
   }, 300_000);
+
+  it('keeps the windows serving reads, and serves them with the events stored since, across an idle gap and a restart', async () => {
+    const target = (): KeepsTarget => ({
+      baseUrl: api?.baseUrl as string,
+      token: token(),
+      answers,
+      keptWindows: async (user) => (await embeddedSql(dataDir, 'SELECT 1 FROM user_windows WHERE organization_id = $1 AND user_id = $2', [org.organization.id, user])).length,
+    });
+    const keeps = await ServingKeeps.start(target(), 'embedded');
+    await keeps.compare(target());
+    await idle(DEFAULT_GAP_MS);
+    await keeps.compare(target());
+    // Restarted: nothing cached, the kept row and the event stored since read again.
+    await api?.stop();
+    api = await startApi(env);
+    await keeps.compare(target());
+  }, 120_000);
 
   it('after a restart, serves first-time predictions, retrains and scores after sitting idle longer than the default idle timeout (10 s)', async () => {
     await api?.stop();

@@ -3,9 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { Client } from 'pg';
 import { type DomainEvent, queuePrefix, QUEUES } from '@foresight/platform';
-import { EMBEDDED_SOCKET_PORT } from '../../libs/platform/src/database/embedded-postgres';
+import { embeddedSql } from '../support/embedded-sql';
 import { eventually } from '../support/eventually';
 import { request } from '../support/http';
 import { cliJson, type RunningProcess, startApi } from '../support/processes';
@@ -29,17 +28,6 @@ describe('embedded mode (PGlite)', () => {
   let created: OrganizationWithToken | undefined;
   let modelId: string | undefined;
   let receiver: Receiver | undefined;
-
-  /** SQL on the embedded database through the running service's socket, as the CLI reaches it. */
-  const embeddedSql = async <T>(text: string, params: unknown[] = []): Promise<T[]> => {
-    const pg = new Client({ host: dataDir, port: EMBEDDED_SOCKET_PORT, user: 'postgres', database: 'postgres' });
-    await pg.connect();
-    try {
-      return (await pg.query(text, params)).rows as T[];
-    } finally {
-      await pg.end();
-    }
-  };
 
   afterAll(async () => {
     await api?.stop();
@@ -138,7 +126,7 @@ describe('embedded mode (PGlite)', () => {
       await announcements.close();
     }
     const retrainedInOutbox = () =>
-      embeddedSql<{ event: DomainEvent }>(`SELECT event FROM domain_event_outbox WHERE organization_id = $1 AND event->>'type' = 'model.retrained'`, [organizationId]);
+      embeddedSql<{ event: DomainEvent }>(dataDir, `SELECT event FROM domain_event_outbox WHERE organization_id = $1 AND event->>'type' = 'model.retrained'`, [organizationId]);
     const [{ event }] = await retrainedInOutbox();
     expect(event).toMatchObject({ type: 'model.retrained', data: { modelId, version: 2 } });
     expect(hooks.requests).toEqual([]);
@@ -157,6 +145,6 @@ describe('embedded mode (PGlite)', () => {
     expect(JSON.parse(delivered.body) as WebhookBody).toEqual({ id: event.id, type: 'model.retrained', createdAt: event.createdAt, data: event.data });
     expect(verifySignature(webhook.body.secret, delivered)).toBe(true);
     // The version the event announces survived the kill too, and no run stored another.
-    expect(await embeddedSql(`SELECT version FROM model_versions WHERE model_id = $1 ORDER BY version`, [modelId])).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(await embeddedSql(dataDir, `SELECT version FROM model_versions WHERE model_id = $1 ORDER BY version`, [modelId])).toEqual([{ version: 1 }, { version: 2 }]);
   }, 600_000);
 });

@@ -4,6 +4,7 @@ import { type JsonResponse, request } from '../support/http';
 import { PgBouncer } from '../support/pgbouncer';
 import { cliJson, type RunningProcess, startApi, startWorker } from '../support/processes';
 import { queuedWorkDone } from '../support/queues';
+import { ServingKeeps } from '../support/serving-keeps';
 import { type OrganizationWithToken, TestSuite } from '../support/suite';
 import { Answers, idle, lookUpUser, predictRound } from '../support/traffic';
 import { completedScoringRun, promotionRunsDone, settledModel } from '../support/training';
@@ -176,4 +177,17 @@ describe('behind PgBouncer in transaction pooling mode', () => {
     expect(delivered.filter((d) => d.status !== 'succeeded')).toEqual([]);
     expect(receiver.bodies().map((b) => b.type)).toEqual(expect.arrayContaining(['model.retrained', 'webhook.test']));
   }, 180_000);
+
+  it('keeps the windows serving reads through the pooler, and serves them with the events stored since', async () => {
+    const target = {
+      baseUrl: api.baseUrl,
+      token: token(),
+      answers,
+      keptWindows: async (user: string) => (await suite.sql('SELECT 1 FROM user_windows WHERE organization_id = $1 AND user_id = $2', [org.organization.id, user])).length,
+    };
+    const keeps = await ServingKeeps.start(target, 'pooled');
+    await keeps.compare(target);
+    await idle(IDLE_GAP_MS);
+    await keeps.compare(target);
+  });
 });
