@@ -43,10 +43,9 @@ export const KEEP_AFTER_EVENTS = 100;
 const KEEPS_PER_READ = 20;
 const KEEP_AGAIN_AFTER_MS = 60_000;
 
-/** A user's window row as read (parsed once), and whether it came off a kept window. */
+/** A user's window row as read, and whether it came off a kept window. */
 interface WindowRead {
-  user: StoredUserId;
-  row: ParsedWindowRow;
+  row: UserWindowRow;
   kept: boolean;
 }
 
@@ -102,63 +101,68 @@ export class UserEventsService {
   }
 
   /**
-   * Windows asked for together. Alone, by the one-user statements (the cheaper plans); together, read
-   * from the earliest start as of the earliest end, which serves every ask's later start and end
-   * (windowAsOf), then each cut to its own.
+   * Windows asked for together: read from the earliest start as of the earliest end, which serves
+   * every ask's later start and end (windowIn), then each cut to its own.
    */
   private async readWindows(organizationId: string, asks: WindowAsk[]): Promise<Array<UserEventWindow | undefined>> {
     if (asks.length === 0) return [];
-    if (asks.length === 1) {
-      const [{ user, from, until }] = asks;
-      const kept = await this.keptWindows.read(organizationId, user, new Date(from), new Date(until));
-      const row = parseWindowRow(kept ?? ((await this.sql.first(EVENTS_WINDOW, [organizationId, user, new Date(from).toISOString(), new Date(until).toISOString()])) as UserWindowRow));
-      this.keepWorthKeeping(organizationId, [{ user, row, kept: kept !== undefined }], from, until);
-      return [windowIn(row, from, until)];
-    }
     const since = Math.min(...asks.map((ask) => ask.from));
     const asOf = Math.min(...asks.map((ask) => ask.until));
-    const rows = await this.windowRows(organizationId, [...new Set(asks.map((ask) => ask.user))], since, asOf);
-    return asks.map(({ user, from, until }) => windowIn(rows.get(user) as ParsedWindowRow, from, until));
+    const reads = await this.windowRows(organizationId, [...new Set(asks.map((ask) => ask.user))], since, asOf);
+    return this.answer(organizationId, asks, reads, since, asOf);
+  }
+
+  /** The window rows of distinct users from `since` as of `asOf`: the kept ones, then the others read off the events. Alone, by the one-user statements (the cheaper plans). */
+  private async windowRows(organizationId: string, users: readonly StoredUserId[], since: number, asOf: number): Promise<Map<StoredUserId, WindowRead>> {
+    const span = [new Date(since).toISOString(), new Date(asOf).toISOString()] as const;
+    if (users.length === 1) {
+      const [user] = users;
+      const kept = await this.keptWindows.read(organizationId, user, new Date(since), new Date(asOf));
+      // EVENTS_WINDOW answers a row for any user (one row of one-row subqueries).
+      const read: WindowRead = kept ? { row: kept, kept: true } : { row: (await this.sql.first(EVENTS_WINDOW, [organizationId, user, ...span])) as UserWindowRow, kept: false };
+      return new Map([[user, read]]);
+    }
+    const keptRows = await this.keptWindows.readMany(organizationId, users, new Date(since), new Date(asOf));
+    const unkept = users.filter((user) => !keptRows.has(user));
+    const read = unkept.length === 0 ? [] : await this.sql.rows(EVENTS_WINDOWS, [organizationId, unkept, ...span]);
+    const reads = new Map([...keptRows].map(([user, row]) => [user, { row, kept: true }]));
+    unkept.forEach((user, i) => reads.set(user, { row: read[i], kept: false }));
+    return reads;
   }
 
   /**
-   * Keeps the windows read from `since` as of `asOf` that took KEEP_AFTER_EVENTS or more events off the
-   * events, dated before the margin a kept window reads apart: the next reads take one row and the
-   * few events stored since. Kept as bulk scoring keeps (the revision read, checked again under the
-   * row lock), after the answer and never waited for: a refusal (the user sent an event meanwhile)
-   * only leaves the next read as this one was.
+   * Each ask cut out of its user's row, parsed once and let go before the next user's (a batch holds
+   * its answers, not every row's parse too). Then keeps the windows that took KEEP_AFTER_EVENTS or
+   * more events off the events, dated before the margin a kept window reads apart: the next reads take
+   * one row and the few events stored since. Kept as bulk scoring keeps (the revision read, checked
+   * again under the row lock), after the answer and never waited for: a refusal (the user sent an
+   * event meanwhile) only leaves the next read as this one was.
    */
-  private keepWorthKeeping(organizationId: string, reads: ReadonlyArray<WindowRead>, since: number, asOf: number): void {
+  private answer(organizationId: string, asks: WindowAsk[], reads: Map<StoredUserId, WindowRead>, since: number, asOf: number): Array<UserEventWindow | undefined> {
     const now = Date.now();
     for (const [key, at] of this.keepsTried) {
       if (now - at < KEEP_AGAIN_AFTER_MS) break;
       this.keepsTried.delete(key);
     }
-    const windows: UserWindowSnapshot[] = [];
-    for (const { user, row, kept } of reads) {
+    const asksOf = new Map<StoredUserId, number[]>();
+    asks.forEach(({ user }, i) => asksOf.set(user, [...(asksOf.get(user) ?? []), i]));
+    const answers = new Array<UserEventWindow | undefined>(asks.length);
+    const toKeep: UserWindowSnapshot[] = [];
+    for (const [user, indices] of asksOf) {
+      const { row: text, kept } = reads.get(user) as WindowRead;
+      const row = parseWindowRow(text);
+      for (const i of indices) answers[i] = windowIn(row, asks[i].from, asks[i].until);
       const key = `${organizationId}\u0000${user}`;
-      if (windows.length === KEEPS_PER_READ || row.revision_to_keep === null || this.keepsTried.has(key)) continue;
+      if (toKeep.length === KEEPS_PER_READ || row.revision_to_keep === null || this.keepsTried.has(key)) continue;
       if (eventsBefore(kept ? row.recent : row.events, asOf - DELTA_MARGIN_MS) < KEEP_AFTER_EVENTS) continue;
       const window = windowIn(row, since, Infinity);
       const snapshot = window && windowToKeep(organizationId, user, window.events, row.revision_to_keep, window.firstSeenAt, since, asOf, row.last_seen);
       if (!snapshot) continue;
-      windows.push(snapshot);
+      toKeep.push(snapshot);
       this.keepsTried.set(key, now);
     }
-    if (windows.length > 0) void this.keptWindows.keep(windows);
-  }
-
-  /** The window rows of distinct users from `since` as of `asOf`: the kept ones, then the others read off the events (which may keep some). */
-  private async windowRows(organizationId: string, users: readonly StoredUserId[], since: number, asOf: number): Promise<Map<StoredUserId, ParsedWindowRow>> {
-    const keptRows = await this.keptWindows.readMany(organizationId, users, new Date(since), new Date(asOf));
-    const unkept = users.filter((user) => !keptRows.has(user));
-    const read = unkept.length === 0 ? [] : await this.sql.rows(EVENTS_WINDOWS, [organizationId, unkept, new Date(since).toISOString(), new Date(asOf).toISOString()]);
-    const reads: WindowRead[] = [
-      ...[...keptRows].map(([user, row]) => ({ user, row: parseWindowRow(row), kept: true })),
-      ...unkept.map((user, i) => ({ user, row: parseWindowRow(read[i]), kept: false })),
-    ];
-    this.keepWorthKeeping(organizationId, reads, since, asOf);
-    return new Map(reads.map(({ user, row }) => [user, row]));
+    if (toKeep.length > 0) void this.keptWindows.keep(toKeep);
+    return answers;
   }
 
   /** user_activity's revision, moved by every change to the user's history; undefined without an activity row. */
