@@ -118,7 +118,7 @@ export class UserEventsService {
     if (users.length === 1) {
       const [user] = users;
       const kept = await this.keptWindows.read(organizationId, user, new Date(since), new Date(asOf));
-      // EVENTS_WINDOW answers a row for any user (one row of one-row subqueries).
+      // EVENTS_WINDOW answers a row for every user (one row of one-row subqueries).
       const read: WindowRead = kept ? { row: kept, kept: true } : { row: (await this.sql.first(EVENTS_WINDOW, [organizationId, user, ...span])) as UserWindowRow, kept: false };
       return new Map([[user, read]]);
     }
@@ -145,7 +145,11 @@ export class UserEventsService {
       this.keepsTried.delete(key);
     }
     const asksOf = new Map<StoredUserId, number[]>();
-    asks.forEach(({ user }, i) => asksOf.set(user, [...(asksOf.get(user) ?? []), i]));
+    for (const [i, { user }] of asks.entries()) {
+      const indices = asksOf.get(user);
+      if (indices) indices.push(i);
+      else asksOf.set(user, [i]);
+    }
     const answers = new Array<UserEventWindow | undefined>(asks.length);
     const toKeep: UserWindowSnapshot[] = [];
     for (const [user, indices] of asksOf) {
